@@ -1,0 +1,304 @@
+"""The confidence profile: one prediction per row, as clean NumPy arrays.
+
+A :class:`ConfidenceProfile` is what every metric of calreport consumes.  It is
+built from arrays by :meth:`ConfidenceProfile.from_arrays` (the pandas accessor
+builds it from DataFrame columns) and holds
+
+* ``conf`` -- the top-label confidence, the probability the model gives to the
+  class it predicts (000_efda01fc1c8d5c44.txt, Definition 1);
+* ``correct`` -- whether the predicted class is the true one;
+* optionally the true and predicted labels as integer codes into ``classes``,
+  the ``N x K`` probability matrix, the binary positive-class ``score`` and
+  sample weights.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from calreport import _validate as v
+
+
+@dataclass(frozen=True, eq=False)
+class ConfidenceProfile:
+    """Validated predictions of a classifier.
+
+    Use :meth:`from_arrays` to build one; the fields are read-only NumPy arrays.
+
+    Attributes
+    ----------
+    conf : ndarray of float64, shape (N,)
+        Confidence in the predicted class (top-label view).
+    correct : ndarray of bool, shape (N,)
+        ``y_pred == y_true``.
+    y_true, y_pred : ndarray of int64, shape (N,), or None
+        Codes into ``classes``.
+    proba : ndarray of float64, shape (N, K), or None
+        Class probabilities, columns ordered as ``classes``.  Binary input given as
+        one positive-class column is stored as ``[1 - p, p]``.
+    classes : ndarray, shape (K,), or None
+        Class labels.
+    score : ndarray of float64, shape (N,), or None
+        Binary problems only: probability of the positive class ``classes[1]``.
+    sample_weight : ndarray of float64, shape (N,), or None
+        Non-negative row weights.
+    threshold : float
+        Decision threshold used for binary input given as one score column.
+    """
+
+    conf: np.ndarray
+    correct: np.ndarray
+    y_true: np.ndarray | None = None
+    y_pred: np.ndarray | None = None
+    proba: np.ndarray | None = None
+    classes: np.ndarray | None = None
+    score: np.ndarray | None = None
+    sample_weight: np.ndarray | None = None
+    threshold: float = 0.5
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("conf", "correct", "y_true", "y_pred", "proba", "score", "sample_weight"):
+            arr = getattr(self, name)
+            if arr is not None:
+                arr.flags.writeable = False
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def n(self) -> int:
+        """Number of predictions."""
+        return int(self.conf.shape[0])
+
+    @property
+    def n_classes(self) -> int | None:
+        """Number of classes, when labels or probabilities are known."""
+        return None if self.classes is None else int(len(self.classes))
+
+    @property
+    def is_binary(self) -> bool:
+        """True when the problem has exactly two classes with a positive-class score."""
+        return self.score is not None
+
+    @property
+    def has_labels(self) -> bool:
+        """True when true and predicted labels are known."""
+        return self.y_true is not None and self.y_pred is not None
+
+    @property
+    def default_view(self) -> str:
+        """``"positive"`` for binary input with a score column, else ``"top_label"``."""
+        return "positive" if self.is_binary else "top_label"
+
+    def view(self, view: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(score, outcome)`` for a calibration view.
+
+        ``"top_label"`` gives (confidence, correctness); ``"positive"`` gives
+        (positive-class probability, 1[y == positive class]) for binary problems.
+        """
+        view = self.default_view if view is None else view
+        v.check_option(view, "view", ("top_label", "positive"))
+        if view == "top_label":
+            return self.conf, self.correct.astype(np.float64)
+        if self.score is None or self.y_true is None:
+            raise ValueError(
+                "view='positive' needs a binary problem with true labels and a "
+                "positive-class probability column; use view='top_label' instead."
+            )
+        return self.score, (self.y_true == 1).astype(np.float64)
+
+    # ------------------------------------------------------------ construction
+    @classmethod
+    def from_arrays(
+        cls,
+        y_true: Any = None,
+        proba: Any = None,
+        *,
+        y_pred: Any = None,
+        conf: Any = None,
+        correct: Any = None,
+        classes: Any = None,
+        sample_weight: Any = None,
+        threshold: float = 0.5,
+        pos_label: Any = None,
+        names: dict[str, str] | None = None,
+    ) -> ConfidenceProfile:
+        """Build a profile from arrays.
+
+        Accepted combinations (000_efda01fc1c8d5c44.txt, Definition 1):
+
+        * ``y_true`` + ``proba`` (1-D positive-class probability, or ``N x K``);
+        * ``y_true`` + ``y_pred`` + ``conf``;
+        * ``conf`` + ``correct`` (the minimal profile).
+
+        Parameters
+        ----------
+        y_true : array-like, optional
+            True labels (any hashable values).
+        proba : array-like, optional
+            1-D: probability of the positive class of a binary problem; 2-D: one
+            column per class, ordered as ``classes``.
+        y_pred : array-like, optional
+            Predicted labels.  Default: argmax of ``proba`` (binary: ``p >= threshold``).
+        conf : array-like, optional
+            Confidence in the predicted label.  Default: the probability of the
+            predicted class (binary at threshold 0.5: ``max(p, 1 - p)``).
+        correct : array-like of bool, optional
+            Correctness; derived from labels when they are given.
+        classes : array-like, optional
+            Class labels, one per column of ``proba``.  Default: the sorted labels
+            (binary 1-D ``proba``: the positive class is the larger one, or ``pos_label``).
+        sample_weight : array-like, optional
+            Non-negative row weights.
+        threshold : float, default 0.5
+            Decision threshold for a 1-D binary ``proba``.
+        pos_label : optional
+            Positive class for a 1-D binary ``proba``.
+        names : dict, optional
+            Display names (e.g. DataFrame column names) used in error messages.
+
+        Returns
+        -------
+        ConfidenceProfile
+
+        Raises
+        ------
+        ValueError, TypeError
+            On missing, out-of-range or inconsistent input; the message names the
+            argument, counts the offending values and says how to fix it.
+
+        Examples
+        --------
+        >>> p = ConfidenceProfile.from_arrays([0, 1, 1], [0.2, 0.7, 0.4])
+        >>> p.conf.tolist(), p.correct.tolist()
+        ([0.8, 0.7, 0.6], [True, True, False])
+        """
+        nm = {"y_true": "y_true", "proba": "proba", "y_pred": "y_pred", "conf": "conf",
+              "correct": "correct", "sample_weight": "sample_weight"}
+        if names:
+            nm.update(names)
+        threshold = float(threshold)
+        if not 0.0 < threshold < 1.0:
+            raise ValueError(f"`threshold` must be in (0, 1), got {threshold!r}.")
+
+        if proba is not None:
+            if y_true is None and y_pred is None:
+                raise ValueError(
+                    f"`{nm['proba']}` was given without true labels: pass `y_true` too "
+                    "(calibration compares probabilities with outcomes)."
+                )
+            prof = cls._from_proba(y_true, proba, y_pred, conf, classes, threshold,
+                                   pos_label, nm)
+        elif conf is not None and y_pred is not None and y_true is not None:
+            c = v.check_probability(conf, nm["conf"])
+            cl = v.infer_classes(y_true, y_pred) if classes is None else np.asarray(classes)
+            yt = v.encode_labels(y_true, cl, nm["y_true"], classes_name="the labels")
+            yp = v.encode_labels(y_pred, cl, nm["y_pred"], classes_name="the labels")
+            v.check_consistent_length(**{nm["y_true"]: len(yt), nm["y_pred"]: len(yp),
+                                         nm["conf"]: len(c)})
+            prof = dict(conf=c, correct=yt == yp, y_true=yt, y_pred=yp, classes=cl)
+        elif conf is not None and correct is not None:
+            c = v.check_probability(conf, nm["conf"])
+            ok = v.check_binary_indicator(correct, nm["correct"])
+            v.check_consistent_length(**{nm["conf"]: len(c), nm["correct"]: len(ok)})
+            prof = dict(conf=c, correct=ok)
+            correct = None
+        else:
+            given = [k for k, val in (("y_true", y_true), ("proba", proba), ("y_pred", y_pred),
+                                      ("conf", conf), ("correct", correct)) if val is not None]
+            raise ValueError(
+                "Not enough columns to build a confidence profile "
+                f"(given: {', '.join(given) or 'nothing'}). Pass y_true + proba, or "
+                "y_true + y_pred + conf, or conf + correct."
+            )
+
+        if correct is not None:
+            ok = v.check_binary_indicator(correct, nm["correct"])
+            v.check_consistent_length(**{nm["correct"]: len(ok), "the labels": len(prof["conf"])})
+            bad = ok != prof["correct"]
+            if bad.any():
+                raise ValueError(
+                    f"`{nm['correct']}` disagrees with the labels on {int(bad.sum())} rows "
+                    f"(first at position {int(np.flatnonzero(bad)[0])}). Pass either "
+                    "`correct` or the labels, not both."
+                )
+        w = v.check_sample_weight(sample_weight, len(prof["conf"]), nm["sample_weight"])
+        return cls(sample_weight=w, threshold=threshold, **prof)
+
+    @staticmethod
+    def _from_proba(y_true, proba, y_pred, conf, classes, threshold, pos_label, nm):
+        p = v.check_proba_matrix(proba, nm["proba"])
+        n = p.shape[0]
+        if p.ndim == 1:
+            if classes is None:
+                cl = v.infer_classes(y_true, y_pred)
+                if len(cl) > 2:
+                    raise ValueError(
+                        f"`{nm['proba']}` is one column but `{nm['y_true']}` has {len(cl)} "
+                        f"classes {list(cl.tolist())[:10]}. Pass one probability column per "
+                        "class for a multiclass problem."
+                    )
+                if pos_label is not None:
+                    others = [c for c in cl.tolist() if v._key(c) != v._key(pos_label)]
+                    if len(others) > 1:
+                        raise ValueError(f"`pos_label` {pos_label!r} is not among {cl.tolist()}.")
+                    neg = others[0] if others else (0 if v._key(pos_label) == 1 else None)
+                    if neg is None:
+                        raise ValueError(
+                            "Only the positive class occurs in the labels; pass `classes` "
+                            "with both labels."
+                        )
+                    cl = np.asarray([neg, pos_label], dtype=object if isinstance(
+                        pos_label, str) else None)
+                elif len(cl) < 2:
+                    if len(cl) == 1 and v._key(cl[0]) in (0, 1):
+                        cl = np.asarray([0, 1])
+                    else:
+                        raise ValueError(
+                            f"`{nm['y_true']}` holds a single class {cl.tolist()}: pass "
+                            "`classes=[negative, positive]` (or `pos_label`) so the score "
+                            "column can be interpreted."
+                        )
+            else:
+                cl = np.asarray(classes)
+                if len(cl) != 2:
+                    raise ValueError(
+                        f"A one-column `{nm['proba']}` needs exactly two classes, got "
+                        f"{len(cl)}."
+                    )
+            score = p
+            full = np.column_stack([1.0 - p, p])
+            pred_codes = (score >= threshold).astype(np.int64)
+        else:
+            score = None
+            full = p
+            k = p.shape[1]
+            if classes is None:
+                cl = np.arange(k)
+            else:
+                cl = np.asarray(classes)
+                if len(cl) != k:
+                    raise ValueError(
+                        f"`classes` has {len(cl)} labels but `{nm['proba']}` has {k} columns."
+                    )
+            pred_codes = np.argmax(p, axis=1).astype(np.int64)
+            if k == 2:
+                score = p[:, 1]
+        yt = None
+        if y_true is not None:
+            yt = v.encode_labels(y_true, cl, nm["y_true"])
+            v.check_consistent_length(**{nm["y_true"]: len(yt), nm["proba"]: n})
+        if y_pred is not None:
+            pred_codes = v.encode_labels(y_pred, cl, nm["y_pred"])
+            v.check_consistent_length(**{nm["y_pred"]: len(pred_codes), nm["proba"]: n})
+        if conf is not None:
+            c = v.check_probability(conf, nm["conf"])
+            v.check_consistent_length(**{nm["conf"]: len(c), nm["proba"]: n})
+        else:
+            c = full[np.arange(n), pred_codes]
+        if yt is None:
+            raise ValueError(f"`{nm['y_true']}` is required with `{nm['proba']}`.")
+        return dict(conf=c, correct=yt == pred_codes, y_true=yt, y_pred=pred_codes,
+                    proba=full, classes=cl, score=score)
