@@ -312,3 +312,191 @@ def infer_classes(*label_arrays: Any) -> np.ndarray:
     except TypeError:
         values = sorted(values, key=repr)
     return np.asarray(values)
+
+
+def check_class_codes(y: Any, n_classes: int, name: str = "y_true") -> np.ndarray:
+    """Return integer class codes ``0..n_classes-1`` as int64 (vectorised check).
+
+    Accepts integer, boolean or integer-valued float arrays; labels of any other kind
+    must be encoded first (e.g. with :meth:`calreport.ConfidenceProfile.from_arrays`).
+    """
+    arr = y if hasattr(y, "to_numpy") else np.asarray(y)
+    if isinstance(arr, np.ndarray) and arr.dtype.kind in "biu" and arr.ndim == 1 and arr.size:
+        vals = arr  # integers need no float round trip
+        bad = (vals < 0) | (vals > n_classes - 1)
+    else:
+        try:
+            vals = as_float_array(arr, name)
+        except TypeError:
+            raise TypeError(
+                f"`{name}` must hold integer class codes 0..{n_classes - 1} (one per column "
+                f"of the probability matrix), got dtype {arr.dtype}. Encode the labels "
+                "first, e.g. with ConfidenceProfile.from_arrays(y_true, proba, classes=...)."
+            ) from None
+        bad = (vals != np.round(vals)) | (vals < 0) | (vals > n_classes - 1)
+    if bad.any():
+        raise ValueError(
+            f"`{name}` has {_plural(int(bad.sum()), 'value')} that "
+            f"{'is not a class code' if int(bad.sum()) == 1 else 'are not class codes'} "
+            f"0..{n_classes - 1} ({_first(bad, vals)}). Pass the index of each row's true "
+            "class among the probability columns."
+        )
+    return vals.astype(np.int64)  # always a new array
+
+
+def check_min_rows(n: int, minimum: int, name: str, *, why: str) -> None:
+    """Raise when ``name`` has fewer than ``minimum`` rows; ``why`` names the need."""
+    if n < minimum:
+        raise ValueError(
+            f"`{name}` has {_plural(n, 'row')}, but {why} needs at least {minimum}. "
+            "Evaluate on more predictions (a larger test set, or fewer / larger groups), "
+            "or use a binned metric such as the ECE on small samples."
+        )
+
+
+def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
+    """Validate an integer ``>= minimum`` (booleans are refused)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}, got {value!r}.")
+    return int(value)
+
+
+def check_positive_number(value: Any, name: str, *, minimum: float = 0.0,
+                          inclusive: bool = False) -> float:
+    """Validate a finite real number ``> minimum`` (or ``>=`` when ``inclusive``)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"`{name}` must be a number, got {value!r}.") from None
+    ok = bool(np.isfinite(x)) and (x >= minimum if inclusive else x > minimum)
+    if not ok:
+        sign = ">=" if inclusive else ">"
+        raise ValueError(f"`{name}` must be a finite number {sign} {minimum:g}, got {value!r}.")
+    return x
+
+
+def check_bin_size_range(min_bin: Any, max_bin: Any) -> tuple[int, int]:
+    """Validate the row range ``[min_bin, max_bin]`` of equal-mass bins.
+
+    ``max_bin >= 2 * min_bin`` guarantees that every sample size has a bin count
+    whose equal-mass bins all hold between ``min_bin`` and ``max_bin`` rows.
+    """
+    lo = check_positive_int(min_bin, "min_bin")
+    hi = check_positive_int(max_bin, "max_bin")
+    if hi < 2 * lo:
+        raise ValueError(
+            f"`max_bin` must be at least twice `min_bin` (got min_bin={lo}, max_bin={hi}): "
+            "otherwise some sample sizes admit no equal-mass binning within the range. "
+            "Widen the range, e.g. min_bin=20, max_bin=100."
+        )
+    return lo, hi
+
+
+def check_beta_shape(alpha: Any, beta: Any, name: str, *, hint: str = "") -> tuple[float, float]:
+    """Validate the shape parameters of a Beta density (finite and > 0)."""
+    try:
+        a, b = float(alpha), float(beta)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name}: Beta shape parameters must be numbers, got ({alpha!r}, {beta!r})."
+        ) from None
+    if not (bool(np.isfinite(a) and np.isfinite(b)) and a > 0 and b > 0):
+        raise ValueError(
+            f"{name} is not a valid Beta density: both shape parameters must be finite and "
+            f"> 0, got alpha={a!r}, beta={b!r}. {hint}".rstrip()
+        )
+    return a, b
+
+
+def check_unit_distribution(dist: Any, name: str) -> Any:
+    """Validate a distribution on [0, 1]: an object with ``ppf`` and ``cdf`` methods
+    (e.g. a frozen ``scipy.stats`` distribution) whose support lies in [0, 1]."""
+    if not (callable(getattr(dist, "ppf", None)) and callable(getattr(dist, "cdf", None))):
+        raise TypeError(
+            f"`{name}` must be None, a pair (alpha, beta) of Beta shape parameters, or a "
+            f"distribution with ppf and cdf methods such as scipy.stats.beta(2, 5); got "
+            f"{type(dist).__name__}."
+        )
+    support = getattr(dist, "support", None)
+    if callable(support):
+        lo, hi = (float(s) for s in support())
+        if lo < 0.0 or hi > 1.0:
+            raise ValueError(
+                f"`{name}` must be a distribution of confidences on [0, 1]; its support is "
+                f"[{lo:g}, {hi:g}]. Use e.g. scipy.stats.beta or scipy.stats.truncnorm."
+            )
+    return dist
+
+
+def check_fraction(value: Any, name: str, *, include_one: bool = True,
+                   high: float = 1.0) -> float:
+    """Validate a number in ``(0, high]`` (``(0, high)`` when ``include_one`` is False)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"`{name}` must be a number, got {value!r}.") from None
+    ok = bool(np.isfinite(x)) and 0.0 < x and (x <= high if include_one else x < high)
+    if not ok:
+        interval = f"(0, {high:g}]" if include_one else f"(0, {high:g})"
+        raise ValueError(f"`{name}` must be a number in {interval}, got {value!r}.")
+    return x
+
+
+def check_neighbours(n: int, frac: float, minimum: int, *, why: str) -> int:
+    """Number of nearest neighbours ``floor(frac * n)`` of a local fit, at least ``minimum``."""
+    k = min(int(np.floor(frac * n + 1e-10)), n)
+    if k < minimum:
+        raise ValueError(
+            f"`frac`={frac:g} keeps {k} of {_plural(n, 'row')} in each local fit, but {why} "
+            f"needs at least {minimum}. Pass a larger frac (at least {minimum / n:.3g}) or "
+            "evaluate on more predictions."
+        )
+    return k
+
+
+def check_distinct_values(x: np.ndarray, name: str, *, why: str) -> None:
+    """Raise when ``x`` holds a single distinct value."""
+    if x.size and x.min() == x.max():
+        raise ValueError(
+            f"`{name}` takes the single value {x.flat[0].item()!r} on all "
+            f"{_plural(x.size, 'row')}, but {why} needs at least two distinct values. "
+            "Check that the column holds the model's scores, not a constant."
+        )
+
+
+def check_both_classes(y: np.ndarray, name: str, *, why: str) -> None:
+    """Raise when the boolean outcome ``y`` holds only events or only non-events."""
+    n_events = int(np.count_nonzero(y))
+    if n_events in (0, y.size):
+        kind = "events (1)" if n_events else "non-events (0)"
+        raise ValueError(
+            f"`{name}` holds only {kind} on all {_plural(y.size, 'row')}, but {why} needs "
+            "both events and non-events. Evaluate on a sample (or group) with both outcomes."
+        )
+
+
+def check_unused(value: Any, name: str, *, when: str) -> None:
+    """Raise when an option that has no effect in this configuration is set (not None)."""
+    if value is not None:
+        raise ValueError(
+            f"`{name}`={value!r} has no effect {when}; leave `{name}` at None."
+        )
+
+
+def check_bin_edges(edges: Any, name: str = "edges") -> np.ndarray:
+    """Return bin edges as a non-decreasing float64 array of at least two values."""
+    arr = as_float_array(edges, name)
+    if arr.size < 2:
+        raise ValueError(
+            f"`{name}` needs at least 2 values (the lower and upper edge of one bin), got "
+            f"{arr.size}. Build the edges with calreport.metrics.binned.bin_edges."
+        )
+    down = np.diff(arr) < 0
+    if down.any():
+        pos = int(np.flatnonzero(down)[0])
+        raise ValueError(
+            f"`{name}` must be non-decreasing; {_plural(int(down.sum()), 'edge')} "
+            f"{'is' if int(down.sum()) == 1 else 'are'} below the previous one (first at "
+            f"position {pos + 1}: {arr[pos + 1]!r} after {arr[pos]!r}). Sort the edges."
+        )
+    return arr

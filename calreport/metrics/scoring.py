@@ -1,0 +1,321 @@
+"""Proper scores and sharpness: Brier score, log loss, Murphy decomposition.
+
+A strictly proper score rewards calibration and sharpness at once
+(002_848142561181ac46.txt, section 5.3).  :func:`brier_score` and :func:`log_loss`
+follow scikit-learn's ``brier_score_loss`` (>= 1.7) and ``log_loss`` on the same
+inputs; :func:`top_label_brier` scores the top-label confidence against
+correctness; :func:`murphy_decomposition` splits the binary Brier score of a
+(score, outcome) pair into reliability, resolution and uncertainty over the bins
+of :mod:`calreport.metrics.binned`; :func:`sharpness` is the variance of the
+confidences (section 5.1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from calreport import _validate as v
+from calreport.metrics.binned import STRATEGIES, Strategy, _bin_means, _bin_sums
+
+__all__ = [
+    "brier_score",
+    "log_loss",
+    "murphy_decomposition",
+    "sharpness",
+    "top_label_brier",
+]
+
+#: Probabilities are clipped to ``[LOG_LOSS_EPS, 1 - LOG_LOSS_EPS]`` in the log loss
+#: (float64 machine epsilon, as scikit-learn for float64 input).
+LOG_LOSS_EPS = float(np.finfo(np.float64).eps)
+
+
+def _average(values: np.ndarray, w: np.ndarray | None) -> float:
+    if w is None:
+        return float(values.mean())
+    return float(np.dot(w, values) / w.sum())
+
+
+def _labels_and_proba(
+    y_true: Any, proba: Any, sample_weight: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Validated probabilities (1-D binary or (N, K)), integer labels and weights."""
+    p = v.check_proba_matrix(proba, "proba")
+    n_classes = 2 if p.ndim == 1 else p.shape[1]
+    y = v.check_class_codes(y_true, n_classes, "y_true")
+    v.check_consistent_length(y_true=y.shape[0], proba=p.shape[0])
+    w = v.check_sample_weight(sample_weight, p.shape[0])
+    return y, p, w
+
+
+def brier_score(y_true: Any, proba: Any, *, sample_weight: Any = None) -> float:
+    """Brier score, with the conventions of scikit-learn's ``brier_score_loss``.
+
+    Parameters
+    ----------
+    y_true : array-like of int or bool, shape (N,)
+        Binary input: 0/1 (1 = positive class).  Multiclass input: the class code
+        ``0 .. K-1`` of each row, indexing the columns of ``proba``.
+    proba : array-like of float, shape (N,) or (N, K)
+        Positive-class probability, or one column of probabilities per class (rows
+        summing to 1).
+    sample_weight : array-like of float, shape (N,), optional
+        Non-negative row weights.
+
+    Returns
+    -------
+    float
+        Lower is better; in [0, 1] for binary input (1-D or 2 columns), in [0, 2]
+        for 3 or more classes.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On invalid labels, probabilities (outside [0, 1], rows not summing to 1)
+        or weights.
+
+    Notes
+    -----
+    002_848142561181ac46.txt, section 5.2: ``BS = (1/N) sum_i (p_i - y_i)^2`` for a
+    positive-class probability ``p_i``.  With ``K`` probability columns,
+    ``BS = (1/N) sum_i sum_k (p_ik - 1[y_i = k])^2`` -- halved when ``K = 2``, which
+    gives the binary score again.  This is ``scale_by_half="auto"`` of
+    scikit-learn's ``brier_score_loss`` (>= 1.7), whose range is [0, 1] for binary
+    and [0, 2] for multiclass input.  Weighted: ``sum_i w_i (...) / sum_i w_i``.
+
+    Examples
+    --------
+    >>> round(brier_score([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3]), 6)
+    0.0375
+    >>> round(brier_score([0, 1, 2], [[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.2, 0.2, 0.6]]), 6)
+    0.146667
+    """
+    y, p, w = _labels_and_proba(y_true, proba, sample_weight)
+    if p.ndim == 1:
+        loss = (p - (y == 1)) ** 2
+    else:
+        d = p.copy()
+        d[np.arange(d.shape[0]), y] -= 1.0
+        loss = np.einsum("ij,ij->i", d, d)
+        if p.shape[1] == 2:
+            loss *= 0.5
+    return _average(loss, w)
+
+
+def top_label_brier(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
+    """Brier score of the top-label confidence against correctness.
+
+    Parameters
+    ----------
+    conf : array-like of float, shape (N,)
+        Confidence in the predicted class, in [0, 1].
+    correct : array-like of {0, 1} or bool, shape (N,)
+        Whether the predicted class is the true one.
+    sample_weight : array-like of float, shape (N,), optional
+        Non-negative row weights.
+
+    Returns
+    -------
+    float
+        ``mean (conf - correct)^2`` in [0, 1].
+
+    Raises
+    ------
+    ValueError, TypeError
+        On invalid confidences, correctness or weights.
+
+    Notes
+    -----
+    The binary Brier score of 002_848142561181ac46.txt, section 5.2, applied to the
+    confidence-calibration pair of section 1.2 (``P_hat``, ``1[Y_hat = Y]``).  It needs
+    no class probabilities, so it works on a minimal (conf, correct) profile.
+
+    Examples
+    --------
+    >>> round(top_label_brier([0.9, 0.6, 0.8], [1, 0, 1]), 6)
+    0.136667
+    """
+    c = v.check_probability(conf, "conf")
+    ok = v.check_binary_indicator(correct, "correct")
+    v.check_consistent_length(conf=c.shape[0], correct=ok.shape[0])
+    w = v.check_sample_weight(sample_weight, c.shape[0])
+    return _average((c - ok) ** 2, w)
+
+
+def log_loss(y_true: Any, proba: Any, *, sample_weight: Any = None) -> float:
+    """Log loss (cross-entropy), with the conventions of scikit-learn's ``log_loss``.
+
+    Parameters
+    ----------
+    y_true : array-like of int or bool, shape (N,)
+        Binary input: 0/1 (1 = positive class).  Multiclass input: the class code
+        ``0 .. K-1`` of each row, indexing the columns of ``proba``.
+    proba : array-like of float, shape (N,) or (N, K)
+        Positive-class probability, or one column of probabilities per class (rows
+        summing to 1).
+    sample_weight : array-like of float, shape (N,), optional
+        Non-negative row weights.
+
+    Returns
+    -------
+    float
+        ``-mean log p_{y_i}`` in nats; lower is better.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On invalid labels, probabilities or weights.
+
+    Notes
+    -----
+    The negative log-likelihood, a strictly proper score (002_848142561181ac46.txt,
+    section 5.3): ``LL = -(1/N) sum_i log p_i(y_i)`` with ``p_i(1) = p_i`` and
+    ``p_i(0) = 1 - p_i`` for a positive-class probability.  As scikit-learn, the
+    probability of the true class is clipped to ``[eps, 1 - eps]``, ``eps`` = float64
+    machine epsilon (``LOG_LOSS_EPS`` ~ 2.2e-16), so a probability 0 on the true
+    class costs ``-log(eps)`` ~ 36.04 instead of infinity.  The computation is in
+    float64 (scikit-learn uses the epsilon of the input dtype, so float32 input with
+    probabilities within 1.2e-7 of 0 or 1 gives a different value there).  Rows are
+    not renormalised.
+
+    Examples
+    --------
+    >>> round(log_loss([1, 0, 0, 1], [0.9, 0.1, 0.2, 0.65]), 5)
+    0.21616
+    """
+    y, p, w = _labels_and_proba(y_true, proba, sample_weight)
+    if p.ndim == 1:
+        p_true = np.where(y == 1, p, 1.0 - p)
+    else:
+        p_true = p[np.arange(p.shape[0]), y]
+    p_true = np.clip(p_true, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
+    return _average(-np.log(p_true), w)
+
+
+def murphy_decomposition(
+    score: Any,
+    outcome: Any,
+    *,
+    n_bins: int = 15,
+    strategy: Strategy = "uniform",
+    sample_weight: Any = None,
+) -> dict[str, float]:
+    """Binned Murphy decomposition of the Brier score of a (score, outcome) pair.
+
+    Parameters
+    ----------
+    score : array-like of float, shape (N,)
+        Scores in [0, 1]: positive-class probability, or top-label confidence.
+    outcome : array-like of {0, 1} or bool, shape (N,)
+        ``1[y == positive class]``, or correctness.
+    n_bins : int, default 15
+        Number of bins grouping the scores.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-mass bins (:func:`calreport.metrics.binned.bin_edges`).
+    sample_weight : array-like of float, shape (N,), optional
+        Non-negative row weights.
+
+    Returns
+    -------
+    dict of str to float
+        ``reliability`` (calibration term, lower is better), ``resolution``
+        (refinement, higher is better), ``uncertainty`` (base-rate term),
+        ``within_bin`` (the term that closes the identity, see Notes) and ``brier``
+        (``mean (score - outcome)^2``), so that
+        ``brier == reliability - resolution + uncertainty + within_bin``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On invalid inputs or options.
+
+    Notes
+    -----
+    002_848142561181ac46.txt, section 5.2 (Murphy 1973), with the predictions
+    grouped into the bins ``B_m`` of the reliability diagram (section 2.1), ``n_m``
+    rows (weight) each, mean score ``s_m``, mean outcome ``o_m`` and base rate
+    ``o``::
+
+        REL = sum_m n_m/N (s_m - o_m)^2
+        RES = sum_m n_m/N (o_m - o)^2
+        UNC = o (1 - o)
+
+    ``REL - RES + UNC`` equals the Brier score exactly only when the scores are
+    constant within each bin (the paper groups predictions by their value).
+    Otherwise the difference is the within-bin term::
+
+        WB = (1/N) sum_i [(s_i - s_m(i))^2 - 2 (s_i - s_m(i)) (y_i - o_m(i))]
+
+    the within-bin variance of the scores minus twice their within-bin covariance
+    with the outcomes, computed here from its own formula.  ``REL`` is the square of
+    :func:`calreport.metrics.binned.ece` with ``p = 2`` on the same bins.
+
+    Examples
+    --------
+    >>> d = murphy_decomposition([0.2, 0.2, 0.8, 0.8], [0, 1, 1, 1], n_bins=2)
+    >>> [round(d[k], 4) for k in ("reliability", "resolution", "uncertainty", "within_bin")]
+    [0.065, 0.0625, 0.1875, 0.0]
+    >>> round(d["brier"], 4)
+    0.19
+    """
+    n_bins = v.check_n_bins(n_bins)
+    v.check_option(strategy, "strategy", STRATEGIES)
+    s = v.check_probability(score, "score")
+    y = v.check_binary_indicator(outcome, "outcome")
+    v.check_consistent_length(score=s.shape[0], outcome=y.shape[0])
+    w = v.check_sample_weight(sample_weight, s.shape[0])
+    sums = _bin_sums(s, y, w, n_bins, strategy)
+    conf, acc, full = _bin_means(sums)
+    share = sums.weight[full] / sums.total
+    base = float(sums.outcome.sum() / sums.total)
+    yf = y.astype(np.float64)
+    ds = s - conf[sums.index]
+    dy = yf - acc[sums.index]
+    return {
+        "reliability": float(np.dot(share, (conf[full] - acc[full]) ** 2)),
+        "resolution": float(np.dot(share, (acc[full] - base) ** 2)),
+        "uncertainty": base * (1.0 - base),
+        "within_bin": _average(ds * ds - 2.0 * ds * dy, w),
+        "brier": _average((s - yf) ** 2, w),
+    }
+
+
+def sharpness(conf: Any, *, sample_weight: Any = None) -> float:
+    """Sharpness: the (population) variance of the predicted confidences.
+
+    Parameters
+    ----------
+    conf : array-like of float, shape (N,)
+        Confidences or probabilities in [0, 1].
+    sample_weight : array-like of float, shape (N,), optional
+        Non-negative row weights.
+
+    Returns
+    -------
+    float
+        ``Var(conf)`` in [0, 0.25]; higher = sharper forecasts.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On invalid confidences or weights.
+
+    Notes
+    -----
+    002_848142561181ac46.txt, section 5.1: sharpness is ``Var(P_hat)``, a property of
+    the forecasts alone.  Population variance (divisor ``N``, not ``N - 1``);
+    weighted: ``sum w (c - c_bar)^2 / sum w`` with ``c_bar`` the weighted mean.
+    Report it next to a calibration error: the constant base-rate forecaster is
+    calibrated and has sharpness 0.
+
+    Examples
+    --------
+    >>> sharpness([0.2, 0.4, 0.6, 0.8])
+    0.05
+    """
+    c = v.check_probability(conf, "conf")
+    w = v.check_sample_weight(sample_weight, c.shape[0])
+    dev = c - _average(c, w)
+    return _average(dev * dev, w)

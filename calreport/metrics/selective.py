@@ -1,0 +1,579 @@
+"""Selective prediction: coverage, selective accuracy, CWSA, CWSA+, risk-coverage, AURC.
+
+A selective classifier answers only when its top-label confidence reaches a
+threshold: ``S_tau = {i : c_i >= tau}``.  CWSA and CWSA+ (001_d2625f96c7f90dfa.txt,
+section 3) weight each retained prediction by ``phi(c) = (c - tau) / (1 - tau)``;
+AURC and E-AURC summarise the whole risk-coverage curve.  Every function takes the
+top-label confidence ``conf`` and the 0/1 correctness ``correct``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from scipy import special
+
+from calreport import _validate as v
+
+__all__ = [
+    "DEFAULT_TAUS",
+    "aurc",
+    "coverage",
+    "cwsa",
+    "cwsa_plus",
+    "e_aurc",
+    "risk_coverage_curve",
+    "selective_accuracy",
+    "selective_risk",
+    "selective_sweep",
+]
+
+#: Default threshold grid of :func:`selective_sweep`, the grid of the CWSA authors'
+#: sweeps (001_d2625f96c7f90dfa.txt, section 5: tau from 0.5 to 0.99).
+DEFAULT_TAUS: np.ndarray = np.linspace(0.5, 0.99, 20)
+DEFAULT_TAUS.flags.writeable = False
+
+_NORMALIZE = ("selected", "all")
+
+
+# ----------------------------------------------------------------------------- core
+def _prepare(
+    conf: Any, correct: Any, sample_weight: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validated confidence, correctness (float 0/1) and weights (ones when None)."""
+    c = v.check_probability(conf, "conf")
+    ok = v.check_binary_indicator(correct, "correct")
+    v.check_consistent_length(conf=c.shape[0], correct=ok.shape[0])
+    w = v.check_sample_weight(sample_weight, c.shape[0])
+    return c, ok.astype(np.float64), np.ones(c.shape[0]) if w is None else w
+
+
+def _check_taus(taus: Any) -> np.ndarray:
+    t = v.as_float_array(taus, "taus")
+    bad = (t < 0.0) | (t >= 1.0)
+    if bad.any():
+        v.check_tau(float(t[bad][0]))  # raises, naming the first bad threshold
+    return t
+
+
+def _selected_sums(c: np.ndarray, ok: np.ndarray, w: np.ndarray, tau: float) -> dict[str, float]:
+    """Weighted sums over S_tau = {c >= tau} at one threshold."""
+    sel = c >= tau
+    ws = np.where(sel, w, 0.0)
+    phi = (c - tau) / (1.0 - tau)
+    return {
+        "total": float(w.sum()),
+        "selected": float(ws.sum()),
+        "correct": float(ws @ ok),
+        "phi": float(ws @ phi),
+        "phi_correct": float((ws * ok) @ phi),
+    }
+
+
+def _ratio(num: float, den: float) -> float:
+    return num / den if den > 0 else float("nan")
+
+
+def _cwsa_ratio(num: float, s: dict[str, float], normalize: str) -> float:
+    """CWSA-type sum divided by |S_tau| or N; an empty S_tau gives NaN or 0 (``"all"``)."""
+    if s["selected"] <= 0:
+        return 0.0 if normalize == "all" else float("nan")
+    return num / (s["selected"] if normalize == "selected" else s["total"])
+
+
+def _aurc(c: np.ndarray, ok: np.ndarray, w: np.ndarray) -> float:
+    cum_w, cum_err, _, total = _risk_coverage(c, ok, w)
+    group_w = np.diff(cum_w, prepend=0.0)
+    return float(np.dot(group_w, cum_err / cum_w) / total)
+
+
+# --------------------------------------------------------------------- at one tau
+def coverage(conf: Any, *, tau: float = 0.5, sample_weight: Any = None) -> float:
+    """Fraction of predictions retained at threshold ``tau``.
+
+    Parameters
+    ----------
+    conf : array-like of float, shape (N,)
+        Top-label confidence in [0, 1].
+    tau : float, default 0.5
+        Threshold in [0, 1); a prediction is retained when ``conf >= tau``.
+    sample_weight : array-like of float, shape (N,), optional
+        Non-negative row weights.
+
+    Returns
+    -------
+    float
+        ``|S_tau| / N`` (weighted: retained weight over total weight).
+
+    Raises
+    ------
+    ValueError, TypeError
+        On invalid confidences, weights or ``tau``.
+
+    Notes
+    -----
+    001_d2625f96c7f90dfa.txt, section 3.1: ``S_tau = {i : c_i >= tau}``, coverage
+    ``|S_tau| / n``.
+
+    Examples
+    --------
+    >>> coverage([0.4, 0.6, 0.9, 0.5])
+    0.75
+    """
+    t = v.check_tau(tau)
+    c = v.check_probability(conf, "conf")
+    w = v.check_sample_weight(sample_weight, c.shape[0])
+    sel = c >= t
+    if w is None:
+        return float(sel.mean())
+    return float(w[sel].sum() / w.sum())
+
+
+def selective_accuracy(
+    conf: Any, correct: Any, *, tau: float = 0.5, sample_weight: Any = None
+) -> float:
+    """Accuracy over the retained predictions ``S_tau``.
+
+    Parameters
+    ----------
+    conf : array-like of float, shape (N,)
+        Top-label confidence in [0, 1].
+    correct : array-like of bool or 0/1, shape (N,)
+        Whether each prediction is correct.
+    tau : float, default 0.5
+        Threshold in [0, 1).
+    sample_weight : array-like of float, shape (N,), optional
+        Non-negative row weights.
+
+    Returns
+    -------
+    float
+        NaN when ``S_tau`` is empty (or has no weight).
+
+    Raises
+    ------
+    ValueError, TypeError
+        On invalid input.
+
+    Notes
+    -----
+    001_d2625f96c7f90dfa.txt, section 3.1: the classification accuracy computed over
+    the selected instances only.
+
+    Examples
+    --------
+    >>> selective_accuracy([0.4, 0.6, 0.9, 0.5], [0, 1, 1, 0])
+    0.6666666666666666
+    """
+    t = v.check_tau(tau)
+    s = _selected_sums(*_prepare(conf, correct, sample_weight), t)
+    return _ratio(s["correct"], s["selected"])
+
+
+def selective_risk(
+    conf: Any, correct: Any, *, tau: float = 0.5, sample_weight: Any = None
+) -> float:
+    """Error rate over the retained predictions: ``1 - selective_accuracy``.
+
+    Parameters
+    ----------
+    conf : array-like of float, shape (N,)
+        Top-label confidence in [0, 1].
+    correct : array-like of bool or 0/1, shape (N,)
+        Whether each prediction is correct.
+    tau : float, default 0.5
+        Threshold in [0, 1).
+    sample_weight : array-like of float, shape (N,), optional
+        Non-negative row weights.
+
+    Returns
+    -------
+    float
+        NaN when ``S_tau`` is empty.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On invalid input.
+
+    Notes
+    -----
+    Selective risk of Geifman & El-Yaniv, as used in 001_d2625f96c7f90dfa.txt,
+    section 2.2 (risk-coverage curves).
+
+    Examples
+    --------
+    >>> selective_risk([0.4, 0.6, 0.9, 0.5], [0, 1, 1, 0])
+    0.33333333333333337
+    """
+    return 1.0 - selective_accuracy(conf, correct, tau=tau, sample_weight=sample_weight)
+
+
+def cwsa(
+    conf: Any, correct: Any, *, tau: float = 0.5, sample_weight: Any = None,
+    normalize: Literal["selected", "all"] = "selected",
+) -> float:
+    """Confidence-Weighted Selective Accuracy (CWSA), in [-1, 1].
+
+    Parameters
+    ----------
+    conf : array-like of float, shape (N,)
+        Top-label confidence in [0, 1].
+    correct : array-like of bool or 0/1, shape (N,)
+        Whether each prediction is correct.
+    tau : float, default 0.5
+        Threshold in [0, 1) (000_efda01fc1c8d5c44.txt, Table 7 reports CWSA at 0.5).
+    sample_weight : array-like of float, shape (N,), optional
+        Non-negative row weights (``|S_tau|`` becomes the retained weight).
+    normalize : {"selected", "all"}, default "selected"
+        Divide by the retained count ``|S_tau|`` (the paper's formula) or by all ``N``
+        rows (the authors' published code, see Notes).
+
+    Returns
+    -------
+    float
+        NaN when ``S_tau`` is empty and ``normalize="selected"``; 0.0 when it is empty
+        and ``normalize="all"`` (as the published code).
+
+    Raises
+    ------
+    ValueError, TypeError
+        On invalid input, ``tau`` outside [0, 1) or an unknown ``normalize``.
+
+    Notes
+    -----
+    001_d2625f96c7f90dfa.txt, section 3.2:
+
+    ``CWSA(tau) = (1 / |S_tau|) sum_{i in S_tau} phi(c_i) (2 * 1[correct_i] - 1)``,
+    ``phi(c) = (c - tau) / (1 - tau)``, ``S_tau = {i : c_i >= tau}``.
+
+    Correct predictions earn ``phi``, errors lose ``phi``: a confident error costs
+    most.  The authors' published code (github.com/jay-gatz/CWSA, ``Metrics/cwsa.py``)
+    averages the per-row scores over all N rows, rejected rows scoring 0, so its
+    number is ``coverage * CWSA``; its CWSA+ divides by ``|S_tau|`` as the paper.  On
+    the authors' MNIST predictions at tau = 0.5 (coverage 0.9945) the repository
+    reports CWSA = 0.9394011224 while the paper's formula gives 0.9445964026
+    (shared/reference/formulas.md, section 5).  ``normalize="all"`` reproduces the
+    published numbers.
+
+    Examples
+    --------
+    >>> round(cwsa([0.4, 0.6, 0.9, 0.7], [0, 1, 1, 0]), 12)  # (0.2 + 0.8 - 0.4) / 3
+    0.2
+    """
+    t = v.check_tau(tau)
+    v.check_option(normalize, "normalize", _NORMALIZE)
+    s = _selected_sums(*_prepare(conf, correct, sample_weight), t)
+    return _cwsa_ratio(2.0 * s["phi_correct"] - s["phi"], s, normalize)
+
+
+def cwsa_plus(
+    conf: Any, correct: Any, *, tau: float = 0.5, sample_weight: Any = None,
+    normalize: Literal["selected", "all"] = "selected",
+) -> float:
+    """Normalised CWSA (CWSA+): confidence-weighted reward of correct predictions, in [0, 1].
+
+    Parameters
+    ----------
+    conf : array-like of float, shape (N,)
+        Top-label confidence in [0, 1].
+    correct : array-like of bool or 0/1, shape (N,)
+        Whether each prediction is correct.
+    tau : float, default 0.5
+        Threshold in [0, 1).
+    sample_weight : array-like of float, shape (N,), optional
+        Non-negative row weights.
+    normalize : {"selected", "all"}, default "selected"
+        Divide by ``|S_tau|`` (the paper, and the published code for CWSA+) or by N.
+
+    Returns
+    -------
+    float
+        NaN when ``S_tau`` is empty and ``normalize="selected"``; 0.0 with ``"all"``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On invalid input.
+
+    Notes
+    -----
+    001_d2625f96c7f90dfa.txt, section 3.3:
+    ``CWSA+(tau) = (1 / |S_tau|) sum_{i in S_tau} phi(c_i) 1[correct_i]``.  It is
+    related to CWSA by ``CWSA = 2 CWSA+ - mean_{S_tau} phi``.
+
+    Examples
+    --------
+    >>> round(cwsa_plus([0.4, 0.6, 0.9, 0.7], [0, 1, 1, 0]), 12)  # (0.2 + 0.8) / 3
+    0.333333333333
+    """
+    t = v.check_tau(tau)
+    v.check_option(normalize, "normalize", _NORMALIZE)
+    s = _selected_sums(*_prepare(conf, correct, sample_weight), t)
+    return _cwsa_ratio(s["phi_correct"], s, normalize)
+
+
+# ---------------------------------------------------------------------- tau sweep
+def selective_sweep(
+    conf: Any, correct: Any, *, taus: Any = None, sample_weight: Any = None,
+    normalize: Literal["selected", "all"] = "selected",
+) -> dict[str, np.ndarray]:
+    """Coverage, selective accuracy and risk, CWSA and CWSA+ over a grid of thresholds.
+
+    Parameters
+    ----------
+    conf : array-like of float, shape (N,)
+        Top-label confidence in [0, 1].
+    correct : array-like of bool or 0/1, shape (N,)
+        Whether each prediction is correct.
+    taus : array-like of float, optional
+        Thresholds in [0, 1), in any order.  Default: :data:`DEFAULT_TAUS`,
+        ``linspace(0.5, 0.99, 20)``, the grid of the CWSA authors' sweeps.
+    sample_weight : array-like of float, shape (N,), optional
+        Non-negative row weights.
+    normalize : {"selected", "all"}, default "selected"
+        Denominator of CWSA and CWSA+, as in :func:`cwsa`.
+
+    Returns
+    -------
+    dict of str to ndarray, each of shape (T,)
+        ``tau``, ``coverage``, ``selective_accuracy``, ``selective_risk``, ``cwsa``,
+        ``cwsa_plus`` (float64; NaN where ``S_tau`` is empty) and ``n_selected`` (int64,
+        the unweighted number of retained rows), in the order of ``taus``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On invalid input or a threshold outside [0, 1).
+
+    Notes
+    -----
+    001_d2625f96c7f90dfa.txt, sections 3.1-3.3 (formulas as :func:`cwsa` and
+    :func:`cwsa_plus`).  All thresholds at once, without a pass over the rows per
+    threshold: each row is assigned by ``searchsorted`` to the number of sorted
+    thresholds it reaches, weighted counts per slot come from ``bincount``, and the
+    sums over every ``S_tau`` are their reverse cumulative sums.  Because
+    ``phi`` is linear in ``c``, ``sum_S phi = (sum_S c - tau |S|) / (1 - tau)``.
+    The authors' published tables divide CWSA by N and CWSA+ by ``|S_tau|``: read
+    ``cwsa`` from a ``normalize="all"`` sweep and ``cwsa_plus`` from the default one
+    to reproduce them.
+
+    Examples
+    --------
+    >>> out = selective_sweep([0.4, 0.6, 0.9, 0.5], [0, 1, 1, 0], taus=[0.5, 0.8])
+    >>> out["coverage"].tolist(), out["n_selected"].tolist()
+    ([0.75, 0.25], [3, 1])
+    """
+    v.check_option(normalize, "normalize", _NORMALIZE)
+    t = DEFAULT_TAUS.copy() if taus is None else _check_taus(taus)
+    c, ok, w = _prepare(conf, correct, sample_weight)
+    n_taus = t.shape[0]
+    order = np.argsort(t, kind="stable")
+    ts = t[order]
+    # slot b = number of sorted thresholds <= c: a row is in S_tau_j iff slot > j
+    slot = np.searchsorted(ts, c, side="right")
+
+    def suffix(weights: np.ndarray | None) -> np.ndarray:
+        per_slot = np.bincount(slot, weights=weights, minlength=n_taus + 1)
+        return np.cumsum(per_slot[::-1])[::-1][1:]
+
+    wc = w * c
+    n_sel = suffix(None).astype(np.int64)
+    w_sel, w_ok = suffix(w), suffix(w * ok)
+    c_sel, c_ok = suffix(wc), suffix(wc * ok)
+    phi_sum = (c_sel - ts * w_sel) / (1.0 - ts)
+    phi_ok = (c_ok - ts * w_ok) / (1.0 - ts)
+    den = w_sel if normalize == "selected" else np.full(n_taus, w.sum())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        acc = np.where(w_sel > 0, w_ok / w_sel, np.nan)
+        cw = np.where(w_sel > 0, (2.0 * phi_ok - phi_sum) / den, np.nan)
+        cwp = np.where(w_sel > 0, phi_ok / den, np.nan)
+    if normalize == "all":
+        cw[w_sel <= 0] = 0.0
+        cwp[w_sel <= 0] = 0.0
+    sorted_out = {
+        "tau": ts,
+        "coverage": w_sel / w.sum(),
+        "selective_accuracy": acc,
+        "selective_risk": 1.0 - acc,
+        "cwsa": cw,
+        "cwsa_plus": cwp,
+        "n_selected": n_sel,
+    }
+    back = np.empty_like(order)
+    back[order] = np.arange(n_taus)
+    return {k: val[back] for k, val in sorted_out.items()}
+
+
+# ------------------------------------------------------------ risk-coverage, AURC
+def _risk_coverage(
+    c: np.ndarray, ok: np.ndarray, w: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Cumulative weight, cumulative error weight, thresholds, total (ties grouped)."""
+    keep = w > 0
+    if not keep.all():
+        c, ok, w = c[keep], ok[keep], w[keep]
+    order = np.argsort(c)[::-1]  # ties are grouped below: stability is irrelevant
+    cd = c[order]
+    ends = np.flatnonzero(np.r_[cd[1:] != cd[:-1], True])
+    wd = w[order]
+    cum_w = np.cumsum(wd)[ends]
+    cum_err = np.cumsum(wd * (1.0 - ok[order]))[ends]
+    return cum_w, cum_err, cd[ends], np.asarray(cum_w[-1])
+
+
+def risk_coverage_curve(
+    conf: Any, correct: Any, *, sample_weight: Any = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Selective risk against coverage when the least confident predictions are rejected first.
+
+    Parameters
+    ----------
+    conf : array-like of float, shape (N,)
+        Top-label confidence in [0, 1].
+    correct : array-like of bool or 0/1, shape (N,)
+        Whether each prediction is correct.
+    sample_weight : array-like of float, shape (N,), optional
+        Non-negative row weights; rows of weight 0 are ignored.
+
+    Returns
+    -------
+    coverage : ndarray of float64
+        Increasing, ending at 1.
+    selective_risk : ndarray of float64
+        Error rate among the rows with ``conf >= threshold``.
+    thresholds : ndarray of float64
+        The distinct confidences, decreasing: one point per threshold.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On invalid input.
+
+    Notes
+    -----
+    Risk-coverage curve of Geifman & El-Yaniv (001_d2625f96c7f90dfa.txt, sections
+    2.2 and 2.4).  Rows tied in confidence are accepted together (one point per
+    distinct confidence), so the curve does not depend on the order of the rows.
+
+    Examples
+    --------
+    >>> cov, risk, thr = risk_coverage_curve([0.9, 0.8, 0.8, 0.6], [1, 1, 0, 0])
+    >>> cov.tolist(), risk.tolist(), thr.tolist()
+    ([0.25, 0.75, 1.0], [0.0, 0.3333333333333333, 0.5], [0.9, 0.8, 0.6])
+    """
+    c, ok, w = _prepare(conf, correct, sample_weight)
+    cum_w, cum_err, thr, total = _risk_coverage(c, ok, w)
+    return cum_w / total, cum_err / cum_w, thr
+
+
+def aurc(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
+    """Area under the risk-coverage curve (lower is better).
+
+    Parameters
+    ----------
+    conf : array-like of float, shape (N,)
+        Top-label confidence in [0, 1].
+    correct : array-like of bool or 0/1, shape (N,)
+        Whether each prediction is correct.
+    sample_weight : array-like of float, shape (N,), optional
+        Non-negative row weights.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    Raises
+    ------
+    ValueError, TypeError
+        On invalid input.
+
+    Notes
+    -----
+    Geifman, Uziel & El-Yaniv (2019), "Bias-reduced uncertainty estimation for deep
+    neural classifiers", ICLR; compared with CWSA in 001_d2625f96c7f90dfa.txt,
+    sections 2.4 and 5.  Reject the least confident rows first; AURC is the mean over
+    the N coverage levels of the selective risk,
+
+    ``AURC = (1/N) sum_i risk({j : c_j >= c_i})``,
+
+    i.e. every row is charged the error rate of the rows at least as confident as
+    itself.  Without ties this is ``(1/N) sum_{m=1}^{N} risk(top m)``; rows tied in
+    confidence share the risk at the coverage where their whole tie group is
+    accepted, so the value does not depend on row order.  Equivalently the
+    right-endpoint sum ``sum_g (coverage_g - coverage_{g-1}) risk_g`` over the points
+    of :func:`risk_coverage_curve`.  Weighted: rows count ``w_i``.
+
+    Examples
+    --------
+    >>> round(aurc([0.9, 0.8, 0.8, 0.6], [1, 1, 0, 0]), 6)  # (0 + 2 * 1/3 + 1/2) / 4
+    0.291667
+    """
+    return _aurc(*_prepare(conf, correct, sample_weight))
+
+
+def _optimal_aurc(ok: np.ndarray, w: np.ndarray) -> float:
+    """AURC of the perfect ranking: every correct row first, errors one at a time.
+
+    ``(1/N) sum_{j=1}^{N_err} j / (N_correct + j)`` =
+    ``(N_err - N_correct (psi(N + 1) - psi(N_correct + 1))) / N``, with ``psi`` the
+    digamma function (harmonic numbers); weights enter as frequencies.
+    """
+    total = float(w.sum())
+    w_ok = float(w @ ok)
+    w_err = total - w_ok
+    if w_err <= 0:
+        return 0.0
+    harmonic = float(special.digamma(total + 1.0) - special.digamma(w_ok + 1.0))
+    return (w_err - w_ok * harmonic) / total
+
+
+def e_aurc(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
+    """Excess AURC: AURC minus the AURC of a perfect confidence ranking.
+
+    Parameters
+    ----------
+    conf : array-like of float, shape (N,)
+        Top-label confidence in [0, 1].
+    correct : array-like of bool or 0/1, shape (N,)
+        Whether each prediction is correct.
+    sample_weight : array-like of float, shape (N,), optional
+        Non-negative row weights, treated as frequencies (see Notes).
+
+    Returns
+    -------
+    float
+        0 for a ranking that puts every correct prediction above every error.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On invalid input.
+
+    Notes
+    -----
+    Geifman, Uziel & El-Yaniv (2019), ICLR; 001_d2625f96c7f90dfa.txt, section 2.2.
+    ``E-AURC = AURC - AURC*``, where AURC* is the AURC of the same predictions ranked
+    perfectly (all correct ones first, then the errors one by one), computed exactly
+    for the finite sample:
+
+    ``AURC* = (1/N) sum_{j=1}^{N_err} j / (N_correct + j)``
+    ``      = (N_err - N_correct (psi(N + 1) - psi(N_correct + 1))) / N``.
+
+    Its large-N limit is the often-quoted ``r + (1 - r) ln(1 - r)`` with ``r`` the
+    error rate.  With sample weights, ``N``, ``N_err`` and ``N_correct`` are weight
+    sums: integer weights give exactly the value of the data with repeated rows, and
+    non-integer weights use the digamma continuation of the sum.
+
+    Examples
+    --------
+    An error ranked first: AURC = (1/1 + 1/2 + 1/3 + 2/4) / 4 = 7/12 and
+    AURC* = (1/3 + 2/4) / 4 = 5/24, so E-AURC = 3/8.
+
+    >>> round(e_aurc([0.9, 0.8, 0.7, 0.6], [0, 1, 1, 0]), 6)
+    0.375
+    """
+    c, ok, w = _prepare(conf, correct, sample_weight)
+    return _aurc(c, ok, w) - _optimal_aurc(ok, w)
