@@ -782,7 +782,8 @@ def figure_to_data_uri(fig: Figure, *, fmt: str = "auto", dpi: int = 200) -> str
     # svg.hashsalt makes the SVG element ids deterministic; rc_context restores it.
     with matplotlib.rc_context({"svg.hashsalt": "calreport", "svg.fonttype": "path"}):
         if fmt == "svg":
-            fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+            fig.savefig(buf, format="svg",
+                        metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
             mime = "image/svg+xml"
         else:
             fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})

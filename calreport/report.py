@@ -18,6 +18,7 @@ import functools
 import hashlib
 import json
 import math
+import os
 import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from importlib import resources
@@ -115,9 +116,8 @@ _METHODS: dict[str, tuple[str, str, str]] = {
 }
 
 #: Metrics of the groups table, in order (when present in the summary), short labels.
-_GROUP_COLUMNS = {"n": "Rows", "accuracy": "Accuracy", "csr": "CSR", "z_csr": "z",
-                  "p_risk": "P_risk", "ece": "ECE", "brier": "Brier", "auc": "AUC",
-                  "cwsa": "CWSA"}
+_GROUP_COLUMNS = {"accuracy": "Accuracy", "csr": "CSR", "z_csr": "z", "p_risk": "P_risk",
+                  "ece": "ECE", "brier": "Brier", "auc": "AUC"}
 _COUNTS = ("n", "n_dropped", "n_clipped")
 _PERCENT = frozenset({"p_risk"})
 _STATS = ("value", "ci_low", "ci_high")
@@ -1069,54 +1069,50 @@ progress
     summary = accessor.summary(metrics, ci=ci, n_boot=n_boot, ci_method=ci_method,
                                seed=seed, n_bins=n_bins, strategy=strategy, tau=tau,
                                view=view, p_risk_method=p_risk_method, progress=progress)
-    _frame, obj, items, group_label = _accessor_parts(accessor)
-    profiles = {key: prof for key, prof, _ in items}
+    obj, items, group_label = _accessor_parts(accessor)
+    if row_label is not None and row_label not in obj.columns:
+        raise ValueError(f"`row_label` {row_label!r} is not a column; columns: "
+                         f"{list(obj.columns)[:20]}.")
     labels = {}
-    for key, _prof, index in items:
-        if row_label is None:
-            labels[key] = list(index)
-        else:
-            if row_label not in obj.columns:
-                raise ValueError(f"`row_label` {row_label!r} is not a column; columns: "
-                                 f"{list(obj.columns)[:20]}.")
-            labels[key] = list(obj.loc[index, row_label]) if obj.index.is_unique else (
-                list(index))
-    if not isinstance(summary, pd.DataFrame) or "metric" == summary.index.name:
+    for key, _, index in items:
+        # label lookup by index needs a unique index; otherwise keep the index labels
+        use_column = row_label is not None and obj.index.is_unique
+        labels[key] = list(obj.loc[index, row_label]) if use_column else list(index)
+    if not isinstance(summary, pd.DataFrame) or summary.index.name == "metric":
         summary = _one_row(summary)
-    total_dropped = sum(int(c.get("n_dropped", {}).get("value", 0) or 0)
-                        for c in _summary_cells(summary).values())
-    notes = {"Rows dropped for missing values": f"{total_dropped:,}"} if total_dropped else {}
-    notes.update(dict(data_notes or {}))
-    index_name = obj.index.name if obj.index.name is not None else "Row"
-    return build_report(profiles, summary, title=title, subject=subject,
-                        group_label=group_label, row_labels=labels, seed=seed,
-                        data_notes=notes, timestamp=timestamp, top_errors=top_errors,
-                        row_label_name=str(row_label if row_label is not None else
-                                           index_name))
+    name = row_label if row_label is not None else obj.index.name
+    return build_report({key: prof for key, prof, _ in items}, summary, title=title,
+                        subject=subject, group_label=group_label, row_labels=labels,
+                        seed=seed, data_notes=data_notes, timestamp=timestamp,
+                        top_errors=top_errors,
+                        row_label_name="Row" if name is None else str(name))
 
 
-def _accessor_parts(acc: Any) -> tuple[Any, pd.DataFrame, list[tuple[Any, Any, Any]],
-                                       str | None]:
+def _accessor_parts(acc: Any) -> tuple[pd.DataFrame, list[tuple[Any, Any, Any]], str | None]:
+    """The frame, ``(group key, profile, index of its rows)`` items and the group label."""
     if hasattr(acc, "_gb"):
         _, raw = acc._profiles()
         items = [(key, prof, index) for key, prof, _, _, index in raw if prof is not None]
-        keys = [k for k in acc._gb.keys] if isinstance(acc._gb.keys, list) else [
-            acc._gb.keys]
-        label = " / ".join(str(k) for k in keys if isinstance(k, Hashable))
-        return acc._gb, acc._gb.obj, items, label or None
+        keys = acc._gb.keys if isinstance(acc._gb.keys, list) else [acc._gb.keys]
+        names = [k if isinstance(k, str) else getattr(k, "name", None) for k in keys]
+        label = " / ".join(str(n) for n in names if n is not None)
+        return acc._gb.obj, items, label or None
     prof, _, keep = acc._profile()
-    return acc._obj, acc._obj, [("all", prof, acc._obj.index[keep])], None
+    return acc._obj, [("all", prof, acc._obj.index[keep])], None
 
 
 def _one_row(summary: pd.Series | pd.DataFrame) -> pd.DataFrame:
-    """An ungrouped summary (Series, or metric x stat) as a one-row frame ``"all"``."""
+    """An ungrouped summary (Series, or metric x stat) as a one-row frame ``"all"``.
+
+    Reports then hold the same layout as grouped ones (``report.summary``).
+    """
     attrs = dict(summary.attrs)
     if isinstance(summary, pd.Series):
-        out = summary.to_frame("all").T
+        out = pd.DataFrame([summary.to_numpy()], index=["all"], columns=list(summary.index))
     else:
-        stacked = summary.stack()
-        out = stacked.to_frame("all").T
-        out.columns = pd.MultiIndex.from_tuples(out.columns, names=["metric", "stat"])
+        cols = pd.MultiIndex.from_product([list(summary.index), list(summary.columns)],
+                                          names=["metric", "stat"])
+        out = pd.DataFrame([summary.to_numpy().ravel()], index=["all"], columns=cols)
     out.attrs = attrs
     if isinstance(attrs.get("p_risk_method"), str):
         out.attrs["p_risk_method"] = {"all": attrs["p_risk_method"]}
@@ -1200,13 +1196,20 @@ def _render_pdf(html: str, attachment: bytes, timestamp: _dt.datetime) -> bytes:
     logger = logging.getLogger("weasyprint")
     level = logger.level
     logger.setLevel(max(level, logging.ERROR))  # refused fetches are expected, not news
+    # the font subsetter stamps each embedded font with the current time unless
+    # SOURCE_DATE_EPOCH is set (reproducible-builds convention): use the report's time
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    os.environ["SOURCE_DATE_EPOCH"] = str(int(timestamp.timestamp()))
     try:
         doc = weasyprint.HTML(string=html, url_fetcher=fetcher).render(
             stylesheets=[css], font_config=fonts)
-        return doc.write_pdf(attachments=[att], pdf_identifier=_digest(html),
-                             uncompressed_pdf=False)
+        return doc.write_pdf(attachments=[att], pdf_identifier=_digest(html))
     finally:
         logger.setLevel(level)
+        if epoch is None:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
+        else:
+            os.environ["SOURCE_DATE_EPOCH"] = epoch
 
 
 def _digest(text: str) -> bytes:

@@ -301,10 +301,26 @@ def test_cox_sample_weights():
     np.testing.assert_allclose(ones.intercept_ci, base.intercept_ci, rtol=1e-6)
 
 
-def test_cox_separation_gives_nan_with_warning():
-    with pytest.warns(RuntimeWarning, match="did not converge"):
-        res = cox_calibration([0.1, 0.2, 0.3, 0.7, 0.8, 0.9], [0, 0, 0, 1, 1, 1])
+@pytest.mark.parametrize(
+    ("p", "y", "w"),
+    [
+        ([0.1, 0.2, 0.3, 0.7, 0.8, 0.9], [0, 0, 0, 1, 1, 1], None),  # complete
+        ([0.1, 0.2, 0.5, 0.5, 0.8, 0.9], [0, 0, 0, 1, 1, 1], None),  # quasi-complete
+        ([0.1, 0.2, 0.3, 0.7, 0.8, 0.9], [1, 1, 0, 0, 0, 0], None),  # reversed
+        ([0.1, 0.2, 0.3, 0.7, 0.8, 0.9], [0, 0, 0, 1, 1, 1], [1, 2, 1, 1, 2, 1]),
+        ([0.1, 0.2, 0.9, 0.7, 0.8, 0.9], [0, 0, 0, 1, 1, 1], [1, 1, 0, 1, 1, 1]),
+    ],
+)
+def test_cox_separation_gives_nan_with_warning(p, y, w):
+    with pytest.warns(RuntimeWarning, match="separates the outcomes perfectly"):
+        res = cox_calibration(p, y, sample_weight=w)
     assert math.isnan(res.slope) and math.isnan(res.intercept_ci[0])
+    assert math.isnan(res.calibration_in_the_large)
+
+
+def test_cox_overlap_by_one_row_is_finite():
+    res = cox_calibration([0.1, 0.2, 0.75, 0.7, 0.8, 0.9], [0, 0, 0, 1, 1, 1])
+    assert np.isfinite(res.slope) and res.slope > 0
 
 
 # --- properties ------------------------------------------------------------------------

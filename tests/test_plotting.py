@@ -42,13 +42,23 @@ def multiclass() -> ConfidenceProfile:
     rng = np.random.default_rng(3)
     logits = rng.normal(size=(400, 4)) * 2
     proba = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
-    y = np.array([rng.choice(4, p=row) for row in proba])
-    return ConfidenceProfile.from_arrays(y, proba, classes=["a", "b", "c", "d"])
+    codes = (rng.random(400)[:, None] > np.cumsum(proba, axis=1)).sum(axis=1)
+    return ConfidenceProfile.from_arrays(np.array(list("abcd"))[codes], proba,
+                                         classes=list("abcd"))
 
 
 def _data_line(ax: Axes, label: str):
-    (line,) = [ln for ln in ax.lines if ln.get_label() == label]
+    """The line labelled ``label`` (for error bars: the container's data line)."""
+    found = [ln for ln in ax.lines if ln.get_label() == label]
+    found += [c.lines[0] for c in ax.containers if c.get_label() == label]
+    (line,) = found
     return line
+
+
+def _error_bars(ax: Axes, label: str) -> np.ndarray:
+    """Segments ``[[(x, low), (x, high)], ...]`` of the error bars of series ``label``."""
+    (container,) = [c for c in ax.containers if c.get_label() == label]
+    return np.array(container.lines[2][0].get_segments())
 
 
 # ----------------------------------------------------------------- reliability diagram
@@ -61,8 +71,7 @@ def test_reliability_points_and_intervals_are_the_table(binary):
     np.testing.assert_allclose(line.get_xdata(), np.asarray(t.mean_score)[ok])
     np.testing.assert_allclose(line.get_ydata(), np.asarray(t.mean_outcome)[ok])
     # the error bars run from ci_low to ci_high at each point
-    (bars,) = [c for c in ax.collections if len(c.get_segments()) == ok.sum()]
-    seg = np.array(bars.get_segments())
+    seg = _error_bars(ax, "observed frequency (95 % Wilson interval)")
     np.testing.assert_allclose(seg[:, 0, 1], np.asarray(t.ci_low)[ok])
     np.testing.assert_allclose(seg[:, 1, 1], np.asarray(t.ci_high)[ok])
     # the occupancy bars underneath count the rows: independent count with equal-width

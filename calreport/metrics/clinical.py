@@ -401,8 +401,9 @@ def cox_calibration(
     Returns
     -------
     CoxResult
-        All fields NaN, with a RuntimeWarning, when the fit does not converge
-        (perfect separation of the outcomes by the score).
+        All estimates NaN, with a RuntimeWarning, when the score separates the
+        outcomes (every event scored at least as high as every non-event, or the
+        reverse: no finite maximum-likelihood estimate) or the fit does not converge.
 
     Raises
     ------
@@ -446,13 +447,18 @@ def cox_calibration(
 
     n = p.size
     quantile = float(stats.norm.ppf(1.0 - alpha / 2.0))
-    params, bse, ok_full = _fit_logistic(y, np.column_stack((np.ones(n), x)), None, w)
-    citl, citl_se, ok_citl = _fit_logistic(y, np.ones((n, 1)), x, w)
-    if not (ok_full and ok_citl):
+    # with one covariate the MLE exists iff the classes overlap on the logit scale
+    x_used, events = x[used], y[used] > 0
+    separated = (x_used[~events].max() <= x_used[events].min()
+                 or x_used[events].max() <= x_used[~events].min())
+    if not separated:
+        params, bse, ok_full = _fit_logistic(y, np.column_stack((np.ones(n), x)), None, w)
+        citl, citl_se, ok_citl = _fit_logistic(y, np.ones((n, 1)), x, w)
+    if separated or not (ok_full and ok_citl):
         warnings.warn(
-            "The logistic recalibration fit did not converge (the score separates the "
-            "outcomes perfectly, or there are too few events): the Cox intercept and "
-            "slope are NaN.",
+            "The logistic recalibration fit has no finite maximum (the score separates "
+            "the outcomes perfectly) or did not converge: the Cox intercept and slope "
+            "are NaN.",
             RuntimeWarning, stacklevel=2,
         )
         nan2 = (math.nan, math.nan)

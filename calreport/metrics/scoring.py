@@ -271,8 +271,9 @@ def murphy_decomposition(
     share = sums.weight[full] / sums.total
     base = float(sums.outcome.sum() / sums.total)
     yf = y.astype(np.float64)
-    ds = s - conf[sums.index]
-    dy = yf - acc[sums.index]
+    # rows of zero weight may sit in bins without weight (NaN means); they add nothing
+    ds = s - np.where(full, conf, 0.0)[sums.index]
+    dy = yf - np.where(full, acc, 0.0)[sums.index]
     return {
         "reliability": float(np.dot(share, (conf[full] - acc[full]) ** 2)),
         "resolution": float(np.dot(share, (acc[full] - base) ** 2)),
