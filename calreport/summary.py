@@ -303,7 +303,9 @@ def summarize(
         if why is not None:
             reasons[name] = why
     if "p_risk" in names and not math.isnan(values.get("p_risk", math.nan)):
-        method = _risk(profile, s).p_risk_method
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", risk.ClippedConfidenceWarning)
+            method = _risk(profile, s).p_risk_method
     view = s.view or profile.default_view
     return SummaryResult(values, reasons, s, method, view)
 

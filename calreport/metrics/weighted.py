@@ -1,0 +1,317 @@
+"""Accuracy, confidence-weighted accuracy and the (confidence-weighted) confusion metrics.
+
+Source: 000_efda01fc1c8d5c44.txt ("Beyond ECE"), section 2.2 (Definitions 4-5) and
+appendix A.3 (Propositions 9-14).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from calreport import _validate as v
+
+__all__ = [
+    "ConfusionCounts",
+    "accuracy",
+    "classification_metrics",
+    "confusion_counts",
+    "confusion_matrix",
+    "cw_confusion",
+    "cwa",
+    "gain",
+]
+
+_AVERAGES = ("macro", "micro", "weighted", None)
+
+
+def _weights(w: Any, n: int) -> np.ndarray:
+    out = v.check_sample_weight(w, n)
+    return np.ones(n) if out is None else out
+
+
+def accuracy(correct: Any, *, sample_weight: Any = None) -> float:
+    """Fraction of correct predictions.
+
+    Examples
+    --------
+    >>> accuracy([1, 0, 1, 1])
+    0.75
+    """
+    ok = v.check_binary_indicator(correct, "correct")
+    w = _weights(sample_weight, len(ok))
+    return float((w * ok).sum() / w.sum())
+
+
+def cwa(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
+    """Confidence-weighted accuracy: the share of confidence mass on correct predictions.
+
+    Parameters
+    ----------
+    conf : array-like of float, shape (N,)
+        Confidence in the predicted class.
+    correct : array-like of bool or 0/1, shape (N,)
+    sample_weight : array-like, optional
+
+    Returns
+    -------
+    float
+        NaN when every confidence is 0.
+
+    Notes
+    -----
+    000_efda01fc1c8d5c44.txt, section 2.2, Definition 4:
+    ``cwA = sum_i c_i 1[correct_i] / sum_i c_i``.  Proposition 9:
+    ``cwA = acc + Cov(c, correct) / mean(c)``; a flat profile gives cwA = acc
+    (Corollary 10).
+
+    Examples
+    --------
+    >>> cwa([0.9, 0.6, 0.5], [1, 0, 1])  # (0.9 + 0.5) / 2.0
+    0.7
+    """
+    c = v.check_probability(conf, "conf")
+    ok = v.check_binary_indicator(correct, "correct")
+    v.check_consistent_length(conf=len(c), correct=len(ok))
+    w = _weights(sample_weight, len(c))
+    den = float((w * c).sum())
+    return float((w * c * ok).sum() / den) if den > 0 else math.nan
+
+
+def gain(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
+    """Share of the gap to perfect accuracy closed by confidence weighting.
+
+    ``gain = (cwA - Acc) / (1 - min(cwA, Acc))`` (000_efda01fc1c8d5c44.txt, section
+    3.1).  NaN when the denominator is 0 (cwA or Acc equals 1).
+
+    Examples
+    --------
+    >>> round(gain([0.9, 0.6, 0.5], [1, 0, 1]), 6)  # (0.7 - 2/3) / (1 - 2/3)
+    0.1
+    """
+    a = accuracy(correct, sample_weight=sample_weight)
+    b = cwa(conf, correct, sample_weight=sample_weight)
+    den = 1.0 - min(a, b)
+    return (b - a) / den if den > 0 else math.nan
+
+
+@dataclass(frozen=True)
+class ConfusionCounts:
+    """Per-class one-vs-rest counts (arrays of length K).
+
+    Attributes
+    ----------
+    tp, fp, fn, tn, p, n : ndarray
+        True/false positives/negatives, positives ``tp + fn`` and negatives ``fp + tn``.
+    weighted_by_confidence : bool
+    """
+
+    tp: np.ndarray
+    fp: np.ndarray
+    fn: np.ndarray
+    tn: np.ndarray
+    p: np.ndarray
+    n: np.ndarray
+    weighted_by_confidence: bool = False
+
+
+def _codes(y: Any, n_classes: int, name: str) -> np.ndarray:
+    return v.check_class_codes(y, n_classes, name)
+
+
+def confusion_matrix(y_true: Any, y_pred: Any, *, n_classes: int,
+                     weights: Any = None) -> np.ndarray:
+    """``K x K`` matrix ``M[i, j]`` = total weight of rows with true class i, predicted j.
+
+    Examples
+    --------
+    >>> confusion_matrix([0, 1, 1], [0, 1, 0], n_classes=2).tolist()
+    [[1.0, 0.0], [1.0, 1.0]]
+    """
+    k = v.check_positive_int(n_classes, "n_classes")
+    yt = _codes(y_true, k, "y_true")
+    yp = _codes(y_pred, k, "y_pred")
+    v.check_consistent_length(y_true=len(yt), y_pred=len(yp))
+    w = np.ones(len(yt)) if weights is None else v.as_float_array(weights, "weights")
+    return np.bincount(yt * k + yp, weights=w, minlength=k * k).reshape(k, k).astype(float)
+
+
+def _counts(y_true: Any, y_pred: Any, row_w: np.ndarray, k: int, cw: bool) -> ConfusionCounts:
+    m = confusion_matrix(y_true, y_pred, n_classes=k, weights=row_w)
+    tp = np.diag(m).copy()
+    p = m.sum(axis=1)
+    pred = m.sum(axis=0)
+    total = m.sum()
+    fn = p - tp
+    fp = pred - tp
+    tn = total - tp - fn - fp
+    return ConfusionCounts(tp, fp, fn, tn, p, total - p, cw)
+
+
+def confusion_counts(y_true: Any, y_pred: Any, *, n_classes: int,
+                     sample_weight: Any = None) -> ConfusionCounts:
+    """Classical one-vs-rest TP, FP, FN, TN per class.
+
+    Examples
+    --------
+    >>> confusion_counts([0, 1, 1], [0, 1, 0], n_classes=2).tp.tolist()
+    [1.0, 1.0]
+    """
+    yt = _codes(y_true, v.check_positive_int(n_classes, "n_classes"), "y_true")
+    return _counts(yt, y_pred, _weights(sample_weight, len(yt)), n_classes, False)
+
+
+def cw_confusion(y_true: Any, y_pred: Any, conf: Any, *, n_classes: int,
+                 sample_weight: Any = None) -> ConfusionCounts:
+    """Confidence-weighted confusion counts per class.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of int, shape (N,)
+        Class codes ``0..K-1``.
+    conf : array-like of float, shape (N,)
+        Top-label confidence (confidence in ``y_pred``).
+    n_classes : int
+    sample_weight : array-like, optional
+        Multiplies the confidences.
+
+    Returns
+    -------
+    ConfusionCounts
+
+    Notes
+    -----
+    000_efda01fc1c8d5c44.txt, section 2.2, Definition 5, for class k:
+    ``cwTP = sum c 1[correct] 1[y = k]``, ``cwFN = sum c 1[wrong] 1[y = k]``,
+    ``cwFP = sum c 1[wrong] 1[y_pred = k]``, ``cwTN = sum c 1[y_pred != k] 1[y != k]``,
+    ``cwP = sum c 1[y = k]``, ``cwN = sum c 1[y != k]``.  They satisfy the structural
+    relations of the classical counts (Proposition 11): ``cwP = cwTP + cwFN``,
+    ``cwN = cwFP + cwTN`` and ``cwP + cwN = N mean(c)``.  Passing ``sample_weight=conf``
+    to any classical confusion routine (e.g. scikit-learn's) gives these counts.
+
+    Examples
+    --------
+    >>> cw_confusion([0, 1, 1], [0, 1, 0], [0.9, 0.8, 0.5], n_classes=2).fn.tolist()
+    [0.0, 0.5]
+    """
+    k = v.check_positive_int(n_classes, "n_classes")
+    yt = _codes(y_true, k, "y_true")
+    c = v.check_probability(conf, "conf")
+    v.check_consistent_length(y_true=len(yt), conf=len(c))
+    return _counts(yt, y_pred, c * _weights(sample_weight, len(c)), k, True)
+
+
+def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(b > 0, a / np.where(b > 0, b, 1.0), np.nan)
+
+
+def _mcc(m: np.ndarray) -> float:
+    """Gorodkin's R_K on a (weighted) K x K confusion matrix."""
+    t = m.sum(axis=1)
+    p = m.sum(axis=0)
+    s = m.sum()
+    c = np.trace(m)
+    num = c * s - t @ p
+    den = math.sqrt((s * s - p @ p) * (s * s - t @ t))
+    return float(num / den) if den > 0 else 0.0
+
+
+def classification_metrics(
+    y_true: Any,
+    y_pred: Any,
+    conf: Any = None,
+    *,
+    n_classes: int,
+    average: str | None = "macro",
+    sample_weight: Any = None,
+) -> dict[str, Any]:
+    """Precision, recall, specificity, F1, per-class accuracy, balanced accuracy and MCC.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of int
+        Class codes ``0..K-1``.
+    conf : array-like of float, optional
+        Top-label confidence: when given, every metric is built on the
+        confidence-weighted counts of Definition 5 (000_efda01fc1c8d5c44.txt, section
+        2.2; Proposition 11 makes every identity of the classical metrics carry over).
+    n_classes : int
+    average : {"macro", "micro", "weighted", None}
+        How per-class values are combined, as in scikit-learn: macro = unweighted mean
+        over classes; micro = from the summed counts; weighted = by support (by cwP in
+        the confidence-weighted form); None = per-class arrays.
+    sample_weight : array-like, optional
+
+    Returns
+    -------
+    dict
+        ``precision``, ``recall``, ``specificity``, ``f1``, ``class_accuracy``
+        (per-class one-vs-rest accuracy), and the scalars ``accuracy``,
+        ``balanced_accuracy`` (mean recall over classes with support) and ``mcc``
+        (Gorodkin's R_K; binary: Matthews).
+
+    Notes
+    -----
+    A ratio with a zero denominator (e.g. precision of a class never predicted) is
+    NaN and is left out of macro and weighted means (scikit-learn instead reports 0
+    with a warning by default).  Proposition 14: ``sum_k cwAcc^(k) = (K - 2) + 2 cwA``.
+
+    Examples
+    --------
+    >>> out = classification_metrics([0, 1, 1, 0], [0, 1, 0, 0], n_classes=2, average=None)
+    >>> out["recall"].tolist()
+    [1.0, 0.5]
+    """
+    v.check_option(average, "average", _AVERAGES)
+    k = v.check_positive_int(n_classes, "n_classes")
+    yt = _codes(y_true, k, "y_true")
+    w = _weights(sample_weight, len(yt))
+    cw = conf is not None
+    if cw:
+        cts = cw_confusion(yt, y_pred, conf, n_classes=k, sample_weight=w)
+        row_w = v.check_probability(conf, "conf") * w
+    else:
+        cts = confusion_counts(yt, y_pred, n_classes=k, sample_weight=w)
+        row_w = w
+    m = confusion_matrix(yt, y_pred, n_classes=k, weights=row_w)
+    precision = _div(cts.tp, cts.tp + cts.fp)
+    recall = _div(cts.tp, cts.p)
+    specificity = _div(cts.tn, cts.n)
+    f1 = _div(2 * cts.tp, 2 * cts.tp + cts.fp + cts.fn)
+    total = cts.p + cts.n
+    class_acc = _div(cts.tp + cts.tn, total)
+    out: dict[str, Any] = {}
+    per = {"precision": precision, "recall": recall, "specificity": specificity, "f1": f1,
+           "class_accuracy": class_acc}
+    if average is None:
+        out.update(per)
+    elif average == "micro":
+        tp, fp, fn, tn = cts.tp.sum(), cts.fp.sum(), cts.fn.sum(), cts.tn.sum()
+        out.update(
+            precision=float(_div(np.array(tp), np.array(tp + fp))),
+            recall=float(_div(np.array(tp), np.array(tp + fn))),
+            specificity=float(_div(np.array(tn), np.array(tn + fp))),
+            f1=float(_div(np.array(2 * tp), np.array(2 * tp + fp + fn))),
+            class_accuracy=float(_div(np.array(tp + tn), np.array(tp + tn + fp + fn))),
+        )
+    else:
+        support = cts.p
+        for name, arr in per.items():
+            ok = ~np.isnan(arr)
+            if not ok.any():
+                out[name] = math.nan
+            elif average == "macro":
+                out[name] = float(arr[ok].mean())
+            else:
+                sw = support[ok]
+                out[name] = float((arr[ok] * sw).sum() / sw.sum()) if sw.sum() > 0 else math.nan
+    has = cts.p > 0
+    out["balanced_accuracy"] = float(recall[has].mean()) if has.any() else math.nan
+    s = m.sum()
+    out["accuracy"] = float(np.trace(m) / s) if s > 0 else math.nan
+    out["mcc"] = _mcc(m)
+    return out
