@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
-from _common import machine, median_time, table, version, write_section  # noqa: E402
+from _common import machine, median_time, table, version, write_section
 
-import calreport  # noqa: E402,F401
+import calreport  # noqa: F401
 
 
 def make_binary(n: int, seed: int = 0, groups: int = 0) -> pd.DataFrame:

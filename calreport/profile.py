@@ -75,7 +75,7 @@ class ConfidenceProfile:
     @property
     def n_classes(self) -> int | None:
         """Number of classes, when labels or probabilities are known."""
-        return None if self.classes is None else int(len(self.classes))
+        return None if self.classes is None else len(self.classes)
 
     @property
     def is_binary(self) -> bool:

@@ -81,7 +81,7 @@ class MetricSpec:
     name: str
     label: str
     needs: frozenset[str]
-    compute: Callable[[ConfidenceProfile, SummarySettings], float]
+    compute: Callable[[ConfidenceProfile, SummarySettings, dict], float]
     higher_is_better: bool | None
     source: str
 
@@ -90,15 +90,27 @@ def _view(p: ConfidenceProfile, s: SummarySettings) -> tuple[np.ndarray, np.ndar
     return p.view(s.view)
 
 
-def _risk(p: ConfidenceProfile, s: SummarySettings) -> risk.RiskResult:
-    return risk.risk_summary(p.conf, p.correct, sample_weight=p.sample_weight, eps=s.eps,
-                             method=s.p_risk_method, seed=s.seed)
+def _risk(p: ConfidenceProfile, s: SummarySettings, cache: dict | None = None
+          ) -> risk.RiskResult:
+    """Risk result, computed once per summary (the Monte Carlo P_risk is not cheap)."""
+    if cache is not None and "risk" in cache:
+        return cache["risk"]
+    out = risk.risk_summary(p.conf, p.correct, sample_weight=p.sample_weight, eps=s.eps,
+                            method=s.p_risk_method, seed=s.seed)
+    if cache is not None:
+        cache["risk"] = out
+    return out
 
 
-def _auc_pair(p: ConfidenceProfile) -> tuple[float, float]:
+def _auc_pair(p: ConfidenceProfile, cache: dict | None = None) -> tuple[float, float]:
+    if cache is not None and "auc" in cache:
+        return cache["auc"]
     per_auc, per_cw = ranking.auc_cwauc(p.y_true, p.proba, p.conf,
                                         sample_weight=p.sample_weight)
-    return _nanmean(per_auc), _nanmean(per_cw)
+    out = (_nanmean(per_auc), _nanmean(per_cw))
+    if cache is not None:
+        cache["auc"] = out
+    return out
 
 
 def _nanmean(x: np.ndarray) -> float:
@@ -118,14 +130,14 @@ _PAPER_003 = "003_0bfdaf07cce6c3a5.txt"
 _PAPER_004 = "004_590dfa3be64c29d9.txt"
 
 
-def _lcs(p: ConfidenceProfile, s: SummarySettings) -> float:
+def _lcs(p: ConfidenceProfile, s: SummarySettings, cache: dict) -> float:
     from calreport.metrics import local
 
     score, outcome = _view(p, s)
     return float(local.lcs(score, outcome))
 
 
-def _tce_bpm(p: ConfidenceProfile, s: SummarySettings) -> float:
+def _tce_bpm(p: ConfidenceProfile, s: SummarySettings, cache: dict) -> float:
     from calreport.metrics import bpm
 
     score, outcome = _view(p, s)
@@ -135,53 +147,53 @@ def _tce_bpm(p: ConfidenceProfile, s: SummarySettings) -> float:
 def _specs() -> dict[str, MetricSpec]:
     w = lambda p: p.sample_weight  # noqa: E731
     specs = [
-        MetricSpec("accuracy", "Accuracy", frozenset(), lambda p, s: weighted.accuracy(
+        MetricSpec("accuracy", "Accuracy", frozenset(), lambda p, s, c: weighted.accuracy(
             p.correct, sample_weight=w(p)), True, f"{_PAPER_000} Def. 1"),
         MetricSpec("cwa", "Confidence-weighted accuracy", frozenset(),
-                   lambda p, s: weighted.cwa(p.conf, p.correct, sample_weight=w(p)), True,
+                   lambda p, s, c: weighted.cwa(p.conf, p.correct, sample_weight=w(p)), True,
                    f"{_PAPER_000} section 2.2, Def. 4"),
         MetricSpec("gain", "cwA gain", frozenset(),
-                   lambda p, s: weighted.gain(p.conf, p.correct, sample_weight=w(p)), True,
+                   lambda p, s, c: weighted.gain(p.conf, p.correct, sample_weight=w(p)), True,
                    f"{_PAPER_000} section 3.1"),
         MetricSpec("csr", "Calibrated Size Ratio", frozenset(),
-                   lambda p, s: _risk(p, s).csr, None, f"{_PAPER_000} section 2.1, Def. 2"),
+                   lambda p, s, c: _risk(p, s, c).csr, None, f"{_PAPER_000} section 2.1, Def. 2"),
         MetricSpec("sigma_csr", "sigma_CSR", frozenset(),
-                   lambda p, s: _risk(p, s).sigma_csr, None,
+                   lambda p, s, c: _risk(p, s, c).sigma_csr, None,
                    f"{_PAPER_000} appendix A.2, Prop. 6"),
         MetricSpec("z_csr", "z = (CSR - 1) / sigma_CSR", frozenset(),
-                   lambda p, s: _risk(p, s).z, False, f"{_PAPER_000} section 2.1"),
-        MetricSpec("p_risk", "P_risk", frozenset(), lambda p, s: _risk(p, s).p_risk, False,
+                   lambda p, s, c: _risk(p, s, c).z, False, f"{_PAPER_000} section 2.1"),
+        MetricSpec("p_risk", "P_risk", frozenset(), lambda p, s, c: _risk(p, s, c).p_risk, False,
                    f"{_PAPER_000} section 2.1, Table 6"),
-        MetricSpec("ece", "ECE", frozenset(), lambda p, s: binned.ece(
+        MetricSpec("ece", "ECE", frozenset(), lambda p, s, c: binned.ece(
             *_view(p, s), n_bins=s.n_bins, strategy=s.strategy, sample_weight=w(p)), False,
             f"{_PAPER_002} sections 2-4"),
-        MetricSpec("mce", "MCE", frozenset(), lambda p, s: binned.mce(
+        MetricSpec("mce", "MCE", frozenset(), lambda p, s, c: binned.mce(
             *_view(p, s), n_bins=s.n_bins, strategy=s.strategy, min_count=s.min_count,
             sample_weight=w(p)), False, f"{_PAPER_002} section 4"),
         MetricSpec("signed_ece", "Signed ECE (conf - acc)", frozenset(),
-                   lambda p, s: binned.signed_ece(*_view(p, s), n_bins=s.n_bins,
+                   lambda p, s, c: binned.signed_ece(*_view(p, s), n_bins=s.n_bins,
                                                   strategy=s.strategy, sample_weight=w(p)),
                    None, f"{_PAPER_002} section 4"),
         MetricSpec("brier", "Brier score", frozenset({"proba"}),
-                   lambda p, s: scoring.brier_score(*_brier_args(p), sample_weight=w(p)), False,
+                   lambda p, s, c: scoring.brier_score(*_brier_args(p), sample_weight=w(p)), False,
                    f"{_PAPER_002} section 5"),
         MetricSpec("log_loss", "Log loss", frozenset({"proba"}),
-                   lambda p, s: scoring.log_loss(*_brier_args(p), sample_weight=w(p)), False,
+                   lambda p, s, c: scoring.log_loss(*_brier_args(p), sample_weight=w(p)), False,
                    f"{_PAPER_002} section 5"),
         MetricSpec("auc", "AUC (macro one-vs-rest)", frozenset({"proba"}),
-                   lambda p, s: _auc_pair(p)[0], True, f"{_PAPER_000} section 2.2"),
+                   lambda p, s, c: _auc_pair(p, c)[0], True, f"{_PAPER_000} section 2.2"),
         MetricSpec("cwauc", "cwAUC (macro)", frozenset({"proba"}),
-                   lambda p, s: _auc_pair(p)[1], True, f"{_PAPER_000} Prop. 15"),
+                   lambda p, s, c: _auc_pair(p, c)[1], True, f"{_PAPER_000} Prop. 15"),
         MetricSpec("delta_auc", "cwAUC - AUC", frozenset({"proba"}),
-                   lambda p, s: _auc_pair(p)[1] - _auc_pair(p)[0], True,
+                   lambda p, s, c: _auc_pair(p, c)[1] - _auc_pair(p, c)[0], True,
                    f"{_PAPER_000} Prop. 16"),
-        MetricSpec("cwsa", "CWSA", frozenset(), lambda p, s: selective.cwsa(
+        MetricSpec("cwsa", "CWSA", frozenset(), lambda p, s, c: selective.cwsa(
             p.conf, p.correct, tau=s.tau, sample_weight=w(p)), True,
             f"{_PAPER_001} section 3"),
-        MetricSpec("cwsa_plus", "CWSA+", frozenset(), lambda p, s: selective.cwsa_plus(
+        MetricSpec("cwsa_plus", "CWSA+", frozenset(), lambda p, s, c: selective.cwsa_plus(
             p.conf, p.correct, tau=s.tau, sample_weight=w(p)), True,
             f"{_PAPER_001} section 3"),
-        MetricSpec("aurc", "AURC", frozenset(), lambda p, s: selective.aurc(
+        MetricSpec("aurc", "AURC", frozenset(), lambda p, s, c: selective.aurc(
             p.conf, p.correct, sample_weight=w(p)), False, f"{_PAPER_001} section 3"),
         MetricSpec("lcs", "Local Calibration Score", frozenset({"unweighted"}), _lcs, False,
                    f"{_PAPER_003}"),
@@ -283,6 +295,7 @@ def summarize(
                                 "n_clipped": float(n_clipped)}
     reasons: dict[str, str] = {}
     method = s.p_risk_method
+    cache: dict[str, Any] = {}
     for name in names:
         spec = METRICS[name]
         why = _missing_need(profile, spec)
@@ -291,7 +304,7 @@ def summarize(
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     warnings.simplefilter("ignore", risk.ClippedConfidenceWarning)
-                    val = float(spec.compute(profile, s))
+                    val = float(spec.compute(profile, s, cache))
             except ValueError as exc:
                 val, why = math.nan, str(exc)
             else:
@@ -305,7 +318,7 @@ def summarize(
     if "p_risk" in names and not math.isnan(values.get("p_risk", math.nan)):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", risk.ClippedConfidenceWarning)
-            method = _risk(profile, s).p_risk_method
+            method = _risk(profile, s, cache).p_risk_method
     view = s.view or profile.default_view
     return SummaryResult(values, reasons, s, method, view)
 

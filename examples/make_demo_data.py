@@ -99,8 +99,8 @@ def digits() -> pd.DataFrame:
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     bc = breast_cancer()
-    bc.to_csv(OUT / "breast_cancer.csv.gz", index=False, float_format="%.12g", compression={"method": "gzip",
-                                                                       "mtime": 0})
+    bc.to_csv(OUT / "breast_cancer.csv.gz", index=False, float_format="%.12g",
+              compression={"method": "gzip", "mtime": 0})
     dg = digits()
     dg.to_csv(OUT / "digits.csv.gz", index=False, float_format="%.6g",
               compression={"method": "gzip", "mtime": 0})

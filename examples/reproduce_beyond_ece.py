@@ -47,8 +47,10 @@ per class, which the generator does not define; the positive-class probability i
 top-label confidence of every row is ``c``.  The paper's Table 11 disagrees with
 that score for the distributions with mass below c = 1/2 and is close to a score
 under which such rows carry no ranking information: the other class scored
-``min(c, 1 - c)`` ("tied", a guess, printed next to it; those scores do not sum to 1,
-so they go through :func:`calreport.metrics.ranking.weighted_auc` per class).  As in the paper
+``min(c, 1 - c)`` ("tied", a guess printed next to it; those scores do not sum to 1,
+so they go through :func:`calreport.metrics.ranking.weighted_auc` per class).  The
+guess is not exactly the paper's score either: it gives Tight Lo a cwAUC of exactly
+1/2 where the paper prints 0.4987.  As in the paper
 (section 3.1: the distributions are drawn "with a fixed random seed"), a repetition
 uses the same confidences under every calibration mode: the seed depends on the
 distribution, N and the repetition, not on the mode.
@@ -68,7 +70,6 @@ from pathlib import Path
 from types import ModuleType
 
 import numpy as np
-from scipy import stats
 
 from calreport import synthetic
 from calreport.metrics import ranking, risk, weighted
@@ -306,14 +307,12 @@ def print_cells(title: str, cells: Sequence[CellResult], paper: dict[Cell, Seque
         comps = [compare(cell, col, ref[i]) for i, col in enumerate(columns)]
         label = synthetic.PAPER_LABELS[cell.distribution]
         mode = synthetic.PAPER_LABELS[cell.mode]
-        print(f"{label:<17}{'ours':>10}" + "".join(_fmt(col, c.ours)
-                                                   for col, c in zip(columns, comps)))
-        print(f"  {mode[:15]:<15}{'SE':>10}" + "".join(_fmt(col, c.se)
-                                                       for col, c in zip(columns, comps)))
-        print(f"{'':17}{'paper':>10}" + "".join(_fmt(col, c.paper)
-                                                for col, c in zip(columns, comps)))
+        pairs = list(zip(columns, comps, strict=True))
+        print(f"{label:<17}{'ours':>10}" + "".join(_fmt(col, c.ours) for col, c in pairs))
+        print(f"  {mode[:15]:<15}{'SE':>10}" + "".join(_fmt(col, c.se) for col, c in pairs))
+        print(f"{'':17}{'paper':>10}" + "".join(_fmt(col, c.paper) for col, c in pairs))
         print(f"{'':17}{'z':>10}" + "".join(_fmt_z(c) for c in comps))
-        results.extend((key, col, c) for col, c in zip(columns, comps))
+        results.extend((key, col, c) for col, c in pairs)
     return results
 
 
@@ -322,7 +321,7 @@ def print_csr_detail(cells: Sequence[CellResult], paper: dict[Cell, Sequence[flo
     print("\nCSR means in detail (ours: mean, SE, median, share of the largest repetition "
           "in the sum; light = finite-variance CSR terms):")
     print(f"{'distribution':<17}{'mode':<16}{'N':>7}{'paper':>12}{'ours':>12}{'SE':>11}"
-          f"{'median':>10}{'top share':>10}  tail")
+          f"{'median':>11}{'top share':>10}  tail")
     for cell in cells:
         x = cell.values["csr"]
         ref = paper[(cell.distribution, cell.mode, cell.n)][COLUMNS.index("csr")]
@@ -330,7 +329,7 @@ def print_csr_detail(cells: Sequence[CellResult], paper: dict[Cell, Sequence[flo
         print(f"{synthetic.PAPER_LABELS[cell.distribution]:<17}"
               f"{synthetic.PAPER_LABELS[cell.mode][:15]:<16}{cell.n:>7}{ref:>12.4g}"
               f"{np.mean(x):>12.4g}{np.std(x, ddof=1) / math.sqrt(x.size):>11.3g}"
-              f"{np.median(x):>10.4f}{top_share(x):>10.2f}  {tail}")
+              f"{np.median(x):>11.4g}{top_share(x):>10.2f}  {tail}")
 
 
 def agreement_summary(results: Iterable[tuple[Cell, str, Comparison]], label: str) -> None:

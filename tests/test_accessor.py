@@ -207,7 +207,7 @@ def test_bad_values_name_column_and_count():
 def test_missing_raise_and_drop():
     df = binary_frame(n=100)
     df.loc[[1, 2], "proba"] = np.nan
-    with pytest.raises(ValueError, match="`proba` has 2 missing values.*missing='drop'"):
+    with pytest.raises(ValueError, match=r"`proba` has 2 missing values.*missing='drop'"):
         df.calib.accuracy()
     s = df.calib(y="y_true", proba="proba", missing="drop").summary(["accuracy"])
     assert s["n"] == 98 and s["n_dropped"] == 2
