@@ -450,11 +450,25 @@ class GroupByCalibAccessor(_Base):
 
     def _groups(self) -> tuple[pd.Index, list[tuple[Any, pd.DataFrame | None]]]:
         index = self._gb.size().index
-        subs = list(self._gb)
+        try:
+            subs = [sub for _, sub in self._gb]
+        except ValueError:
+            # pandas 2.2 cannot iterate groups whose key is NaN (dropna=False); number
+            # the rows by group instead (same order as size() for such keys)
+            subs = self._split_by_ngroup(len(index))
         if len(subs) != len(index):  # pragma: no cover - defensive
             raise RuntimeError("pandas returned groups inconsistent with size()")
-        return index, [(key, sub if len(sub) else None) for key, (_, sub) in
+        return index, [(key, sub if len(sub) else None) for key, sub in
                        zip(index, subs, strict=True)]
+
+    def _split_by_ngroup(self, n_groups: int) -> list[pd.DataFrame]:
+        obj = self._gb.obj
+        codes = self._gb.ngroup().to_numpy(dtype=np.float64, na_value=np.nan)
+        ok = ~np.isnan(codes)
+        pos = np.flatnonzero(ok)
+        order = pos[np.argsort(codes[ok], kind="stable")]
+        bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
+        return [obj.iloc[order[bounds[g]:bounds[g + 1]]] for g in range(n_groups)]
 
     def _profiles(self) -> tuple[pd.Index, list[tuple[Any, ConfidenceProfile | None, int,
                                                        str | None, pd.Index | None]]]:

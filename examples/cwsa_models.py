@@ -149,8 +149,10 @@ def compare_with_paper(sweeps: pd.DataFrame, tables: ModuleType) -> pd.DataFrame
                 x = x[~np.isnan(x)]
                 mean = float(x.mean()) if x.size else math.nan
                 sd = float(x.std(ddof=1)) if x.size > 1 else math.nan
-                z = (mean - ref[i]) / (sd * math.sqrt(1.0 + 1.0 / x.size)) if sd > 0 else (
-                    0.0 if mean == ref[i] else math.nan)
+                if sd > 0:
+                    z = (mean - ref[i]) / (sd * math.sqrt(1.0 + 1.0 / x.size))
+                else:  # every repetition gave the same value (e.g. selective accuracy 1)
+                    z = 0.0 if mean == ref[i] else math.copysign(math.inf, mean - ref[i])
                 rows.append({"model": model, "row": label, "tau": tau, "column": name,
                              "ours": mean, "sd_one_sample": sd, "paper": ref[i], "z": z})
     return pd.DataFrame(rows)
@@ -164,7 +166,7 @@ def _print_one_sample(one: pd.DataFrame) -> None:
                            "display.float_format", "{:.4f}".format):
         for model in MODELS:
             print(f"\n[{model}]")
-            print(one.loc[model, cols].iloc[::3].to_string())
+            print(one.loc[model, cols].to_string())
 
 
 def _print_comparison(comp: pd.DataFrame) -> None:
@@ -181,7 +183,7 @@ def _print_comparison(comp: pd.DataFrame) -> None:
             for _, _, name in COMPARED:
                 x = r[r["column"] == name].iloc[0]
                 mark = "!" if abs(x["z"]) > 3 else " "
-                zt = f"{x['z']:+.0f}" if math.isfinite(x["z"]) else "nan"
+                zt = f"{x['z']:+.0f}" if math.isfinite(x["z"]) else "inf"
                 cells += f"{x['ours']:>9.4f}{x['paper']:>8.4f}{zt:>4}{mark}"
             print(f"{label:>5.2f}{tau:>8.4f}{cells}")
 
@@ -190,7 +192,7 @@ def qualitative_checks(one_or_mean: pd.DataFrame) -> list[tuple[str, bool, str]]
     """The paper's qualitative statements (section 5), checked on a sweep indexed by
     (model, tau).  Returns (statement, holds, numbers)."""
     s = one_or_mean
-    lo, hi = TAUS[0], TAUS[-1]
+    lo = TAUS[0]
 
     def at(model: str, tau: float, col: str) -> float:
         return float(s.loc[(model, tau), col])
@@ -199,9 +201,9 @@ def qualitative_checks(one_or_mean: pd.DataFrame) -> list[tuple[str, bool, str]]
     oc = [at("overconfident", t, "selective_accuracy") for t in TAUS]
     out.append(("overconfident: selective accuracy stays flat (within 0.03) over tau",
                 max(oc) - min(oc) < 0.03, f"range {min(oc):.4f}-{max(oc):.4f}"))
-    a, b = at("overconfident", lo, "cwsa_all"), at("overconfident", hi, "cwsa_all")
-    out.append(("overconfident: CWSA (/N) falls steadily from tau 0.5 to 0.99", b < a / 4,
-                f"{a:.4f} -> {b:.4f}"))
+    ocw = np.array([at("overconfident", t, "cwsa_all") for t in TAUS])
+    out.append(("overconfident: CWSA (/N) falls at every step from tau 0.5 to 0.99",
+                bool(np.all(np.diff(ocw) < 0)), f"{ocw[0]:.4f} -> {ocw[-1]:.4f}"))
     rnd = s.xs("random", level="model")["cwsa"].dropna()
     out.append(("random: CWSA negative at every threshold", bool((rnd < 0).all()),
                 f"max {rnd.max():.4f}"))
@@ -214,16 +216,11 @@ def qualitative_checks(one_or_mean: pd.DataFrame) -> list[tuple[str, bool, str]]
     pf = s.xs("perfect", level="model")[["cwsa", "cwsa_plus", "coverage"]]
     out.append(("perfect: CWSA = CWSA+ = coverage = 1 at every threshold",
                 bool(np.allclose(pf.to_numpy(), 1.0)), f"min {pf.to_numpy().min():.4f}"))
-    cal = [at("calibrated", t, "cwsa_plus") for t in TAUS]
-    ovc = [at("overconfident", t, "cwsa_plus") for t in TAUS]
+    cal = at("calibrated", lo, "cwsa_plus")
     out.append(("CWSA+ ranks calibrated above random and underconfident at tau = 0.5",
-                cal[0] > max(at("random", lo, "cwsa_plus"),
-                             at("underconfident", lo, "cwsa_plus")),
-                f"{cal[0]:.4f} vs {at('random', lo, 'cwsa_plus'):.4f}, "
+                cal > max(at("random", lo, "cwsa_plus"), at("underconfident", lo, "cwsa_plus")),
+                f"{cal:.4f} vs {at('random', lo, 'cwsa_plus'):.4f}, "
                 f"{at('underconfident', lo, 'cwsa_plus'):.4f}"))
-    out.append(("calibrated vs overconfident at tau = 0.5 (CWSA+)", True,
-                f"calibrated {cal[0]:.4f}, overconfident {ovc[0]:.4f} (not ranked by the "
-                "paper's tables: 0.7456 vs 0.8486)"))
     return out
 
 
@@ -260,6 +257,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     mean = many.groupby(level=["model", "tau"]).mean()
     for text, holds, numbers in qualitative_checks(mean):
         print(f"  [{'yes' if holds else 'NO '}] {text}: {numbers}")
+    print("  (not a claim of the paper: at tau = 0.5 CWSA+ ranks the overconfident model "
+          f"above the calibrated one, {mean.loc[('overconfident', TAUS[0]), 'cwsa_plus']:.4f} "
+          f"vs {mean.loc[('calibrated', TAUS[0]), 'cwsa_plus']:.4f}; the paper's Tables 1-2 "
+          "too: 0.8486 vs 0.7456)")
 
     n_ok = int((comp["z"].abs() <= 3).sum())
     print(f"\ncells within 3 single-sample SDs of the paper: {n_ok} / {len(comp)}")
