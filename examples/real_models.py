@@ -201,10 +201,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     mean = many.groupby(level="calibration", observed=True)[
         ["accuracy", "ece", "cwa", "auc", "cwauc", "p_risk"]].mean()
+    mean["p_risk"] *= 100.0
+    mean = mean.rename(columns={"p_risk": "p_risk %"})
     risky = (many["z_csr"] > 3).groupby(level="calibration", observed=True).sum()
     mean["groups with z > 3"] = risky
     print(f"\nMeans over datasets and seeds ({len(DATASETS)} x {n_seeds} groups per method):")
     print(mean.to_string(float_format=lambda x: f"{x:.4f}"))
+
+    total = len(DATASETS) * n_seeds
+    raw = many.xs("raw", level="calibration")
+    for method in ("isotonic", "platt"):
+        cal = many.xs(method, level="calibration")
+        lower, risky_cal = cal["ece"] < raw["ece"], cal["z_csr"] > 3
+        print(f"{method}: ECE below raw in {int(lower.sum())} of {total} (dataset, seed) "
+              f"groups, z above raw in {int((cal['z_csr'] > raw['z_csr']).sum())}, ECE lower "
+              f"and z > 3 together in {int((lower & risky_cal).sum())}; risky (z > 3) "
+              f"{int(risky_cal.sum())} vs raw {int((raw['z_csr'] > 3).sum())}")
 
     out_dir = args.out_dir or Path(tempfile.mkdtemp(prefix="calreport-"))
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -9,23 +9,25 @@ Regenerates, with :func:`calreport.synthetic.beyond_ece_profile` and the metrics
 * Tables 10-11 -- macro cwAUC against macro AUC (same samples as Tables 8-9),
 
 and prints each of our cells next to the paper's value with the difference measured
-in standard errors.  Run ``python examples/reproduce_beyond_ece.py`` (a few minutes)
-or add ``--quick`` (seconds; fewer repetitions, no N = 100,000).
+in standard errors.  Run ``python examples/reproduce_beyond_ece.py`` (about ten
+seconds) or add ``--quick`` (20 repetitions, no N = 100,000).
 
 How a cell is compared
 ----------------------
 Every printed value of the paper is a mean over 100 repetitions; ours is a mean over
 ``R`` repetitions of the same design.  With ``s`` the standard deviation of one
-repetition's value (estimated from our repetitions; for the two percentage columns
-from the binomial law at the pooled proportion of both studies) the standard error of
-our mean is ``SE = s / sqrt(R)`` and the difference of two independent means has
-standard error ``s * sqrt(1/R + 1/100)``.  ``z = (ours - paper) / that``; ``|z| > 3``
-flags a cell.  The paper's value is rounded to its last printed digit, which adds
-a uniform rounding error of variance ``unit**2 / 12``.  P_risk lies in [0, 100]: its
-spread is taken as the Bhatia-Davis bound ``sqrt(m (100 - m))`` at the pooled mean
-``m`` (conservative, and never zero when the paper's mean differs from ours, as our
-own spread is when all our repetitions give 0 or 100).  Table 11 prints one sample
-(N = 1000), so there the paper's side contributes ``s`` itself: ``s * sqrt(1/R + 1)``.
+repetition's value, the standard error of our mean is ``SE = s / sqrt(R)`` and the
+difference of two independent means has standard error ``s * sqrt(1/R + 1/100)``;
+the paper's value is also rounded to its last printed digit ``unit``, a uniform
+error of variance ``unit**2 / 12``.  ``z = (ours - paper) / sqrt(s**2 (1/R + 1/100) +
+unit**2 / 12)`` and ``|z| > 3`` flags a cell.  ``s`` is estimated from our
+repetitions, except for the three columns in percent of [0, 100] (">1 sigma",
+">3 sigma", P_risk): there ``s = sqrt(m (100 - m))`` at the pooled mean ``m`` of both
+studies, the binomial spread of the two indicator columns and the Bhatia-Davis
+upper bound for P_risk (conservative, and never zero when the paper differs from
+ours, as our own spread is when all our repetitions give 0 or 100).  Table 11
+prints one sample (N = 1000), so there the paper's side contributes ``s`` itself:
+``s * sqrt(1/R + 1)``.
 
 CSR, and sigma_CSR, average terms ``1 / (1 - c)`` that have infinite variance (or
 mean) for distributions with mass near c = 1: a repetition's value is then
@@ -38,22 +40,25 @@ clipped to ``[eps, 1 - eps]`` for CSR with ``eps = 2**-53``, i.e. only an exact 
 moved (to the largest double below 1).  The paper clips at 1e-8 for its real data
 (A.4) but evidently not for the synthetic tables: with 1e-8 clipping sigma_CSR is at
 most ``sqrt(N * 1e8) / N`` = 10 at N = 10,000, and Table 5 prints a mean of 16.14
-(Skew High).  ``--eps 1e-8`` reruns with the library's default;
-">k sigma" counts repetitions with ``z = (CSR - 1) / sigma_CSR > k`` (Table 5's
-caption); ``P_risk = Phi(z)`` when ``CSR > 1``, else 0; the gain of a repetition is
-``(cwA - Acc) / (1 - min(cwA, Acc))`` and the table averages it.  AUC needs a score
-per class, which the generator does not define; the positive-class probability is
-``c`` when the predicted class is 1 and ``1 - c`` otherwise ("complement"), so the
-top-label confidence of every row is ``c``.  The paper's Table 11 disagrees with
-that score for the distributions with mass below c = 1/2 and is close to a score
-under which such rows carry no ranking information: the other class scored
-``min(c, 1 - c)`` ("tied", a guess printed next to it; those scores do not sum to 1,
-so they go through :func:`calreport.metrics.ranking.weighted_auc` per class).  The
-guess is not exactly the paper's score either: it gives Tight Lo a cwAUC of exactly
-1/2 where the paper prints 0.4987.  As in the paper
-(section 3.1: the distributions are drawn "with a fixed random seed"), a repetition
-uses the same confidences under every calibration mode: the seed depends on the
-distribution, N and the repetition, not on the mode.
+(Skew High).  ``--eps 1e-8`` reruns with the library's default.  ">k sigma" counts
+the repetitions with ``z = (CSR - 1) / sigma_CSR > k`` (Table 5's caption);
+``P_risk = Phi(z)`` when ``CSR > 1``, else 0; the gain of a repetition is
+``(cwA - Acc) / (1 - min(cwA, Acc))`` and the table averages it.
+
+AUC needs a score per class, which the generator does not define; the
+positive-class probability is ``c`` when the predicted class is 1 and ``1 - c``
+otherwise ("complement"), so the top-label confidence of every row is ``c``.  The
+paper's Table 11 disagrees with that score for the distributions with mass below
+c = 1/2 and is close to a score under which such rows carry no ranking information:
+the other class scored ``min(c, 1 - c)`` ("tied", a guess printed next to it; those
+scores do not sum to 1, so they go through
+:func:`calreport.metrics.ranking.weighted_auc` per class).  The guess is not exactly
+the paper's score either: it gives Tight Lo a cwAUC of exactly 1/2 where the paper
+prints 0.4987.
+
+As in the paper (section 3.1: the distributions are drawn "with a fixed random
+seed"), a repetition uses the same confidences under every calibration mode: the
+seed depends on the distribution, N and the repetition, not on the mode.
 """
 
 from __future__ import annotations
