@@ -363,7 +363,7 @@ def confidence_histogram(
     >>> from calreport import ConfidenceProfile
     >>> p = ConfidenceProfile.from_arrays(conf=[0.6, 0.9, 0.95], correct=[1, 1, 0])
     >>> ax = confidence_histogram(p, bins=10)
-    >>> [b.get_height() for b in ax.containers[1]][-1]
+    >>> float(ax.containers[1][-1].get_height())
     1.0
     """
     label, prof = _single(profile)
@@ -527,8 +527,8 @@ def selective_plot(
     --------
     >>> from calreport import ConfidenceProfile
     >>> p = ConfidenceProfile.from_arrays(conf=[0.6, 0.9, 0.95], correct=[1, 1, 0])
-    >>> len(selective_plot(p).lines)
-    4
+    >>> [line.get_label() for line in selective_plot(p).lines][:4]
+    ['coverage', 'selective accuracy', 'CWSA', 'CWSA+']
     """
     from calreport.metrics import selective
 
