@@ -70,7 +70,8 @@ def test_wheel_ships_templates_and_renders_a_report(tmp_path):
                     str(venv)], check=True)
     python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
-                    "--no-deps", "--no-index", "--quiet", str(wheel)], check=True)
+                    "--no-deps", "--no-index", "--ignore-installed", "--quiet", str(wheel)],
+                   check=True)
     run_dir = tmp_path / "elsewhere"
     run_dir.mkdir()
     env = {k: val for k, val in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
