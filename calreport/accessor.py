@@ -335,6 +335,23 @@ class CalibAccessor(_Base):
         curve = local.lowess_curve(score, outcome, **kwargs)
         return pd.DataFrame({"score": np.asarray(curve.x), "calibrated": np.asarray(curve.y)})
 
+    def classification_metrics(self, *, average: str = "macro") -> pd.Series:
+        """Classical and confidence-weighted precision, recall, F1, MCC... (000, Def. 5).
+
+        Returns a Series indexed by (form, metric), form in {"classical", "cw"}; the
+        cw form is built on the confidence-weighted confusion counts (Prop. 11-12).
+        """
+        return _classification_series(self.profile(), average)
+
+    def calibration_tests(self, *, view: str | None = None, n_groups: int = 10
+                          ) -> pd.Series:
+        """Hosmer-Lemeshow, Spiegelhalter's Z and Cox intercept/slope with 95 % CIs."""
+        return _calibration_tests_series(self.profile(), view, n_groups)
+
+    def calibration_error(self, *, view: str | None = None) -> pd.Series:
+        """ICI, E50, E90 and Emax from the LOWESS calibration curve (Austin & Steyerberg)."""
+        return _calibration_error_series(self.profile(), view)
+
     def profiles(self) -> dict[str, ConfidenceProfile]:
         """``{"all": profile}`` (same shape as the GroupBy method)."""
         return {"all": self.profile()}
@@ -351,6 +368,64 @@ class CalibAccessor(_Base):
         from calreport.report import report_from_accessor
 
         return report_from_accessor(self, **kwargs)
+
+
+# ------------------------------------------------------------------ structured parts
+def _classification_series(prof: ConfidenceProfile, average: str) -> pd.Series:
+    _need_labels(prof)
+    k = prof.n_classes or 0
+    out = {}
+    for form, conf in (("classical", None), ("cw", prof.conf)):
+        res = weighted.classification_metrics(prof.y_true, prof.y_pred, conf, n_classes=k,
+                                              average=average,
+                                              sample_weight=prof.sample_weight)
+        for name in ("accuracy", "precision", "recall", "specificity", "f1",
+                     "balanced_accuracy", "mcc"):
+            out[(form, name)] = float(res[name])
+    idx = pd.MultiIndex.from_tuples(list(out), names=["form", "metric"])
+    return pd.Series(list(out.values()), index=idx, dtype=np.float64)
+
+
+def _calibration_tests_series(prof: ConfidenceProfile, view: str | None, n_groups: int
+                              ) -> pd.Series:
+    from calreport.metrics import clinical
+
+    score, outcome = prof.view(view)
+    w = prof.sample_weight
+    out: dict[str, float] = {}
+    try:
+        hl = clinical.hosmer_lemeshow(score, outcome, n_groups=n_groups, sample_weight=w)
+        out.update(hl_statistic=hl.statistic, hl_df=float(hl.df), hl_pvalue=hl.pvalue)
+    except ValueError:
+        out.update(hl_statistic=math.nan, hl_df=math.nan, hl_pvalue=math.nan)
+    try:
+        sp = clinical.spiegelhalter_z(score, outcome, sample_weight=w)
+        out.update(spiegelhalter_z=sp.z, spiegelhalter_pvalue=sp.pvalue)
+    except ValueError:
+        out.update(spiegelhalter_z=math.nan, spiegelhalter_pvalue=math.nan)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            cox = clinical.cox_calibration(score, outcome, sample_weight=w)
+        out.update(cox_intercept=cox.intercept, cox_intercept_ci_low=cox.intercept_ci[0],
+                   cox_intercept_ci_high=cox.intercept_ci[1], cox_slope=cox.slope,
+                   cox_slope_ci_low=cox.slope_ci[0], cox_slope_ci_high=cox.slope_ci[1],
+                   calibration_in_the_large=cox.calibration_in_the_large)
+    except ValueError:
+        for k in ("cox_intercept", "cox_intercept_ci_low", "cox_intercept_ci_high",
+                  "cox_slope", "cox_slope_ci_low", "cox_slope_ci_high",
+                  "calibration_in_the_large"):
+            out[k] = math.nan
+    return pd.Series(out, dtype=np.float64)
+
+
+def _calibration_error_series(prof: ConfidenceProfile, view: str | None) -> pd.Series:
+    from calreport.metrics import local
+
+    score, outcome = prof.view(view)
+    r = local.calibration_error_summary(score, outcome)
+    return pd.Series({"ici": r.ici, "e50": r.e50, "e90": r.e90, "emax": r.emax},
+                     dtype=np.float64)
 
 
 def _need_labels(prof: ConfidenceProfile) -> None:
@@ -619,6 +694,30 @@ class GroupByCalibAccessor(_Base):
             frames.append(_confusion_frame(prof))
             keys.append(key)
         return _stack(frames, keys, index)
+
+    def _per_group(self, fn: Any) -> pd.DataFrame:
+        """Apply ``fn(profile) -> Series`` to every non-empty group: groups x fields."""
+        index, items = self._profiles()
+        rows = [fn(prof) if prof is not None else None for _, prof, *_ in items]
+        template = next((r for r in rows if r is not None), None)
+        if template is None:
+            return pd.DataFrame(index=index)
+        data = [r.to_numpy() if r is not None else np.full(len(template), np.nan)
+                for r in rows]
+        return pd.DataFrame(data, index=index, columns=template.index)
+
+    def classification_metrics(self, *, average: str = "macro") -> pd.DataFrame:
+        """Classical and cw classification metrics per group: groups x (form, metric)."""
+        return self._per_group(lambda p: _classification_series(p, average))
+
+    def calibration_tests(self, *, view: str | None = None, n_groups: int = 10
+                          ) -> pd.DataFrame:
+        """Hosmer-Lemeshow, Spiegelhalter and Cox per group."""
+        return self._per_group(lambda p: _calibration_tests_series(p, view, n_groups))
+
+    def calibration_error(self, *, view: str | None = None) -> pd.DataFrame:
+        """ICI, E50, E90, Emax per group."""
+        return self._per_group(lambda p: _calibration_error_series(p, view))
 
     @property
     def plot(self) -> Any:

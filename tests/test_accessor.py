@@ -319,3 +319,35 @@ def test_ngroup_split_matches_iteration(sort):
     assert len(split) == len(expected)
     for a, b in zip(split, expected, strict=True):
         pd.testing.assert_frame_equal(a, b)
+
+
+def test_classification_metrics_match_core():
+    from calreport.metrics import weighted
+
+    df = multiclass_frame()
+    out = df.calib.classification_metrics(average="weighted")
+    prof = df.calib.profile()
+    ref = weighted.classification_metrics(prof.y_true, prof.y_pred, prof.conf, n_classes=4,
+                                          average="weighted")
+    assert out[("cw", "f1")] == pytest.approx(ref["f1"])
+    assert out[("classical", "accuracy")] == pytest.approx(df.calib.accuracy())
+    g = df.groupby("model").calib.classification_metrics()
+    sub = df[df["model"] == "x"].calib.classification_metrics()
+    pd.testing.assert_series_equal(g.loc["x"], sub, check_names=False)
+
+
+def test_calibration_tests_and_error_match_core():
+    from calreport.metrics import clinical, local
+
+    df = binary_frame(n=600)
+    out = df.calib.calibration_tests()
+    y, p = df["y_true"].to_numpy(), df["proba"].to_numpy()
+    assert out["hl_statistic"] == pytest.approx(clinical.hosmer_lemeshow(p, y).statistic)
+    assert out["spiegelhalter_z"] == pytest.approx(clinical.spiegelhalter_z(p, y).z)
+    assert out["cox_slope"] == pytest.approx(clinical.cox_calibration(p, y).slope)
+    err = df.calib.calibration_error()
+    assert err["ici"] == pytest.approx(local.calibration_error_summary(p, y).ici)
+    g = df.groupby("model").calib.calibration_tests()
+    assert list(g.index) == ["m1", "m2", "m3"]
+    assert g.loc["m2", "cox_slope"] == pytest.approx(
+        df[df["model"] == "m2"].calib.calibration_tests()["cox_slope"])
