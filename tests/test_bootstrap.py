@@ -1,4 +1,4 @@
-"""Bootstrap: the batched kernels equal the core metrics; seeds; intervals; coverage."""
+"""Bootstrap: the batched kernels equal the core metrics; resampling; seeds; intervals."""
 
 from __future__ import annotations
 
@@ -7,11 +7,16 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import calreport  # noqa: F401
+import calreport.bootstrap as bs
 from calreport import ConfidenceProfile
 from calreport.bootstrap import (
+    BootstrapResult,
+    _add_hits,
     _Kernels,
+    _Resampler,
     bootstrap_intervals,
     bootstrap_replicates,
 )
@@ -35,6 +40,37 @@ def _multi(n=400, k=3, seed=2):
     p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
     y = (p.cumsum(axis=1) > rng.random((n, 1))).argmax(axis=1)
     return ConfidenceProfile.from_arrays(y, p)
+
+
+def _weighted(n=500, seed=3):
+    """Binary, tied scores, real-valued sample weights (some zero).
+
+    Three heavy rows (weight 6) sit alone above 0.8 and are all wrong: with 8 bins
+    their bin has the largest gap, a weight sum of 6 per drawn row but a Kish
+    effective size of only the number of rows drawn, so MCE with ``min_count=4``
+    depends on which occupancy is used.
+    """
+    rng = np.random.default_rng(seed)
+    p = np.r_[np.round(rng.beta(2, 2, n - 3) * 0.8, 2), 0.97, 0.97, 0.98]
+    y = np.r_[(rng.random(n - 3) < p[:-3]).astype(int), 0, 0, 0]
+    w = np.r_[rng.gamma(2.0, 0.5, n - 3), 6.0, 6.0, 6.0]
+    w[::17] = 0.0
+    return ConfidenceProfile.from_arrays(y, p, sample_weight=w)
+
+
+def _top_label(n=600, seed=4):
+    """conf + correct only: no AUC, Brier; bins and AURC in the confidence order."""
+    rng = np.random.default_rng(seed)
+    c = np.round(rng.uniform(0.3, 1.0, n), 3)
+    return ConfidenceProfile.from_arrays(conf=c, correct=rng.random(n) < c)
+
+
+PROFILES = {"binary": _binary, "ties": lambda: _binary(ties=True), "multi": _multi,
+            "weighted": _weighted, "top_label": _top_label}
+
+
+def _counts(n_rep, n, seed=5):
+    return np.random.default_rng(seed).poisson(1.0, size=(n_rep, n))
 
 
 @pytest.mark.parametrize("make", [_binary, lambda: _binary(ties=True), _multi])
@@ -74,17 +110,171 @@ def test_seed_reproducible_and_different():
     c = bootstrap_replicates(prof, metrics=["accuracy", "auc"], n_boot=50, seed=8)
     np.testing.assert_array_equal(a["auc"], b["auc"])
     assert not np.array_equal(a["auc"], c["auc"])
+    d = bootstrap_replicates(prof, metrics=["accuracy", "auc"], n_boot=50, seed=7,
+                             resampling="poisson")
+    assert not np.array_equal(a["auc"], d["auc"])
+    ss = np.random.SeedSequence(7)
+    e = bootstrap_replicates(prof, metrics=["auc"], n_boot=50, seed=ss)
+    np.testing.assert_array_equal(a["auc"], e["auc"])  # int and its SeedSequence
 
 
-def test_block_size_does_not_change_replicates(monkeypatch):
-    import calreport.bootstrap as bs
+def test_more_replicates_extend_the_same_sequence():
+    """Replicate i depends on the seed and i only: n_boot=40 starts like n_boot=100."""
+    prof = _binary()
+    a = bootstrap_replicates(prof, metrics=["cwa"], n_boot=40, seed=2)
+    b = bootstrap_replicates(prof, metrics=["cwa"], n_boot=100, seed=2)
+    np.testing.assert_array_equal(a["cwa"][:32], b["cwa"][:32])  # whole streams of 16
 
-    prof = _binary(n=300)
-    a = bootstrap_replicates(prof, metrics=["csr"], n_boot=40, seed=3)
-    monkeypatch.setattr(bs, "_BLOCK_CELLS", 300 * 7)  # blocks of 7 replicates
-    b = bootstrap_replicates(prof, metrics=["csr"], n_boot=40, seed=3)
-    # the same integer stream is consumed block by block in order
-    np.testing.assert_allclose(a["csr"], b["csr"])
+
+@pytest.mark.parametrize("name", ["binary", "ties", "weighted"])
+def test_block_size_and_threads_do_not_change_replicates(monkeypatch, name):
+    """Replicates 16k..16k+15 come from child stream k: same numbers, bit for bit."""
+    prof = PROFILES[name]()
+    names = BATCHED
+    monkeypatch.setattr(bs, "_THREADS", 1)
+    a = bootstrap_replicates(prof, metrics=names, n_boot=70, seed=3)  # one block of 70
+    assert bs._block_replicates(prof.n, 70) == 70
+    monkeypatch.setattr(bs, "_BLOCK_CELLS", prof.n * 16)  # blocks of 16 replicates
+    assert bs._block_replicates(prof.n, 70) == 16
+    b = bootstrap_replicates(prof, metrics=names, n_boot=70, seed=3)
+    monkeypatch.setattr(bs, "_THREADS", 2)  # the same blocks on two threads
+    c = bootstrap_replicates(prof, metrics=names, n_boot=70, seed=3)
+    for m in names:
+        np.testing.assert_array_equal(a[m], b[m], err_msg=m)
+        np.testing.assert_array_equal(a[m], c[m], err_msg=m)
+
+
+@pytest.mark.parametrize("name", list(PROFILES))
+def test_integer_path_equals_real_weight_path(name):
+    """Counts take exact integer running sums; real weights the blocked float sums.
+
+    Both are exact on integer-valued weights, so they agree bit for bit.
+    """
+    prof = PROFILES[name]()
+    k = _Kernels(prof, SummarySettings(n_bins=10, tau=0.6, min_count=3), BATCHED)
+    counts = _counts(6, prof.n)
+    base = 1.0 if prof.sample_weight is None else prof.sample_weight
+    ref = k.evaluate(counts * base)
+    first = counts[:, k.first_rows]
+    for dtype in (np.uint8, np.uint16):  # uint16: a block widened past 255
+        got = k.evaluate_counts(first.astype(dtype))
+        assert set(got) == set(ref)
+        for m in ref:
+            np.testing.assert_array_equal(got[m], ref[m], err_msg=m)
+
+
+@pytest.mark.parametrize("name", ["binary", "ties", "weighted", "top_label"])
+def test_replicate_equals_summary_of_the_materialised_resample(name):
+    """A replicate = the summary of the resample written out row by row.
+
+    Rows drawn k times are repeated k times (with their own sample weight), so the
+    bin occupancy of MCE is the resample's row count (or Kish's effective size with
+    sample weights), not that of the counts read as weights.
+    """
+    prof = PROFILES[name]()
+    s = SummarySettings(n_bins=8, tau=0.55, min_count=4)
+    k = _Kernels(prof, s, BATCHED)
+    counts = _counts(4, prof.n, seed=9)
+    got = k.evaluate_counts(counts[:, k.first_rows])
+    names = list(got)  # without labels and probabilities: no AUC, Brier, log loss
+    assert len(names) >= 13
+    for r in range(4):
+        rows = np.repeat(np.arange(prof.n), counts[r])
+        if prof.conf is not None and prof.y_true is None:
+            rep = ConfidenceProfile.from_arrays(conf=prof.conf[rows],
+                                                correct=prof.correct[rows])
+        else:
+            scores = prof.score if prof.score is not None else prof.proba
+            sw = None if prof.sample_weight is None else prof.sample_weight[rows]
+            rep = ConfidenceProfile.from_arrays(prof.y_true[rows], scores[rows],
+                                                sample_weight=sw)
+        ref = summarize(rep, metrics=names, settings=s).values
+        for m in names:
+            assert got[m][r] == pytest.approx(ref[m], rel=1e-9, abs=1e-12, nan_ok=True), (m, r)
+
+
+def test_tiles_split_runs_of_ties_correctly(monkeypatch):
+    """Small tiles: running sums carried across tiles, tie groups never split."""
+    prof = _binary(n=3000, ties=True)  # 11 distinct scores: groups longer than a tile
+    prof2 = ConfidenceProfile.from_arrays(prof.y_true, np.round(_binary(n=3000).score, 3))
+    for p in (prof, prof2):
+        ref = _Kernels(p, SummarySettings(), BATCHED)
+        monkeypatch.setattr(bs, "_TILE_ROWS", 128)
+        small = _Kernels(p, SummarySettings(), BATCHED)
+        monkeypatch.undo()
+        assert len(small.orders[0].tiles) > len(ref.orders[0].tiles) == 1
+        counts = _counts(5, p.n)
+        a = ref.evaluate_counts(counts[:, ref.first_rows])
+        b = small.evaluate_counts(counts[:, small.first_rows])
+        c = small.evaluate(counts.astype(float))
+        for m in BATCHED:
+            np.testing.assert_allclose(b[m], a[m], rtol=1e-12, err_msg=m)
+            np.testing.assert_allclose(c[m], a[m], rtol=1e-12, err_msg=m)
+
+
+# ------------------------------------------------------------------- resampling
+@pytest.mark.parametrize("n", [1, 2, 7, 300, 5000])
+def test_multinomial_counts_draw_exactly_n_rows(n):
+    rng = np.random.default_rng(n)
+    counts = _Resampler(n, "multinomial").draw(rng, np.empty((40, n), np.uint8))
+    np.testing.assert_array_equal(counts.sum(axis=1), n)
+
+
+def test_multinomial_counts_have_the_multinomial_law():
+    """Cell counts ~ Binomial(N, 1/N); two cells covary by -1/N (Efron's bootstrap).
+
+    N = 40 keeps the top-up of uniform draws large (rate ~0.46), 50 000 replicates
+    give a chi-square test of the marginal with plenty of power.
+    """
+    n, reps = 40, 50_000
+    rng = np.random.default_rng(0)
+    counts = _Resampler(n, "multinomial").draw(rng, np.empty((reps, n), np.uint8))
+    cell = counts[:, :10].ravel().astype(int)
+    k = np.arange(6)
+    expected = stats.binom.pmf(k, n, 1 / n)
+    expected = np.r_[expected, 1 - expected.sum()] * cell.size
+    observed = np.r_[np.bincount(np.minimum(cell, 6), minlength=7)]
+    assert stats.chisquare(observed, expected).pvalue > 1e-3
+    # Cov(count_i, count_j) = -N p^2 = -1/N for i != j
+    cov = np.cov(counts[:, 0], counts[:, 1])[0, 1]
+    assert cov == pytest.approx(-1 / n, abs=4 * 1.0 / np.sqrt(reps))
+
+
+def test_poisson_counts_have_the_poisson_law():
+    n, reps = 1000, 2000
+    rng = np.random.default_rng(1)
+    counts = _Resampler(n, "poisson").draw(rng, np.empty((reps, n), np.uint8)).ravel()
+    k = np.arange(7)
+    expected = stats.poisson.pmf(k, 1.0)
+    expected = np.r_[expected, 1 - expected.sum()] * counts.size
+    observed = np.bincount(np.minimum(counts, 7), minlength=8)
+    assert stats.chisquare(observed, expected).pvalue > 1e-3
+    totals = counts.reshape(reps, n).sum(axis=1)
+    assert totals.var() == pytest.approx(n, rel=0.1)  # Poisson(N) totals
+
+
+def test_poisson_table_is_the_inverse_cdf():
+    """Every non-refined 16-bit code gives the quantile of both ends of its interval."""
+    sampler = _Resampler(10_000, "multinomial")
+    codes = np.arange(1 << 16)
+    fixed = sampler.table != 255
+    lo = codes * 2.0**-16
+    hi = np.nextafter((codes + 1) * 2.0**-16, 0)
+    for u in (lo, hi):
+        quantile = np.searchsorted(sampler.cdf, u, side="right")
+        np.testing.assert_array_equal(sampler.table[fixed], quantile[fixed])
+    # refined codes are rare: the CDF has only ~20 jumps
+    assert (~fixed).sum() <= sampler.cdf.size
+
+
+def test_add_hits_widens_past_255():
+    counts = np.array([[250, 1, 0]], dtype=np.uint8)
+    out = _add_hits(counts, np.array([0] * 10 + [2]))
+    assert out.dtype == np.uint16
+    np.testing.assert_array_equal(out, [[260, 1, 1]])
+    small = _add_hits(np.zeros((1, 3), np.uint8), np.array([1, 1]))
+    assert small.dtype == np.uint8
+    np.testing.assert_array_equal(small, [[0, 2, 0]])
 
 
 def test_intervals_bracket_estimate():
@@ -134,6 +324,18 @@ def test_bad_arguments():
         bootstrap_intervals(prof, res, n_boot=1)
     with pytest.raises(ValueError, match="`method` must be one of"):
         bootstrap_intervals(prof, res, method="bca")
+    with pytest.raises(ValueError, match="`resampling` must be one of"):
+        bootstrap_intervals(prof, res, resampling="bayesian")
+
+
+def test_result_records_the_resampling():
+    prof = _binary(n=200)
+    res = summarize(prof, metrics=["accuracy"])
+    out = bootstrap_intervals(prof, res, n_boot=20, seed=0, return_replicates=True,
+                              resampling="poisson")
+    assert isinstance(out, BootstrapResult)
+    assert out.resampling == "poisson"
+    assert out.replicates["accuracy"].shape == (20,)
 
 
 def test_accessor_ci_shapes():
@@ -151,7 +353,8 @@ def test_accessor_ci_shapes():
 
 
 @pytest.mark.slow
-def test_percentile_coverage_near_nominal():
+@pytest.mark.parametrize("resampling", ["multinomial", "poisson"])
+def test_percentile_coverage_near_nominal(resampling):
     """Coverage of 95% intervals on a calibrated profile with known truth.
 
     conf ~ Beta(4, 2) and correct ~ Bernoulli(conf): the true accuracy is E[conf] = 2/3
@@ -170,7 +373,8 @@ def test_percentile_coverage_near_nominal():
         ok = rng.random(400) < c
         prof = ConfidenceProfile.from_arrays(conf=c, correct=ok)
         res = summarize(prof, metrics=list(hits))
-        iv = bootstrap_intervals(prof, res, n_boot=400, ci=0.95, seed=rng)
+        iv = bootstrap_intervals(prof, res, n_boot=400, ci=0.95, seed=rng,
+                                 resampling=resampling)
         for m in hits:
             lo, hi = iv[m]
             hits[m] += lo <= truth[m] <= hi
