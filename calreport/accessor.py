@@ -235,6 +235,7 @@ class CalibAccessor(_Base):
         ci: float | None = None,
         n_boot: int = 1000,
         ci_method: str = "percentile",
+        resampling: str = "multinomial",
         seed: Any = None,
         n_bins: int = 15,
         strategy: str = "uniform",
@@ -253,9 +254,10 @@ class CalibAccessor(_Base):
             Subset of the metrics (default: all; see ``calreport.summary.METRICS``).
         ci : float, optional
             Confidence level of the intervals (e.g. 0.95).
-        n_boot, ci_method, seed, progress
-            Bootstrap replicates, ``"percentile"``/``"basic"``/``"analytic"``, seed and
-            progress bar (see :mod:`calreport.bootstrap`).
+        n_boot, ci_method, resampling, seed, progress
+            Bootstrap replicates, ``"percentile"``/``"basic"``/``"analytic"``,
+            ``"multinomial"``/``"poisson"`` resampling, seed and progress bar (see
+            :mod:`calreport.bootstrap`).
         n_bins, strategy, tau, view, p_risk_method
             See :class:`calreport.summary.SummarySettings`.
 
@@ -275,12 +277,13 @@ class CalibAccessor(_Base):
             from calreport.bootstrap import bootstrap_intervals
 
             iv = bootstrap_intervals(prof, res, n_boot=n_boot, ci=ci, method=ci_method,
-                                     seed=seed, progress=progress)
+                                     seed=seed, progress=progress, resampling=resampling)
             out = pd.DataFrame(
                 [(val, *iv.get(k, (math.nan, math.nan))) for k, val in res.values.items()],
                 index=pd.Index(list(res.values), name="metric"), columns=list(_STATS),
             )
             out.attrs["ci"] = {"level": ci, "method": ci_method, "n_boot": n_boot,
+                               "resampling": resampling,
                                "seed": seed if isinstance(seed, (int, type(None))) else None}
         out.attrs["reasons"] = dict(res.reasons)
         out.attrs["settings"] = settings.to_dict()
@@ -583,6 +586,7 @@ class GroupByCalibAccessor(_Base):
         ci: float | None = None,
         n_boot: int = 1000,
         ci_method: str = "percentile",
+        resampling: str = "multinomial",
         seed: Any = None,
         n_bins: int = 15,
         strategy: str = "uniform",
@@ -620,7 +624,7 @@ class GroupByCalibAccessor(_Base):
 
             todo = {k: (p, r) for k, (p, r) in results.items()}
             iv = grouped_intervals(todo, n_boot=n_boot, ci=ci, method=ci_method, seed=seed,
-                                   progress=progress)
+                                   progress=progress, resampling=resampling)
             parts = {}
             for m in columns:
                 lo = [iv[k].get(m, (math.nan, math.nan))[0] for k, *_ in items]
@@ -631,6 +635,7 @@ class GroupByCalibAccessor(_Base):
             out = pd.DataFrame(parts, index=index)
             out.columns = pd.MultiIndex.from_tuples(out.columns, names=["metric", "stat"])
             out.attrs["ci"] = {"level": ci, "method": ci_method, "n_boot": n_boot,
+                               "resampling": resampling,
                                "seed": seed if isinstance(seed, (int, type(None))) else None}
         else:
             out = values

@@ -356,6 +356,7 @@ def summary(
     ci: float | None = None,
     n_boot: int = 1000,
     ci_method: str = "percentile",
+    resampling: str = "multinomial",
     seed: int | np.random.Generator | None = None,
 ) -> dict[str, Any]:
     """Summary metrics of arrays of predictions (functional mirror of ``df.calib.summary``).
@@ -370,8 +371,9 @@ def summary(
         See :class:`SummarySettings`.
     ci : float, optional
         Confidence level of bootstrap intervals (e.g. 0.95).  None: point estimates.
-    n_boot, ci_method, seed
-        Bootstrap replicates, interval method and seed (see :mod:`calreport.bootstrap`).
+    n_boot, ci_method, resampling, seed
+        Bootstrap replicates, interval method, ``"multinomial"``/``"poisson"``
+        resampling and seed (see :mod:`calreport.bootstrap`).
 
     Returns
     -------
@@ -396,5 +398,6 @@ def summary(
         return dict(res.values)
     from calreport.bootstrap import bootstrap_intervals
 
-    iv = bootstrap_intervals(profile, res, n_boot=n_boot, ci=ci, method=ci_method, seed=seed)
+    iv = bootstrap_intervals(profile, res, n_boot=n_boot, ci=ci, method=ci_method, seed=seed,
+                             resampling=resampling)
     return {k: (val, *iv.get(k, (math.nan, math.nan))) for k, val in res.values.items()}

@@ -351,3 +351,18 @@ def test_calibration_tests_and_error_match_core():
     assert list(g.index) == ["m1", "m2", "m3"]
     assert g.loc["m2", "cox_slope"] == pytest.approx(
         df[df["model"] == "m2"].calib.calibration_tests()["cox_slope"])
+
+
+def test_summary_resampling_option_is_passed_through():
+    df = binary_frame(n=300)
+    a = df.calib.summary(["accuracy"], ci=0.9, n_boot=50, seed=0)
+    b = df.calib.summary(["accuracy"], ci=0.9, n_boot=50, seed=0, resampling="poisson")
+    assert a.attrs["ci"]["resampling"] == "multinomial"
+    assert b.attrs["ci"]["resampling"] == "poisson"
+    assert a.loc["accuracy", "value"] == b.loc["accuracy", "value"]
+    assert a.loc["accuracy", "ci_low"] != b.loc["accuracy", "ci_low"]
+    g = df.groupby("model").calib.summary(["accuracy"], ci=0.9, n_boot=50, seed=0,
+                                          resampling="poisson")
+    assert g.attrs["ci"]["resampling"] == "poisson"
+    with pytest.raises(ValueError, match="`resampling` must be one of"):
+        df.calib.summary(["accuracy"], ci=0.9, n_boot=50, resampling="jackknife")
