@@ -355,6 +355,15 @@ class CalibAccessor(_Base):
         """ICI, E50, E90 and Emax from the LOWESS calibration curve (Austin & Steyerberg)."""
         return _calibration_error_series(self.profile(), view)
 
+    def scores(self, *, view: str | None = None, n_bins: int = 15,
+               strategy: str = "uniform") -> pd.Series:
+        """Top-label Brier, sharpness, E-AURC and the binned Murphy decomposition.
+
+        See 002_848142561181ac46.txt, section 5 (Brier, Murphy, sharpness) and
+        001_d2625f96c7f90dfa.txt (E-AURC).
+        """
+        return _scores_series(self.profile(), view, n_bins, strategy)
+
     def profiles(self) -> dict[str, ConfidenceProfile]:
         """``{"all": profile}`` (same shape as the GroupBy method)."""
         return {"all": self.profile()}
@@ -429,6 +438,26 @@ def _calibration_error_series(prof: ConfidenceProfile, view: str | None) -> pd.S
     r = local.calibration_error_summary(score, outcome)
     return pd.Series({"ici": r.ici, "e50": r.e50, "e90": r.e90, "emax": r.emax},
                      dtype=np.float64)
+
+
+def _scores_series(prof: ConfidenceProfile, view: str | None, n_bins: int, strategy: str
+                   ) -> pd.Series:
+    from calreport.metrics import scoring
+
+    w = prof.sample_weight
+    score, outcome = prof.view(view)
+    murphy = scoring.murphy_decomposition(score, outcome, n_bins=n_bins, strategy=strategy,
+                                          sample_weight=w)
+    out = {
+        "top_label_brier": scoring.top_label_brier(prof.conf, prof.correct, sample_weight=w),
+        "sharpness": scoring.sharpness(prof.conf, sample_weight=w),
+        "e_aurc": selective.e_aurc(prof.conf, prof.correct, sample_weight=w),
+        "murphy_reliability": murphy["reliability"],
+        "murphy_resolution": murphy["resolution"],
+        "murphy_uncertainty": murphy["uncertainty"],
+        "murphy_within_bin": murphy["within_bin"],
+    }
+    return pd.Series(out, dtype=np.float64)
 
 
 def _need_labels(prof: ConfidenceProfile) -> None:
@@ -723,6 +752,11 @@ class GroupByCalibAccessor(_Base):
     def calibration_error(self, *, view: str | None = None) -> pd.DataFrame:
         """ICI, E50, E90, Emax per group."""
         return self._per_group(lambda p: _calibration_error_series(p, view))
+
+    def scores(self, *, view: str | None = None, n_bins: int = 15,
+               strategy: str = "uniform") -> pd.DataFrame:
+        """Top-label Brier, sharpness, E-AURC and the Murphy decomposition per group."""
+        return self._per_group(lambda p: _scores_series(p, view, n_bins, strategy))
 
     @property
     def plot(self) -> Any:

@@ -366,3 +366,20 @@ def test_summary_resampling_option_is_passed_through():
     assert g.attrs["ci"]["resampling"] == "poisson"
     with pytest.raises(ValueError, match="`resampling` must be one of"):
         df.calib.summary(["accuracy"], ci=0.9, n_boot=50, resampling="jackknife")
+
+
+def test_scores_match_core():
+    from calreport.metrics import scoring, selective
+
+    df = binary_frame(n=500)
+    prof = df.calib.profile()
+    out = df.calib.scores(n_bins=10)
+    assert out["top_label_brier"] == pytest.approx(
+        scoring.top_label_brier(prof.conf, prof.correct))
+    assert out["sharpness"] == pytest.approx(np.var(prof.conf))
+    assert out["e_aurc"] == pytest.approx(selective.e_aurc(prof.conf, prof.correct))
+    m = scoring.murphy_decomposition(prof.score, prof.y_true, n_bins=10)
+    assert out["murphy_resolution"] == pytest.approx(m["resolution"])
+    g = df.groupby("model").calib.scores()
+    assert g.loc["m1", "sharpness"] == pytest.approx(
+        df[df["model"] == "m1"].calib.scores()["sharpness"])
