@@ -2,7 +2,7 @@
 
 Times ``df.groupby("model").calib.report(ci=0.95, n_boot=200)`` (summary, intervals,
 figures, context) and each output format, and records the PDF size.  Target: at most
-15 s end to end (issue text).  No peer renders a calibration audit report, so there
+15 s end to end.  No peer renders a calibration audit report, so there
 is nothing to time beside it.
 
 Usage: ``python benchmarks/bench_report.py [--quick]``; writes its section of
