@@ -47,6 +47,10 @@ class ConfidenceProfile:
         Non-negative row weights.
     threshold : float
         Decision threshold used for binary input given as one score column.
+    weights : {"importance", "frequency"}
+        Meaning of ``sample_weight``: relative importance weights (every value,
+        z and interval invariant to scaling all weights) or integer frequency
+        counts (equal to repeating rows).
     """
 
     conf: np.ndarray
@@ -58,6 +62,7 @@ class ConfidenceProfile:
     score: np.ndarray | None = None
     sample_weight: np.ndarray | None = None
     threshold: float = 0.5
+    weights: str = "importance"
     notes: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -65,6 +70,23 @@ class ConfidenceProfile:
             arr = getattr(self, name)
             if arr is not None:
                 arr.flags.writeable = False
+
+    def take(self, rows: np.ndarray) -> ConfidenceProfile:
+        """The profile restricted to ``rows`` (integer positions or a boolean mask).
+
+        Classes, the positive class, the threshold and the weight meaning are kept,
+        so a group's numbers equal those of the same rows computed with the same
+        classes.
+        """
+        def sub(a: np.ndarray | None) -> np.ndarray | None:
+            return None if a is None else a[rows]
+
+        return ConfidenceProfile(
+            conf=self.conf[rows], correct=self.correct[rows], y_true=sub(self.y_true),
+            y_pred=sub(self.y_pred), proba=sub(self.proba), classes=self.classes,
+            score=sub(self.score), sample_weight=sub(self.sample_weight),
+            threshold=self.threshold, weights=self.weights, notes=dict(self.notes),
+        )
 
     # ------------------------------------------------------------------ shape
     @property
