@@ -12,16 +12,27 @@ from calreport import datasets, metrics
 from calreport._version import __version__
 from calreport.accessor import CalibAccessor, GroupByCalibAccessor, UndefinedMetricWarning
 from calreport.profile import ConfidenceProfile
-from calreport.summary import METRICS, SummarySettings, summarize, summary
+from calreport.registry import REGISTRY
+from calreport.result import CalibrationResult, UndefinedGateError, check
+from calreport.settings import Settings, SummarySettings
+from calreport.summary import summarize, summary
+
+#: Former name of :data:`REGISTRY` (metric name -> registry entry).
+METRICS = REGISTRY
 
 __all__ = [
     "METRICS",
+    "REGISTRY",
     "CalibAccessor",
+    "CalibrationResult",
     "ConfidenceProfile",
     "GroupByCalibAccessor",
+    "Settings",
     "SummarySettings",
+    "UndefinedGateError",
     "UndefinedMetricWarning",
     "__version__",
+    "check",
     "datasets",
     "metrics",
     "summarize",

@@ -11,7 +11,8 @@ import pytest
 
 import calreport  # noqa: F401  (registers the accessors)
 from calreport import ConfidenceProfile
-from calreport.summary import METRICS, summarize
+from calreport.registry import REGISTRY as METRICS
+from calreport.summary import summarize
 
 SCALARS = [m for m in METRICS if m not in ("lcs", "tce_bpm")]
 
@@ -302,23 +303,19 @@ def test_accessor_is_cheap_and_stateless():
 
 
 @pytest.mark.parametrize("sort", [True, False])
-def test_ngroup_split_matches_iteration(sort):
-    """The pandas-2.2 fallback for NaN keys splits rows exactly like iteration."""
+def test_group_rows_match_pandas_iteration(sort):
+    """Groups are cut from the one validated profile exactly as pandas forms them."""
     from calreport.accessor import GroupByCalibAccessor
 
     df = binary_frame(n=200)
     df.loc[:10, "site"] = None
     gb = df.groupby(["site", "model"], sort=sort, dropna=False)
-    acc = GroupByCalibAccessor(gb)
-    index = gb.size().index
-    split = acc._split_by_ngroup(len(index))
-    try:
-        expected = [sub for _, sub in gb]
-    except ValueError:  # pandas 2.2: iteration itself fails on NaN keys
-        pytest.skip("iteration with NaN keys unsupported by this pandas")
-    assert len(split) == len(expected)
-    for a, b in zip(split, expected, strict=True):
-        pd.testing.assert_frame_equal(a, b)
+    split = GroupByCalibAccessor(gb)._split()
+    assert list(split.index) == list(gb.size().index)
+    codes = gb.ngroup().to_numpy()
+    for i, g in enumerate(split.groups):
+        np.testing.assert_array_equal(split.row_labels[g.rows],
+                                      df.index[codes == i])
 
 
 def test_classification_metrics_match_core():

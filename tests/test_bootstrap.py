@@ -10,17 +10,14 @@ import pytest
 from scipy import stats
 
 import calreport  # noqa: F401
-import calreport.bootstrap as bs
+import calreport.bootstrap.kernels as bs
 from calreport import ConfidenceProfile
-from calreport.bootstrap import (
-    BootstrapResult,
-    _add_hits,
-    _Kernels,
-    _Resampler,
-    bootstrap_intervals,
-    bootstrap_replicates,
-)
-from calreport.summary import METRICS, SummarySettings, summarize
+from calreport.bootstrap import BootstrapResult, bootstrap_intervals, bootstrap_replicates
+from calreport.bootstrap.kernels import _Kernels
+from calreport.bootstrap.resampling import _add_hits, _Resampler
+from calreport.registry import REGISTRY as METRICS
+from calreport.settings import Settings as SummarySettings
+from calreport.summary import summarize
 
 BATCHED = [m for m in METRICS if m not in ("lcs", "tce_bpm")]
 

@@ -15,7 +15,8 @@ import pytest
 
 from calreport import ConfidenceProfile, report
 from calreport.bootstrap import bootstrap_intervals
-from calreport.summary import SummarySettings, summarize
+from calreport.settings import Settings as SummarySettings
+from calreport.summary import summarize
 
 HOSTILE = "<script>alert(1)</script>"
 TS = "2026-03-01T09:30:00Z"

@@ -9,7 +9,9 @@ import pytest
 from sklearn.metrics import brier_score_loss, log_loss, roc_auc_score
 
 from calreport import ConfidenceProfile, summary
-from calreport.summary import METRICS, SummarySettings, summarize
+from calreport.registry import REGISTRY as METRICS
+from calreport.settings import Settings as SummarySettings
+from calreport.summary import summarize
 
 
 def _data(n=500, seed=0):

@@ -1,0 +1,249 @@
+"""Computations behind the accessors, on a :class:`~calreport._grouping.Split`.
+
+Every accessor call, grouped or not, goes through here: the summary with its
+intervals (:func:`evaluate`) and the structured per-group tables
+(:func:`per_group`).  A group that cannot define something gets NaN and a reason,
+never an exception for the whole call; warnings are collected and issued once per
+call with the count and the groups concerned.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from calreport._grouping import Group, Split
+from calreport.metrics import risk
+from calreport.registry import COUNT_COLUMNS, resolve_metrics
+from calreport.result import CalibrationResult, GroupResult
+from calreport.settings import Settings
+from calreport.summary import SummaryResult, summarize
+
+__all__ = ["UndefinedMetricWarning", "evaluate", "per_group"]
+
+
+class UndefinedMetricWarning(UserWarning):
+    """A metric is NaN on this data (the message says why)."""
+
+
+class _Collector:
+    """Collect the warnings of a call's groups and re-issue each kind once."""
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[type, str], list[str]] = {}
+
+    def run(self, group: str, fn: Callable[[], Any]) -> Any:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = fn()
+        for w in caught:
+            text = str(w.message)
+            key = (w.category, _generic(text))
+            self.seen.setdefault(key, []).append(group)
+        return out
+
+    def flush(self, n_groups: int, stacklevel: int = 4) -> None:
+        for (category, text), groups in self.seen.items():
+            uniq = list(dict.fromkeys(groups))
+            if n_groups > 1:
+                shown = ", ".join(uniq[:5]) + (" ..." if len(uniq) > 5 else "")
+                text = f"{text} (in {len(uniq)} of {n_groups} groups: {shown})"
+            warnings.warn(text, category, stacklevel=stacklevel)
+
+
+def _generic(text: str) -> str:
+    """Group-specific numbers would make every warning unique; keep the first line."""
+    return text.splitlines()[0] if text else text
+
+
+def _exact_ones(split: Split) -> int:
+    return int(np.count_nonzero(split.profile.conf >= 1.0))
+
+
+def evaluate(
+    split: Split,
+    metrics: Sequence[str] | str | None = None,
+    *,
+    settings: Settings,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    ci_method: str | None = None,
+    resampling: str = "multinomial",
+    seed: Any = None,
+    progress: bool | None = None,
+    overall: bool | None = None,
+    with_risk: bool = False,
+) -> CalibrationResult:
+    """The summary of every group of a split (and overall), with optional intervals.
+
+    Each group is resampled within itself from a seed derived from the master seed
+    and its key, so adding, removing or reordering groups never changes another
+    group's interval.
+    """
+    names = resolve_metrics(metrics)
+    if ci is not None:
+        from calreport.bootstrap import intervals as _iv
+
+        _iv._check(ci, ci_method, resampling)
+        if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
+            raise ValueError(f"`n_boot` must be an integer >= 2, got {n_boot!r}.")
+    collector = _Collector()
+    results = [collector.run(g.name, lambda g=g: _one(split, g, names, settings, ci, n_boot,
+                                                       ci_method, resampling, seed, progress,
+                                                       with_risk))
+               for g in split.groups]
+    total = None
+    if overall if overall is not None else split.grouped:
+        rows = np.concatenate([g.rows for g in split.groups]) if split.groups else \
+            np.arange(0)
+        whole = Group("overall", "overall", np.sort(rows),
+                      sum(g.n_dropped for g in split.groups))
+        total = collector.run("overall", lambda: _one(split, whole, names, settings, ci,
+                                                      n_boot, ci_method, resampling, seed,
+                                                      progress, with_risk, force=True))
+    n_ones = _exact_ones(split)
+    if n_ones and any(m in names for m in ("csr", "sigma_csr", "z_csr", "p_risk")):
+        collector.seen.setdefault(
+            (risk.ClippedConfidenceWarning,
+             f"{n_ones} confidence(s) are exactly 1: they are clipped to 1 - {settings.eps:g} "
+             "for CSR, so an error there weighs 1/eps; see risk() for the certainty claims"),
+            []).append("all")
+    collector.flush(len(split.groups))
+    ci_info = None if ci is None else {"level": float(ci), "method": ci_method,
+                                       "n_boot": int(n_boot), "resampling": resampling,
+                                       "seed": seed if isinstance(seed, (int, type(None)))
+                                       else None}
+    return CalibrationResult(results, total, split.index, names, settings, ci_info,
+                             _data_facts(split), split.as_index)
+
+
+def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None,
+         n_boot: int, ci_method: str | None, resampling: str, seed: Any,
+         progress: bool | None, with_risk: bool, force: bool = False) -> GroupResult:
+    if g.rows.size == 0:
+        why = "empty group" if not g.n_dropped else "every row has a missing value"
+        values = dict.fromkeys([*COUNT_COLUMNS, *names], math.nan)
+        values.update(n=0.0, n_dropped=float(g.n_dropped), n_clipped=0.0)
+        return GroupResult(g.key, g.name, values, reasons=dict.fromkeys(names, why),
+                           p_risk_method=s.p_risk_method,
+                           view=s.view or split.profile.default_view)
+    prof = split.profile.take(g.rows) if (split.grouped or force) else split.profile
+    res: SummaryResult = summarize(prof, metrics=names, settings=s, n_dropped=g.n_dropped,
+                                   with_risk=with_risk)
+    out = GroupResult(g.key, g.name, res.values, reasons=dict(res.reasons),
+                      p_risk_method=res.p_risk_method, view=res.view, risk=res.risk)
+    if ci is not None:
+        from calreport.bootstrap import bootstrap_intervals, group_seed
+
+        child = group_seed(seed, ("overall",) if force and g.key == "overall" else g.key)
+        bres = bootstrap_intervals(prof, res, n_boot=n_boot, ci=ci, method=ci_method,
+                                   seed=np.random.default_rng(child), progress=progress,
+                                   resampling=resampling, return_replicates=True)
+        out.intervals = dict(bres.intervals)
+        out.interval_methods = dict(bres.methods)
+        for k, why in bres.reasons.items():
+            if k not in out.reasons:
+                out.reasons[k] = f"interval: {why}"
+    return out
+
+
+def _data_facts(split: Split) -> dict[str, Any]:
+    p = split.profile
+    roles = split.roles
+    facts: dict[str, Any] = {
+        "n_rows": int(p.n),
+        "classes": None if p.classes is None else [_plain_label(c) for c in p.classes],
+        "positive_class": (None if p.score is None or p.classes is None
+                           else _plain_label(p.classes[1])),
+        "weights": None if p.sample_weight is None else p.weights,
+        "group_label": split.group_label,
+        "columns": {role: _col(getattr(roles, role, None))
+                    for role in ("y", "proba", "pred", "conf", "correct", "weight")},
+    }
+    for k in ("class_columns", "class_rule"):
+        if k in p.notes:
+            facts[k] = p.notes[k]
+    return facts
+
+
+def _plain_label(c: Any) -> Any:
+    if isinstance(c, np.generic):
+        return c.item()
+    return c if isinstance(c, (bool, int, float, str)) else str(c)
+
+
+def _col(c: Any) -> Any:
+    if c is None:
+        return None
+    if isinstance(c, (list, tuple)) and not (isinstance(c, tuple) and len(c) == 0):
+        return [str(x) for x in c] if isinstance(c, list) or len(c) != 1 else str(c[0])
+    return str(c)
+
+
+# ------------------------------------------------------------------ structured tables
+def per_group(split: Split, fn: Callable[[Any], Any], *, kind: str) -> Any:
+    """Apply ``fn(profile)`` to every group; one call path for DataFrame and GroupBy.
+
+    ``kind``: ``"series"`` (fn returns a Series: groups x fields), ``"frame"`` (fn
+    returns a DataFrame: rows stacked under the group keys).  A group where ``fn``
+    raises ValueError gets NaN (series) or no rows (frame), with the reason in
+    ``attrs["reasons"]``.  Ungrouped, the single result is returned as is and a
+    ValueError propagates.
+    """
+    collector = _Collector()
+    if not split.grouped:
+        out = collector.run("all", lambda: fn(split.profile))
+        collector.flush(1)
+        return out
+    results: list[Any] = []
+    reasons: dict[Any, str] = {}
+    for g in split.groups:
+        if g.rows.size == 0:
+            results.append(None)
+            reasons[g.key] = "empty group"
+            continue
+        prof = split.profile.take(g.rows)
+        try:
+            results.append(collector.run(g.name, lambda p=prof: fn(p)))
+        except ValueError as exc:
+            results.append(None)
+            reasons[g.key] = str(exc)
+    collector.flush(len(split.groups))
+    index = split.index
+    if kind == "series":
+        template = next((r for r in results if r is not None), None)
+        if template is None:
+            out = pd.DataFrame(index=index)
+        else:
+            data = [r.reindex(template.index).to_numpy() if r is not None else
+                    np.full(len(template), np.nan, dtype=object if template.dtype == object
+                            else np.float64) for r in results]
+            out = pd.DataFrame(data, index=index, columns=template.index)
+            if template.dtype != object:
+                out = out.astype(np.float64)
+    else:
+        frames = [(i, r) for i, r in enumerate(results) if r is not None]
+        if not frames:
+            out = pd.DataFrame()
+        else:
+            inner = frames[0][1].index
+            positions = np.concatenate([np.full(len(r), i) for i, r in frames])
+            outer = index.take(positions)
+            inner_values = np.concatenate([r.index.to_numpy() for _, r in frames])
+            arrays = ([outer.get_level_values(k) for k in range(outer.nlevels)]
+                      + [inner_values])
+            names = [*index.names, inner.name]
+            body = pd.concat([r.reset_index(drop=True) for _, r in frames],
+                             ignore_index=True)
+            body.index = pd.MultiIndex.from_arrays(arrays, names=names)
+            out = body
+            out.attrs = dict(frames[0][1].attrs)
+    out.attrs["reasons"] = reasons
+    if not split.as_index:
+        out = out.reset_index()
+    return out

@@ -1,0 +1,372 @@
+"""Batched evaluation of the summary metrics on many bootstrap replicates.
+
+Every row is placed once in each sort order the metrics need: the score order of
+each AUC class (negatives before positives among tied scores), the order of
+decreasing confidence (AURC) and, for the binned metrics, one of these in which
+the bins are contiguous.  Count vectors are exchangeable, so the counts of a block
+are drawn directly in the first of these orders (no gather for it) and copied into
+the others with one row-wise ``take`` each.  Each order is walked in tiles of
+``(b, 8192)`` cells that stay in the CPU cache:
+
+* the weighted column sums of a tile are one ``float64`` matrix product per bin
+  segment (the bins are contiguous, so the per-bin sums of ECE and MCE come out of
+  the same product as accuracy, CSR, Brier...);
+* running sums of integer counts (AUC, AURC) are integer ``cumsum``: exact and
+  eight times faster than a ``float64`` ``cumsum``, which adds one value after the
+  other;
+* running sums of real weights (cwAUC; everything with sample weights) are a
+  matrix product with an 8 x 8 triangular matrix of ones plus a short running sum
+  of the chunk totals; for cwAUC the running sum is not even formed (see
+  :func:`_prefix_dot`).
+
+Sums of integer counts are exact in ``float64``, so the integer and the real paths
+give the same numbers.  Blocks run on up to two threads (NumPy releases the GIL in
+most of these loops); the BLAS is kept on one thread meanwhile (threadpoolctl, if
+installed), because its own threads only slow these small products down.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+_TILE_ROWS = 8192  # rows per tile; fixed, so the results do not depend on the block size
+_PREFIX = 8  # chunk width of the blocked running sums
+_TRIANGLE = np.triu(np.ones((_PREFIX, _PREFIX)))  # x @ _TRIANGLE: running sums of 8
+_ONES = np.ones(_PREFIX)
+_TINY = np.finfo(np.float64).tiny
+
+
+def _padded(m: int) -> int:
+    """Width of a tile of ``m`` rows: a multiple of ``_PREFIX**2`` (two chunk levels)."""
+    step = _PREFIX * _PREFIX
+    return -(-m // step) * step
+
+
+def _pad(x: np.ndarray, dtype: Any = np.float64) -> np.ndarray:
+    """``x`` followed by zeros, so that the padded last tile can be sliced from it."""
+    out = np.zeros(x.size + _PREFIX * _PREFIX, dtype=dtype)
+    out[: x.size] = x
+    return out
+
+
+def _group_starts(sorted_values: np.ndarray) -> np.ndarray:
+    """Start positions of the runs of equal values of a sorted array."""
+    if sorted_values.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    return np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+
+
+def _tile_bounds(n: int, starts: np.ndarray | None) -> list[tuple[int, int]]:
+    """Tiles of about ``_TILE_ROWS`` rows that never split a run of tied values."""
+    if starts is None or starts.size == n:
+        edges = [*range(0, n, _TILE_ROWS), n]
+    else:
+        edges = [0]
+        while edges[-1] < n:
+            target = edges[-1] + _TILE_ROWS
+            if target >= n:
+                edges.append(n)
+                break
+            nxt = int(starts[np.searchsorted(starts, target, side="right") - 1])
+            if nxt <= edges[-1]:  # one tie group longer than a tile: take it whole
+                j = int(np.searchsorted(starts, edges[-1], side="right"))
+                nxt = int(starts[j]) if j < starts.size else n
+            edges.append(nxt)
+    return [(a, b) for a, b in itertools.pairwise(edges) if b > a]
+
+
+class _Buffers:
+    """Scratch arrays of one worker, reused across tiles, sort orders and blocks.
+
+    Reusing them matters: first touching freshly mapped memory costs more than
+    most of the arithmetic done on it.
+    """
+
+    def __init__(self) -> None:
+        self._store: dict[tuple[str, Any], np.ndarray] = {}
+
+    def get(self, name: str, b: int, m: int, dtype: Any = np.float64) -> np.ndarray:
+        """A C-contiguous (b, m) scratch array (contents undefined)."""
+        key = (name, np.dtype(dtype))
+        arr = self._store.get(key)
+        if arr is None or arr.size < b * m:
+            arr = self._store[key] = np.empty(b * m, dtype=dtype)
+        return arr[: b * m].reshape(b, m)
+
+
+def _chunk_prefix(totals: np.ndarray, carry: np.ndarray) -> np.ndarray:
+    """``carry`` plus the sum of the earlier entries, for each row of ``totals`` (b, q).
+
+    q % 8 == 0.  Runs of 8 entries are summed by a product with the triangular
+    matrix; only the totals of the runs are added one after the other.  ``carry``
+    (b,) leaves increased by the row totals.
+    """
+    b, q = totals.shape
+    before = np.matmul(totals.reshape(-1, _PREFIX), _TRIANGLE).reshape(
+        b, q // _PREFIX, _PREFIX)
+    top = before[:, :, -1]
+    higher = np.cumsum(top, axis=1)
+    carry_out = higher[:, -1] + carry
+    higher -= top
+    higher += carry[:, None]
+    before += higher[:, :, None]
+    before -= totals.reshape(b, q // _PREFIX, _PREFIX)
+    carry[:] = carry_out
+    return before.reshape(b, q)
+
+
+def _cumsum_rows(x: np.ndarray, out: np.ndarray, carry: np.ndarray) -> None:
+    """``out = carry + cumsum(x, axis=1)`` for a C-contiguous (b, m) tile, m % 64 == 0.
+
+    ``np.cumsum`` of float64 adds one value after the other (about 3 ns a value).
+    Here the running sum inside each chunk of 8 columns is one product with the
+    8 x 8 upper-triangular matrix of ones, and the chunk totals are accumulated by
+    :func:`_chunk_prefix`.  ``carry`` (b,) enters as the sum of the previous tiles
+    and leaves updated.
+    """
+    b, m = x.shape
+    np.matmul(x.reshape(-1, _PREFIX), _TRIANGLE, out=out.reshape(-1, _PREFIX))
+    chunks = out.reshape(b, m // _PREFIX, _PREFIX)
+    chunks += _chunk_prefix(np.ascontiguousarray(chunks[:, :, -1]), carry)[:, :, None]
+
+
+def _prefix_dot(w: np.ndarray, left: np.ndarray, right: np.ndarray, carry: np.ndarray,
+                bufs: _Buffers) -> np.ndarray:
+    """``sum_i w_i left_i (carry + sum_{j <= i} w_j right_j)`` for each row of a tile.
+
+    The running sum is never formed: over chunks of 8 columns it splits into the
+    part inside the chunk (a product with the triangular matrix) and the sum of
+    the earlier chunks, which multiplies the chunk's total of ``w * left``.
+    ``carry`` (b,) leaves increased by the row totals of ``w * right``.
+    """
+    b, m = w.shape
+    x, inside, y = bufs.get("x", b, m), bufs.get("y", b, m), bufs.get("z", b, m)
+    np.multiply(w, right, out=x)
+    np.matmul(x.reshape(-1, _PREFIX), _TRIANGLE, out=inside.reshape(-1, _PREFIX))
+    np.multiply(w, left, out=y)
+    dot = np.einsum("ij,ij->i", y, inside)
+    left_totals = np.matmul(y.reshape(-1, _PREFIX), _ONES).reshape(b, -1)
+    right_totals = np.ascontiguousarray(inside.reshape(b, -1, _PREFIX)[:, :, -1])
+    dot += np.einsum("ij,ij->i", left_totals, _chunk_prefix(right_totals, carry))
+    return dot
+
+
+def _running_dtype(n: int) -> Any:
+    """Integer type of running sums of counts: a replicate's total is about ``n``."""
+    return np.int32 if n < 2**30 else np.int64
+
+
+def _running_counts(cnt: np.ndarray, factor: np.ndarray | None, carry: np.ndarray,
+                    bufs: _Buffers, name: str) -> np.ndarray:
+    """Exact integer ``carry + cumsum(cnt * factor, axis=1)`` for a tile of counts."""
+    b, m = cnt.shape
+    if factor is not None:
+        prod = bufs.get("count_product", b, m, cnt.dtype)
+        np.multiply(cnt, factor, out=prod)
+        cnt = prod
+    run = bufs.get(name, b, m, carry.dtype)
+    np.cumsum(cnt, axis=1, dtype=carry.dtype, out=run)
+    run += carry[:, None]
+    carry[:] = run[:, -1]
+    return run
+
+
+# ---------------------------------------------------------------- what a tile feeds
+class _Sums:
+    """Weighted column sums, split by bin when the binned metrics are requested.
+
+    ``columns`` is (C, n) in the order of the tiles; the bins are contiguous in it,
+    so the per-bin sums are one matrix product per bin segment of a tile.
+    """
+
+    def __init__(self, columns: np.ndarray, bins: np.ndarray | None,
+                 tiles: list[tuple[int, int]]):
+        self.matrix = columns.T  # (n, C) Fortran order: row slices are BLAS blocks
+        cuts = np.zeros(0, dtype=np.intp) if bins is None else _group_starts(bins)[1:]
+        self.n_slots = cuts.size + 1
+        self.segments: list[list[tuple[int, int, int]]] = []
+        for r0, r1 in tiles:
+            lo, hi = np.searchsorted(cuts, [r0, r1], side="right")
+            bounds = [r0, *cuts[lo:hi].tolist(), r1]
+            self.segments.append([(a - r0, b - r0, int(lo) + i) for i, (a, b) in
+                                  enumerate(itertools.pairwise(bounds)) if b > a])
+
+    def start(self, b: int, integral: bool) -> np.ndarray:
+        return np.zeros((b, self.n_slots, self.matrix.shape[1]))
+
+    def tile(self, acc: np.ndarray, w: np.ndarray, cnt: np.ndarray | None, t: int,
+             r0: int, bufs: _Buffers) -> None:
+        for a, b, slot in self.segments[t]:
+            # np.dot, not @: for this shape NumPy's matmul kept the GIL (measured)
+            acc[:, slot] += np.dot(w[:, a:b], self.matrix[r0 + a:r0 + b])
+
+
+@dataclass
+class _AucState:
+    carry: np.ndarray  # running total of the negatives' weights
+    carry_c: np.ndarray  # ... of their confidence-weighted weights
+    num: np.ndarray  # pair weights of (positive above negative) + tied pairs
+    num_c: np.ndarray
+    tie: np.ndarray  # pair weights of tied (positive, negative) pairs
+    tie_c: np.ndarray
+
+
+class _Auc:
+    """Pair-weighted AUC and cwAUC of one class, in its score order.
+
+    Rows are sorted by score with the negatives first among tied scores, so the
+    running sum of negative weights at a positive row counts every negative below
+    it plus every negative tied with it; half of the tied pairs (the product of
+    the positive and negative weight of each mixed tie group) is then taken off.
+    """
+
+    def __init__(self, pos: np.ndarray, conf: np.ndarray, starts: np.ndarray,
+                 tiles: list[tuple[int, int]], col_pos: int, col_cpos: int):
+        self.neg, self.pos = _pad(~pos), _pad(pos)
+        self.neg_count = _pad(~pos, np.uint8)
+        self.cneg, self.cpos = _pad(conf * ~pos), _pad(conf * pos)
+        self.col_pos, self.col_cpos = col_pos, col_cpos
+        n = pos.size
+        self.int_dtype = _running_dtype(n)
+        self.ties: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None] * len(tiles)
+        if starts.size == n:
+            return
+        group = np.zeros(n, dtype=np.intp)
+        group[starts[1:]] = 1
+        group = np.cumsum(group)
+        n_pos = np.bincount(group, weights=pos, minlength=starts.size)
+        mixed = (n_pos > 0) & (n_pos < np.diff(np.r_[starts, n]))
+        rows = np.flatnonzero(mixed[group])
+        for t, (r0, r1) in enumerate(tiles):
+            lo, hi = np.searchsorted(rows, [r0, r1])
+            if hi > lo:
+                local = rows[lo:hi]
+                # runs alternate: negatives then positives of each mixed tie group
+                runs = _group_starts(group[local] * 2 + pos[local])
+                self.ties[t] = (local - r0, runs, conf[local])
+
+    def start(self, b: int, integral: bool) -> _AucState:
+        return _AucState(*(np.zeros(b) for _ in range(6)))
+
+    def tile(self, st: _AucState, w: np.ndarray, cnt: np.ndarray | None, t: int, r0: int,
+             bufs: _Buffers) -> None:
+        b, mp = w.shape
+        cols = slice(r0, r0 + mp)
+        if cnt is not None:  # integer counts: exact integer running sums
+            m = cnt.shape[1]
+            ints = _running_counts(cnt, self.neg_count[r0:r0 + m],
+                                   np.zeros(b, self.int_dtype), bufs, "run0")
+            run = bufs.get("y", b, mp)
+            np.add(ints, st.carry[:, None], out=run[:, :m])
+            run[:, m:] = 0.0
+            st.carry[:] = run[:, m - 1]
+            st.num += np.einsum("ij,ij,j->i", w, run, self.pos[cols])
+        else:
+            st.num += _prefix_dot(w, self.pos[cols], self.neg[cols], st.carry, bufs)
+        st.num_c += _prefix_dot(w, self.cpos[cols], self.cneg[cols], st.carry_c, bufs)
+        ties = self.ties[t]
+        if ties is not None:
+            local, runs, conf = ties
+            wm = w[:, local]
+            part = np.add.reduceat(wm, runs, axis=1)
+            st.tie += np.einsum("ij,ij->i", part[:, 0::2], part[:, 1::2])
+            wm *= conf
+            part = np.add.reduceat(wm, runs, axis=1)
+            st.tie_c += np.einsum("ij,ij->i", part[:, 0::2], part[:, 1::2])
+
+    def finish(self, st: _AucState, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        out = []
+        for num, tie, neg, pos in ((st.num, st.tie, st.carry, sums[:, self.col_pos]),
+                                   (st.num_c, st.tie_c, st.carry_c, sums[:, self.col_cpos])):
+            den = pos * neg
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out.append(np.where(den > 0, (num - 0.5 * tie) / den, np.nan))
+        return out[0], out[1]
+
+
+@dataclass
+class _AurcState:
+    carry_err: np.ndarray  # running totals (integer on the integer path)
+    carry_w: np.ndarray
+    num: np.ndarray
+
+
+class _Aurc:
+    """AURC in the order of decreasing confidence: each row charged its group's risk."""
+
+    def __init__(self, err: np.ndarray, starts: np.ndarray, tiles: list[tuple[int, int]]):
+        self.err = _pad(err)
+        self.err_count = _pad(err, np.uint8)
+        self.int_dtype = _running_dtype(err.size)
+        n = err.size
+        self.ends: list[np.ndarray | None] = [None] * len(tiles)
+        if starts.size == n:
+            return
+        last = np.r_[starts[1:], n] - 1  # last row of each tie group
+        group_end = np.repeat(last, np.diff(np.r_[starts, n]))
+        for t, (r0, r1) in enumerate(tiles):
+            ends = group_end[r0:r1] - r0
+            if not np.array_equal(ends, np.arange(r1 - r0)):
+                self.ends[t] = np.r_[ends, np.arange(r1 - r0, _padded(r1 - r0))]
+
+    def start(self, b: int, integral: bool) -> _AurcState:
+        dtype = self.int_dtype if integral else np.float64
+        return _AurcState(np.zeros(b, dtype), np.zeros(b, dtype), np.zeros(b))
+
+    def tile(self, st: _AurcState, w: np.ndarray, cnt: np.ndarray | None, t: int, r0: int,
+             bufs: _Buffers) -> None:
+        b, mp = w.shape
+        ratio = bufs.get("x", b, mp)
+        ends = self.ends[t]
+        if cnt is not None:  # integer counts: exact integer running sums
+            m = cnt.shape[1]
+            cum_err = _running_counts(cnt, self.err_count[r0:r0 + m], st.carry_err, bufs,
+                                      "run0")
+            cum_w = _running_counts(cnt, None, st.carry_w, bufs, "run1")
+            if ends is not None:
+                cum_err, cum_w = cum_err[:, ends[:m]], cum_w[:, ends[:m]]
+            # cum_w == 0 only before the first drawn row, where cum_err == 0 too
+            if not (cum_w[:, 0] > 0).all():
+                np.maximum(cum_w, 1, out=cum_w)
+            np.divide(cum_err, cum_w, out=ratio[:, :m])
+            ratio[:, m:] = 0.0
+        else:
+            x, cum_w = bufs.get("y", b, mp), bufs.get("z", b, mp)
+            np.multiply(w, self.err[r0:r0 + mp], out=x)
+            _cumsum_rows(x, ratio, st.carry_err)
+            _cumsum_rows(w, cum_w, st.carry_w)
+            cum_err = ratio
+            if ends is not None:
+                cum_err, cum_w = ratio[:, ends], cum_w[:, ends]
+            if not (cum_w[:, 0] > 0).all():
+                np.maximum(cum_w, _TINY, out=cum_w)
+            np.divide(cum_err, cum_w, out=ratio)
+        st.num += np.einsum("ij,ij->i", w, ratio)
+
+
+class _Order:
+    """One sort order of the rows, its tiles and what its tiles feed."""
+
+    def __init__(self, rows: np.ndarray, starts: np.ndarray | None = None):
+        self.rows = rows  # original row at each position
+        self.starts = starts  # starts of the runs of tied sort keys
+        self.tiles = _tile_bounds(rows.size, starts)
+        self.parts: list[Any] = []
+        self.perm: np.ndarray | None = None  # positions in the first order
+        self.base: np.ndarray | None = None  # sample weights in this order
+
+
+def _score_order(score: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows by increasing score, negatives before positives among tied scores."""
+    order = np.argsort(score)
+    starts = _group_starts(score[order])
+    if starts.size < score.size:
+        group = np.zeros(score.size, dtype=np.intp)
+        group[starts[1:]] = 1
+        key = np.cumsum(group) * 2 + pos[order]
+        order = order[np.argsort(key, kind="stable")]
+    return order, starts

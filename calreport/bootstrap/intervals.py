@@ -1,0 +1,282 @@
+"""Confidence intervals of the summary metrics, by the method the registry names.
+
+``"percentile"`` (Efron 1979), ``"basic"`` (Efron & Tibshirani 1993, section 13.4)
+and ``"analytic"`` (normal intervals from influence functions: the delta method
+for ratio metrics, DeLong et al. 1988 for the binary AUC, truncated to [0, 1]).
+Each metric's default method is the ``method`` of its registry entry; a metric
+without an interval gets NaN and the reason.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from calreport import _validate as v
+from calreport.bootstrap.kernels import bootstrap_replicates, row_columns
+from calreport.bootstrap.resampling import RESAMPLING
+from calreport.profile import ConfidenceProfile
+from calreport.registry import COUNT_COLUMNS, REGISTRY
+from calreport.summary import SummaryResult
+
+__all__ = [
+    "CI_METHODS",
+    "BootstrapResult",
+    "DegenerateReplicateWarning",
+    "analytic_intervals",
+    "bootstrap_intervals",
+]
+
+#: Interval methods; None means each metric's registry default.
+CI_METHODS = ("percentile", "basic", "analytic")
+
+
+class DegenerateReplicateWarning(UserWarning):
+    """Some bootstrap replicates could not define a metric (e.g. a single class)."""
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    """Replicates and intervals of one profile.
+
+    Attributes
+    ----------
+    replicates : dict
+        Metric -> array of shape (n_boot,) (NaN where a replicate was degenerate).
+    intervals : dict
+        Metric -> (ci_low, ci_high).
+    methods : dict
+        Metric -> interval method used.
+    ci, n_boot
+        Confidence level and number of replicates.
+    reasons : dict
+        Metric -> why it has no interval.
+    resampling : str
+        ``"multinomial"`` or ``"poisson"``.
+    degenerate : dict
+        Metric -> number of replicates that could not define it.
+    """
+
+    replicates: dict[str, np.ndarray]
+    intervals: dict[str, tuple[float, float]]
+    methods: dict[str, str]
+    ci: float
+    n_boot: int
+    reasons: dict[str, str]
+    resampling: str = "multinomial"
+    degenerate: dict[str, int] | None = None
+
+
+def _interval(reps: np.ndarray, value: float, ci: float, method: str) -> tuple[float, float]:
+    alpha = 1.0 - ci
+    ok = reps[~np.isnan(reps)]
+    if ok.size < max(2, reps.size // 2):
+        return math.nan, math.nan
+    lo, hi = np.quantile(ok, [alpha / 2, 1 - alpha / 2])
+    if method == "basic":
+        lo, hi = 2 * value - hi, 2 * value - lo
+    return float(lo), float(hi)
+
+
+def _check(ci: float, method: str | None, resampling: str) -> float:
+    ci = float(ci)
+    if not 0.0 < ci < 1.0:
+        raise ValueError(f"`ci` must be in (0, 1), e.g. 0.95; got {ci!r}.")
+    if method is not None:
+        v.check_option(method, "ci_method", CI_METHODS)
+    v.check_option(resampling, "resampling", RESAMPLING)
+    return ci
+
+
+def bootstrap_intervals(
+    profile: ConfidenceProfile,
+    result: SummaryResult,
+    *,
+    n_boot: int = 1000,
+    ci: float = 0.95,
+    method: str | None = None,
+    seed: Any = None,
+    progress: bool | None = None,
+    return_replicates: bool = False,
+    resampling: str = "multinomial",
+    warn: bool = True,
+) -> Any:
+    """Confidence intervals for the metrics of a :class:`SummaryResult`.
+
+    Parameters
+    ----------
+    profile : ConfidenceProfile
+    result : SummaryResult
+        Point estimates from :func:`calreport.summary.summarize`.
+    n_boot : int, default 1000
+    ci : float, default 0.95
+        Confidence level.
+    method : {"percentile", "basic", "analytic"} or None
+        None: each metric's registry default.
+    seed : int, SeedSequence, Generator or None
+    progress : bool, optional
+    return_replicates : bool
+        Return a :class:`BootstrapResult` instead of the interval dict.
+    resampling : {"multinomial", "poisson"}, default "multinomial"
+    warn : bool
+        Warn about degenerate replicates (grouped calls warn once for all groups).
+
+    Returns
+    -------
+    dict or BootstrapResult
+        Metric -> (ci_low, ci_high).
+
+    Notes
+    -----
+    Degenerate replicates (e.g. one with a single class for AUC) are left out and
+    counted; an interval needs at least half of the replicates defined.  A P_risk
+    computed from the Monte Carlo null has no bootstrap interval (each replicate
+    would need its own Monte Carlo null): its reason says so.
+
+    References
+    ----------
+    Efron, B. (1979). Bootstrap Methods: Another Look at the Jackknife. Annals of
+    Statistics 7(1), 1-26. doi:10.1214/aos/1176344552.
+
+    Examples
+    --------
+    >>> from calreport.summary import summarize
+    >>> p = ConfidenceProfile.from_arrays(conf=[0.9, 0.8, 0.6, 0.7], correct=[1, 0, 1, 1])
+    >>> iv = bootstrap_intervals(p, summarize(p, metrics=["accuracy"]), n_boot=50, seed=0)
+    >>> 0.0 <= iv["accuracy"][0] <= iv["accuracy"][1] <= 1.0
+    True
+    """
+    ci = _check(ci, method, resampling)
+    names = [k for k in result.values if k not in COUNT_COLUMNS]
+    reasons: dict[str, str] = {}
+    methods = {k: method or REGISTRY[k].interval.method for k in names}
+    intervals: dict[str, tuple[float, float]] = dict.fromkeys(
+        [*COUNT_COLUMNS, *names], (math.nan, math.nan))
+    analytic = [k for k in names if methods[k] == "analytic"]
+    if analytic:
+        iv, why = analytic_intervals(profile, result, ci=ci, metrics=analytic)
+        intervals.update(iv)
+        reasons.update(why)
+    wanted = []
+    for k in names:
+        spec = REGISTRY[k].interval
+        if methods[k] == "analytic":
+            continue
+        if math.isnan(result.values[k]):
+            reasons[k] = "the point estimate is undefined"
+        elif spec.kind != "bootstrap":
+            reasons[k] = spec.reason
+        elif k == "p_risk" and result.p_risk_method != "normal":
+            reasons[k] = ("no bootstrap interval for a P_risk from the Monte Carlo null "
+                          "(each replicate would need its own null); read the interval of "
+                          "z_csr")
+        else:
+            wanted.append(k)
+    reps: dict[str, np.ndarray] = {}
+    degenerate: dict[str, int] = {}
+    if wanted:
+        reps = bootstrap_replicates(profile, metrics=wanted, settings=result.settings,
+                                    n_boot=n_boot, seed=seed, progress=progress,
+                                    resampling=resampling)
+        degenerate = {k: int(np.isnan(r).sum()) for k, r in reps.items() if np.isnan(r).any()}
+        if degenerate and warn:
+            desc = ", ".join(f"{k}: {c}" for k, c in degenerate.items())
+            warnings.warn(
+                f"Some of the {n_boot} bootstrap replicates could not define a metric "
+                f"({desc}); they are left out of the interval.",
+                DegenerateReplicateWarning, stacklevel=2,
+            )
+        for k in wanted:
+            intervals[k] = _interval(reps[k], result.values[k], ci, methods[k])
+            if math.isnan(intervals[k][0]):
+                reasons[k] = (f"fewer than half of the {n_boot} replicates define the "
+                              "metric")
+    if return_replicates:
+        return BootstrapResult(reps, intervals, methods, ci, n_boot, reasons, resampling,
+                               degenerate)
+    return intervals
+
+
+def analytic_intervals(
+    profile: ConfidenceProfile, result: SummaryResult, *, ci: float = 0.95,
+    metrics: list[str] | None = None,
+) -> tuple[dict[str, tuple[float, float]], dict[str, str]]:
+    """Normal-approximation intervals from influence functions.
+
+    Mean-type metrics (accuracy, CSR, Brier, log loss) use the standard error of the
+    row contributions; ratio metrics (cwA, CWSA, CWSA+) the delta method; the binary
+    AUC the DeLong variance, truncated to [0, 1].  With sample weights the effective
+    sample size is Kish's ``(Σw)² / Σw²``.  Metrics whose registry entry names no
+    analytic standard error get NaN and a reason.
+
+    References
+    ----------
+    DeLong, E. R., DeLong, D. M. & Clarke-Pearson, D. L. (1988). Comparing the Areas
+    under Two or More Correlated Receiver Operating Characteristic Curves: A
+    Nonparametric Approach. Biometrics 44(3), 837-845. doi:10.2307/2531595.
+    """
+    names = metrics or [k for k in result.values if k not in COUNT_COLUMNS]
+    zq = float(stats.norm.ppf(0.5 + ci / 2))
+    cols = row_columns(profile, result.settings)
+    w = (np.ones(profile.n) if profile.sample_weight is None
+         else profile.sample_weight.astype(np.float64))
+    total = w.sum()
+    n_eff = total**2 / (w**2).sum() if total > 0 else 0.0
+
+    def se_mean(x: np.ndarray) -> float:
+        mu = (w * x).sum() / total
+        return math.sqrt((w * (x - mu) ** 2).sum() / total / n_eff)
+
+    def se_ratio(num: np.ndarray, den: np.ndarray) -> float:
+        dbar = (w * den).sum() / total
+        if dbar == 0:
+            return math.nan
+        r = (w * num).sum() / (w * den).sum()
+        return se_mean((num - r * den) / dbar)
+
+    out: dict[str, tuple[float, float]] = {}
+    reasons: dict[str, str] = {}
+    for name in names:
+        val = result.values[name]
+        spec = REGISTRY[name].interval
+        kind = spec.analytic
+        s = math.nan
+        if total > 0 and not math.isnan(val):
+            if kind == "mean" and spec.columns and spec.columns[0] in cols:
+                s = se_mean(cols[spec.columns[0]])
+            elif kind == "ratio" and all(c in cols for c in spec.columns):
+                num, den = spec.columns[-1], spec.columns[0]
+                if name == "cwa":
+                    num, den = "c_correct", "c"
+                s = se_ratio(cols[num], cols[den])
+            elif kind == "delong" and profile.score is not None and (
+                    profile.sample_weight is None):
+                s = _delong_se(profile.score, profile.y_true == 1)
+        if math.isnan(s):
+            out[name] = (math.nan, math.nan)
+            reasons[name] = ("no analytic interval for this metric here; use "
+                             "ci_method='percentile'")
+        else:
+            lo, hi = val - zq * s, val + zq * s
+            if kind == "delong":
+                lo, hi = max(lo, 0.0), min(hi, 1.0)
+            out[name] = (lo, hi)
+    return out, reasons
+
+
+def _delong_se(score: np.ndarray, pos: np.ndarray) -> float:
+    """DeLong et al. (1988) standard error of the binary AUC, via midranks."""
+    x, y = score[pos], score[~pos]
+    m, n = len(x), len(y)
+    if m < 2 or n < 2:
+        return math.nan
+    rz = stats.rankdata(np.r_[x, y])
+    rx, ry = stats.rankdata(x), stats.rankdata(y)
+    v10 = (rz[:m] - rx) / n
+    v01 = 1.0 - (rz[m:] - ry) / m
+    return math.sqrt(v10.var(ddof=1) / m + v01.var(ddof=1) / n)

@@ -1,0 +1,481 @@
+"""The bootstrap engine: all registry metrics of many replicates at once.
+
+A replicate is a vector of resampling counts; a block of replicates is a
+``(b, N)`` count matrix, and every metric whose registry entry has a bootstrap
+kernel is evaluated on the whole block from weighted sums (see
+:mod:`calreport.bootstrap._tiles` for how the sums are formed).  The registry's
+``finish`` functions turn the sums into metric values, with the same formulas as
+the point computation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from calreport import _validate as v
+from calreport.bootstrap._tiles import (
+    _TILE_ROWS,
+    _Auc,
+    _Aurc,
+    _Buffers,
+    _group_starts,
+    _Order,
+    _padded,
+    _score_order,
+    _Sums,
+)
+from calreport.bootstrap.resampling import RESAMPLING, _Resampler, spawn_seeds
+from calreport.metrics import binned, risk, scoring
+from calreport.profile import ConfidenceProfile
+from calreport.registry import REGISTRY
+from calreport.settings import Settings
+
+__all__ = ["ReplicateSums", "bootstrap_replicates", "row_columns"]
+
+_BLOCK_CELLS = 1 << 24  # replicates x rows of a block of uint8 counts (16 MiB per order)
+_TILE_CELLS = 1 << 17  # replicates x rows of a float64 working tile (1 MiB)
+_STREAM_REPLICATES = 16  # consecutive replicates drawn from one child seed
+_COLUMN_CHUNK = 1 << 16  # rows per chunk when building the per-row columns
+_THREADS = min(2, os.cpu_count() or 1)
+_BLAS_CONTROLLER: list[Any] = []  # threadpoolctl's controller, created on first use
+
+
+@contextlib.contextmanager
+def _single_threaded_blas() -> Iterator[None]:
+    """Keep the BLAS on one thread while the bootstrap runs.
+
+    The products here are a tile times a few columns; measured on two cores, a
+    multithreaded BLAS makes them slower, and it competes with the block threads.
+    Uses threadpoolctl when it is installed, otherwise leaves the BLAS alone.
+    """
+    if not _BLAS_CONTROLLER:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover - optional
+            _BLAS_CONTROLLER.append(None)
+        else:
+            _BLAS_CONTROLLER.append(ThreadpoolController())
+    ctl = _BLAS_CONTROLLER[0]
+    if ctl is None:  # pragma: no cover - optional
+        yield
+        return
+    with ctl.limit(limits=1, user_api="blas"):
+        yield
+
+
+def row_columns(p: ConfidenceProfile, s: Settings,
+                keep: set[str] | None = None) -> dict[str, np.ndarray]:
+    """Per-row quantities whose weighted sums give the plain summary metrics.
+
+    The registry names the columns each metric needs
+    (:attr:`calreport.registry.Interval.columns`); ``keep`` restricts the
+    computation to those (default: all).  ``"one"`` is always there.  Each column
+    is the per-row term of the core computation with the same clipping, so a
+    replicate's value equals the core metric on the resampled rows.
+    """
+
+    def want(*names: str) -> bool:
+        return keep is None or any(k in keep for k in names)
+
+    n = p.n
+    corr = p.correct.astype(np.float64)
+    cols: dict[str, np.ndarray] = {"one": np.ones(n)}
+    if want("correct"):
+        cols["correct"] = corr
+    if want("c_correct"):
+        cols["c_correct"] = p.conf * corr
+    if want("c"):
+        cols["c"] = p.conf
+    if want("csr", "csr_var2"):
+        c_clip, _ = risk.clip_confidence(p.conf, eps=s.eps, warn=False)
+        if want("csr"):
+            cols["csr"] = (1.0 - corr) / (1.0 - c_clip)
+        if want("csr_var2"):
+            # summed with weight w: sum w * (w c/(1-c)) = sum w^2 c/(1-c) for
+            # importance weights; frequency weights count rows: sum w c/(1-c)
+            var = c_clip / (1.0 - c_clip)
+            importance = p.sample_weight is not None and p.weights == "importance"
+            cols["csr_var2"] = var * p.sample_weight if importance else var
+    if want("sel", "cwsa", "cwsa_plus"):
+        tau = s.tau
+        sel = (p.conf >= tau).astype(np.float64)
+        phi = np.where(sel > 0, (p.conf - tau) / (1.0 - tau), 0.0)
+        cols["sel"] = sel
+        if want("cwsa"):
+            cols["cwsa"] = phi * (2.0 * corr - 1.0)
+        if want("cwsa_plus"):
+            cols["cwsa_plus"] = phi * corr
+    if p.proba is not None and p.y_true is not None and want("brier", "log_loss"):
+        rows = np.arange(n)
+        if want("brier"):
+            if p.score is not None:
+                cols["brier"] = (p.score - (p.y_true == 1)) ** 2
+            else:
+                sq = np.square(p.proba).sum(axis=1)
+                cols["brier"] = sq - 2.0 * p.proba[rows, p.y_true] + 1.0
+        if want("log_loss"):
+            pt = np.clip(p.proba[rows, p.y_true], scoring.LOG_LOSS_EPS,
+                         1.0 - scoring.LOG_LOSS_EPS)
+            cols["log_loss"] = -np.log(pt)
+    return cols
+
+
+class _Kernels:
+    """Precomputed per-row quantities and sort orders of one profile."""
+
+    def __init__(self, p: ConfidenceProfile, s: Settings, names: Sequence[str]):
+        self.names = [n for n in names
+                      if n in REGISTRY and REGISTRY[n].interval.kind == "bootstrap"
+                      and REGISTRY[n].missing_need(p) is None]
+        self.settings = s
+        wanted = set(self.names)
+        n = p.n
+        base = None if p.sample_weight is None else p.sample_weight.astype(np.float64)
+        self.weighted = base is not None
+        self.min_count = s.min_count
+        orders: list[_Order] = []
+        # ranking: one order per class, negatives first among tied scores
+        auc_specs = []
+        if p.proba is not None and p.y_true is not None and {"auc", "cwauc",
+                                                            "delta_auc"} & wanted:
+            if p.score is not None:
+                classes = [(1, p.score)]
+            else:
+                classes = [(k, p.proba[:, k]) for k in range(p.proba.shape[1])]
+            for k, sc in classes:
+                pos = p.y_true == k
+                if pos.all() or not pos.any():
+                    continue
+                o = _Order(*_score_order(sc, pos))
+                orders.append(o)
+                auc_specs.append((o, k, pos))
+        # AURC: rows by decreasing confidence, ties grouped
+        aurc_order = None
+        if "aurc" in wanted:
+            order = np.argsort(-p.conf)
+            aurc_order = _Order(order, _group_starts(p.conf[order]))
+            orders.append(aurc_order)
+        # binned: one fixed assignment of rows to bins (edges of the full sample,
+        # computed as the point estimate computes them)
+        bins = None
+        if {"ece", "mce", "signed_ece"} & wanted:
+            score, _ = p.view(s.view)
+            edges = binned.bin_edges(score, n_bins=s.n_bins, strategy=s.strategy,
+                                     sample_weight=base)
+            bins = binned.assign_bins(score, edges)
+        # the order that carries the column sums: one where the bins are contiguous
+        host = None
+        if bins is not None:
+            for o in orders:
+                d = np.diff(bins[o.rows])
+                if (d >= 0).all() or (d <= 0).all():
+                    host = o
+                    break
+            if host is None:
+                host = _Order(np.argsort(bins, kind="stable"))
+                orders.append(host)
+        elif orders:
+            host = orders[0]
+        else:
+            host = _Order(np.arange(n))
+            orders.append(host)
+        orders.remove(host)
+        orders.insert(0, host)  # the counts are drawn in this order
+        # per-row columns in the host order, built in chunks of rows (bounded memory)
+        keep = {c for m in self.names for c in REGISTRY[m].interval.columns}
+        matrix = np.empty((0, n))
+        self.col_names: list[str] = []
+        for a in range(0, n, _COLUMN_CHUNK):
+            part = p.take(host.rows[a:a + _COLUMN_CHUNK])
+            cols = row_columns(part, s, keep)
+            for _, k, _ in auc_specs:
+                pos = part.y_true == k
+                cols[f"pos{k}"] = pos.astype(np.float64)
+                cols[f"cpos{k}"] = part.conf * pos
+            if bins is not None:
+                score, outcome = part.view(s.view)
+                cols["bin_diff"] = outcome - score
+                if base is not None:
+                    cols["base"] = part.sample_weight  # sum w * base = sum count base^2
+            if a == 0:
+                self.col_names = list(cols)
+                matrix = np.empty((len(cols), n))
+            for i, name in enumerate(self.col_names):
+                matrix[i, a:a + part.n] = cols[name]
+        self.col = {k: i for i, k in enumerate(self.col_names)}
+        self.sums = _Sums(matrix, None if bins is None else bins[host.rows], host.tiles)
+        host.parts.append(self.sums)
+        self.aucs: list[_Auc] = []
+        for o, k, pos in auc_specs:
+            auc = _Auc(pos[o.rows], p.conf[o.rows], o.starts, o.tiles,
+                       self.col[f"pos{k}"], self.col[f"cpos{k}"])
+            o.parts.append(auc)
+            self.aucs.append(auc)
+        self.aurc = None
+        if aurc_order is not None:
+            self.aurc = _Aurc(~p.correct[aurc_order.rows], aurc_order.starts,
+                              aurc_order.tiles)
+            aurc_order.parts.append(self.aurc)
+        position = np.empty(n, dtype=np.intp)
+        position[host.rows] = np.arange(n)
+        for o in orders:
+            if o is not host:
+                o.perm = position[o.rows]
+            if base is not None:
+                o.base = base[o.rows]
+        self.orders = orders
+        self.first_rows = host.rows
+
+    # ---------------------------------------------------------------- evaluation
+    def evaluate(self, w: np.ndarray) -> dict[str, np.ndarray]:
+        """All metrics for a block of replicate weights ``w`` of shape (b, N).
+
+        ``w`` is in the original row order and includes the sample weights.
+        """
+        w = np.asarray(w, dtype=np.float64)
+        return self._evaluate(w.shape[0], lambda o: w[:, o.rows], _Buffers(), counts=False)
+
+    def evaluate_counts(self, counts: np.ndarray, bufs: _Buffers | None = None
+                        ) -> dict[str, np.ndarray]:
+        """All metrics for integer resampling counts (b, N), rows in the first order
+        (``first_rows``); the sample weights are applied here."""
+        bufs = _Buffers() if bufs is None else bufs
+
+        def source(o: _Order) -> np.ndarray:
+            if o.perm is None:
+                return counts
+            out = bufs.get("gathered", counts.shape[0], counts.shape[1], counts.dtype)
+            for r in range(counts.shape[0]):
+                np.take(counts[r], o.perm, out=out[r])
+            return out
+
+        return self._evaluate(counts.shape[0], source, bufs, counts=True)
+
+    def _evaluate(self, b: int, source: Callable[[_Order], np.ndarray], bufs: _Buffers, *,
+                  counts: bool) -> dict[str, np.ndarray]:
+        # unweighted integer counts take the exact integer running-sum path
+        integral = counts and not self.weighted
+        states = {id(part): part.start(b, integral) for o in self.orders for part in o.parts}
+        for o in self.orders:
+            src = source(o)
+            for t, (r0, r1) in enumerate(o.tiles):
+                m = r1 - r0
+                w = bufs.get("w", b, _padded(m))
+                if counts and o.base is not None:
+                    np.multiply(src[:, r0:r1], o.base[r0:r1], out=w[:, :m])
+                else:
+                    w[:, :m] = src[:, r0:r1]
+                w[:, m:] = 0.0
+                cnt = src[:, r0:r1] if integral else None
+                for part in o.parts:
+                    part.tile(states[id(part)], w, cnt, t, r0, bufs)
+        return self._finish(states)
+
+    def _finish(self, states: dict[int, Any]) -> dict[str, np.ndarray]:
+        sums = ReplicateSums(self, states)
+        out: dict[str, np.ndarray] = {}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for name in self.names:
+                out[name] = np.asarray(REGISTRY[name].interval.finish(sums, self.settings),
+                                       dtype=np.float64)
+        return out
+
+
+class ReplicateSums:
+    """The sums of a block of replicates, as the registry's finishers read them.
+
+    ``sum(col)`` and ``ratio(num, den)`` are weighted column sums (one value per
+    replicate), ``per_bin(col)`` the same split by bin (replicates x bins),
+    ``auc()`` the macro AUC and cwAUC and ``aurc()`` the AURC of every replicate.
+    """
+
+    def __init__(self, kernels: _Kernels, states: dict[int, Any]) -> None:
+        self._k = kernels
+        self._states = states
+        self._per_bin = states[id(kernels.sums)]
+        self._sums = self._per_bin.sum(axis=1)
+
+    def sum(self, col: str) -> np.ndarray:
+        """Weighted sum of a per-row column, per replicate."""
+        return self._sums[:, self._k.col[col]]
+
+    def ratio(self, num: str, den: str = "one") -> np.ndarray:
+        """Ratio of two weighted sums, per replicate."""
+        return self.sum(num) / self.sum(den)
+
+    def per_bin(self, col: str) -> np.ndarray:
+        """Weighted sums of a column per bin, shape (replicates, bins)."""
+        return self._per_bin[:, :, self._k.col[col]]
+
+    def bin_occupancy(self) -> np.ndarray:
+        """Rows per bin, or with sample weights Kish's (sum w)^2 / sum w^2."""
+        cnt = self.per_bin("one")
+        if not self._k.weighted:
+            return cnt
+        return cnt**2 / self.per_bin("base")
+
+    def auc(self) -> tuple[np.ndarray, np.ndarray]:
+        """Macro AUC and cwAUC per replicate over the classes with both outcomes."""
+        if not self._k.aucs:
+            nan = np.full(self._sums.shape[0], np.nan)
+            return nan, nan
+        pairs = [a.finish(self._states[id(a)], self._sums) for a in self._k.aucs]
+        return (_nanmean_rows(np.column_stack([x for x, _ in pairs])),
+                _nanmean_rows(np.column_stack([x for _, x in pairs])))
+
+    def aurc(self) -> np.ndarray:
+        """AURC per replicate."""
+        return self._states[id(self._k.aurc)].num / self.sum("one")
+
+
+def _nanmean_rows(x: np.ndarray) -> np.ndarray:
+    ok = ~np.isnan(x)
+    cnt = ok.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(cnt > 0, np.where(ok, x, 0.0).sum(axis=1) / cnt, np.nan)
+
+
+def _progress(total: int, enabled: bool | None):
+    if enabled is None:
+        enabled = sys.stderr.isatty() and total >= 20
+    if not enabled:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return None
+    return tqdm(total=total, desc="bootstrap", unit="rep", leave=False)
+
+
+def _block_replicates(n: int, n_boot: int) -> int:
+    """Replicates per block: whole streams, at most ``_BLOCK_CELLS`` counts and a
+    float64 tile of about ``_TILE_CELLS`` cells."""
+    per = _STREAM_REPLICATES
+    streams = min(_BLOCK_CELLS // (n * per), _TILE_CELLS // (min(n, _TILE_ROWS) * per))
+    return min(n_boot, per * max(1, streams))
+
+
+def bootstrap_replicates(
+    profile: ConfidenceProfile,
+    *,
+    metrics: Sequence[str],
+    settings: Settings | None = None,
+    n_boot: int = 1000,
+    seed: Any = None,
+    progress: bool | None = None,
+    resampling: str = "multinomial",
+) -> dict[str, np.ndarray]:
+    """Bootstrap replicates of the summary metrics of one profile.
+
+    Rows are resampled with replacement (``n_boot`` samples of ``N`` rows); sample
+    weights multiply the resampling counts.  Quantile bin edges are taken from the
+    full sample and kept fixed across replicates.
+
+    Parameters
+    ----------
+    profile : ConfidenceProfile
+    metrics : list of str
+    settings : Settings, optional
+    n_boot : int
+    seed : int, SeedSequence, Generator or None
+        Master seed.  Replicates ``16 k .. 16 k + 15`` come from its child stream
+        ``k``, so they do not depend on the block size or on the threads.
+    progress : bool, optional
+        Show a progress bar (default: only on a terminal for long runs).
+    resampling : {"multinomial", "poisson"}, default "multinomial"
+        ``"multinomial"``: every replicate draws exactly ``N`` rows (Efron's
+        bootstrap).  ``"poisson"``: i.i.d. Poisson(1) counts, so replicate sizes
+        vary (the Poisson bootstrap, asymptotically equivalent; meant for large N).
+        Both cost the same here; see the module notes.
+
+    Returns
+    -------
+    dict
+        Metric -> array of shape ``(n_boot,)``.
+
+    Raises
+    ------
+    ValueError
+        On ``n_boot < 2`` or an unknown ``resampling``.
+
+    Notes
+    -----
+    A replicate's metrics equal the core metrics computed with its counts as
+    sample weights (times the profile's own weights).  Blocks of replicates run on
+    up to two threads; the output is the same with one thread or two.
+
+    Examples
+    --------
+    >>> prof = ConfidenceProfile.from_arrays([0, 1, 1, 0, 1], [0.2, 0.9, 0.6, 0.4, 0.3])
+    >>> reps = bootstrap_replicates(prof, metrics=["accuracy"], n_boot=4, seed=0)
+    >>> reps["accuracy"].shape
+    (4,)
+    """
+    s = settings or Settings()
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
+        raise ValueError(f"`n_boot` must be an integer >= 2, got {n_boot!r}.")
+    v.check_option(resampling, "resampling", RESAMPLING)
+    n_boot = int(n_boot)
+    k = _Kernels(profile, s, metrics)
+    n = profile.n
+    sampler = _Resampler(n, resampling)
+    streams = spawn_seeds(seed, -(-n_boot // _STREAM_REPLICATES))
+    block = _block_replicates(n, n_boot)
+    starts = range(0, n_boot, block)
+    out = {name: np.empty(n_boot) for name in k.names}
+    workers = min(_THREADS, len(starts))
+    spare: queue.SimpleQueue[_Buffers] = queue.SimpleQueue()
+    for _ in range(workers):
+        spare.put(_Buffers())
+
+    def run(start: int) -> int:
+        bufs = spare.get()  # one scratch set per worker, whatever thread runs it
+        try:
+            return evaluate_block(start, bufs)
+        finally:
+            spare.put(bufs)
+
+    def evaluate_block(start: int, bufs: _Buffers) -> int:
+        stop = min(start + block, n_boot)
+        counts = bufs.get("counts", stop - start, n, np.uint8)
+        for g in range(start, stop, _STREAM_REPLICATES):
+            rng = np.random.Generator(np.random.PCG64(streams[g // _STREAM_REPLICATES]))
+            rows = slice(g - start, min(g + _STREAM_REPLICATES, stop) - start)
+            direct = counts.dtype == np.uint8
+            target = (counts[rows] if direct else
+                      bufs.get("draw", rows.stop - rows.start, n, np.uint8))
+            drawn = sampler.draw(rng, target)
+            if drawn.dtype != counts.dtype:  # a count above 255: widen the block
+                counts = counts.astype(np.promote_types(counts.dtype, drawn.dtype))
+                direct = False
+            if not direct or drawn is not target:
+                counts[rows] = drawn
+        for name, vals in k.evaluate_counts(counts, bufs).items():
+            out[name][start:stop] = vals
+        return stop - start
+
+    bar = _progress(n_boot, progress)
+    try:
+        with _single_threaded_blas():
+            if workers > 1:
+                with ThreadPoolExecutor(workers) as pool:
+                    for done in pool.map(run, starts):
+                        if bar is not None:
+                            bar.update(done)
+            else:
+                for start in starts:
+                    done = run(start)
+                    if bar is not None:
+                        bar.update(done)
+    finally:
+        if bar is not None:
+            bar.close()
+    return out

@@ -1,0 +1,494 @@
+"""The metric registry: the one place where each summary metric is described.
+
+One :class:`Metric` entry per metric holds its name (the summary column), label,
+direction, formula (plain text, shown in the report), references, what it needs,
+which settings change it, its point computation, how its interval is obtained and
+why it can be NaN.  The summary's columns and order, the report's methods section
+and tables, the JSON ``metrics`` entries and the bootstrap's kernel list all come
+from :data:`REGISTRY`; nothing else restates these facts.
+
+Adding a metric means one entry here, its core function in
+:mod:`calreport.metrics`, and its tests (the registry-driven tests then check the
+bootstrap kernel against the core computation and grouped against per-subset
+results automatically).
+
+Examples
+--------
+>>> REGISTRY["csr"].label
+'Calibrated Size Ratio (CSR)'
+>>> REGISTRY["ece"].direction
+'lower'
+>>> [m for m in REGISTRY][:3]
+['accuracy', 'cwa', 'gain']
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from calreport import references
+from calreport.metrics import binned, ranking, risk, scoring, selective, weighted
+from calreport.profile import ConfidenceProfile
+from calreport.settings import Settings
+
+__all__ = [
+    "COUNT_COLUMNS",
+    "REGISTRY",
+    "Interval",
+    "Metric",
+    "MetricCache",
+    "Reference",
+    "resolve_metrics",
+]
+
+#: Counts that lead every summary, before the metrics.
+COUNT_COLUMNS = ("n", "n_dropped", "n_clipped")
+
+#: Labels of the count columns (report, JSON).
+COUNT_LABELS = {"n": "Rows", "n_dropped": "Rows dropped (missing values)",
+                "n_clipped": "Confidences clipped for CSR"}
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A citation of a metric: a key of :data:`calreport.references.REFERENCES` and
+    the section, definition or equation that defines it."""
+
+    key: str
+    where: str = ""
+
+    def text(self) -> str:
+        """Full citation with the section."""
+        return references.cite(self.key, self.where or None)
+
+    def short(self) -> str:
+        """Author-year form with the section, e.g. ``Guo et al. (2017), section 5``."""
+        s = references.short(self.key)
+        return f"{s}, {self.where}" if self.where else s
+
+
+@dataclass(frozen=True)
+class Interval:
+    """How the confidence interval of a metric is obtained.
+
+    Attributes
+    ----------
+    kind : {"bootstrap", "none"}
+        ``"bootstrap"``: a batched bootstrap kernel (``columns`` + ``finish``)
+        evaluates the metric on many replicates at once; ``"none"``: no interval,
+        ``reason`` says why.
+    columns : tuple of str
+        Per-row quantities whose weighted sums the kernel needs
+        (see :mod:`calreport.bootstrap.kernels`).
+    finish : callable or None
+        ``finish(sums, settings) -> ndarray``: the metric of every replicate from
+        the replicate sums.
+    analytic : str or None
+        Name of the analytic standard error (``"mean"``, ``"ratio"``, ``"delong"``)
+        used by ``ci_method="analytic"``; None when there is none.
+    method : str
+        Default interval method from the replicates.
+    reason : str
+        Why there is no interval (``kind="none"``).
+    """
+
+    kind: str = "bootstrap"
+    columns: tuple[str, ...] = ()
+    finish: Callable[[Any, Settings], np.ndarray] | None = None
+    analytic: str | None = None
+    method: str = "percentile"
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One summary metric.
+
+    Attributes
+    ----------
+    name : str
+        Summary column, accessor method and JSON key.
+    label : str
+        Human-readable name (report).
+    family : str
+        Group of metrics in the report (risk, accuracy, calibration, scores,
+        ranking, selective).
+    direction : {"higher", "lower", "target"}
+        Higher is better, lower is better, or closer to ``target`` is better.
+    target : float or None
+        The ideal value when ``direction == "target"`` (e.g. CSR = 1).
+    formula : str
+        Plain-text definition (Unicode, no LaTeX), printed in the report.
+    references : tuple of Reference
+    needs : frozenset of str
+        ``"labels"`` (true and predicted labels), ``"proba"`` (class
+        probabilities), ``"unweighted"`` (no sample weights).
+    settings : tuple of str
+        Fields of :class:`~calreport.settings.Settings` that change the value.
+    compute : callable
+        ``compute(profile, settings, cache) -> float``: the point estimate.
+    interval : Interval
+    nan_reason : str
+        Why the metric can be NaN on a valid profile.
+    percent : bool
+        Shown as a percentage in reports.
+    """
+
+    name: str
+    label: str
+    family: str
+    direction: str
+    formula: str
+    references: tuple[Reference, ...]
+    compute: Callable[[ConfidenceProfile, Settings, MetricCache], float]
+    interval: Interval
+    nan_reason: str = "undefined for this profile"
+    needs: frozenset[str] = frozenset()
+    settings: tuple[str, ...] = ()
+    target: float | None = None
+    percent: bool = False
+
+    @property
+    def higher_is_better(self) -> bool | None:
+        """True / False, or None for a target-valued metric."""
+        return {"higher": True, "lower": False}.get(self.direction)
+
+    def citation(self) -> str:
+        """Short citations, e.g. ``Martin-Maroto et al. (2026), section 2.1``."""
+        return "; ".join(r.short() for r in self.references)
+
+    def missing_need(self, p: ConfidenceProfile) -> str | None:
+        """Why this profile cannot define the metric, or None."""
+        if "proba" in self.needs and (p.proba is None or p.y_true is None):
+            return "needs class probabilities and true labels"
+        if "labels" in self.needs and not p.has_labels:
+            return "needs true and predicted labels"
+        if "unweighted" in self.needs and p.sample_weight is not None:
+            return "not defined with sample weights"
+        return None
+
+
+# ---------------------------------------------------------------------- shared work
+@dataclass
+class MetricCache:
+    """Results shared by several metrics of one profile (computed once per summary)."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def risk(self, p: ConfidenceProfile, s: Settings) -> risk.RiskResult:
+        """CSR, sigma, z and P_risk of the profile (the Monte Carlo null is not cheap)."""
+        if "risk" not in self.values:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", risk.ClippedConfidenceWarning)
+                self.values["risk"] = risk.risk_summary(
+                    p.conf, p.correct, sample_weight=p.sample_weight, eps=s.eps,
+                    method=s.p_risk_method, seed=s.mc_seed, **_weights_kw(p))
+        return self.values["risk"]
+
+    def auc_pair(self, p: ConfidenceProfile) -> tuple[float, float]:
+        """Macro AUC and cwAUC over the classes with positives and negatives."""
+        if "auc" not in self.values:
+            per_auc, per_cw = ranking.auc_cwauc(p.y_true, p.proba, p.conf,
+                                                sample_weight=p.sample_weight)
+            self.values["auc"] = (_nanmean(per_auc), _nanmean(per_cw))
+        return self.values["auc"]
+
+
+def _weights_kw(p: ConfidenceProfile) -> dict[str, Any]:
+    """The declared meaning of the weights, for the core functions that take it."""
+    return {} if p.sample_weight is None else {"weights": p.weights}
+
+
+def _nanmean(x: np.ndarray) -> float:
+    x = np.asarray(x, dtype=np.float64)
+    ok = ~np.isnan(x)
+    return float(x[ok].mean()) if ok.any() else math.nan
+
+
+def _w(p: ConfidenceProfile) -> np.ndarray | None:
+    return p.sample_weight
+
+
+def _view(p: ConfidenceProfile, s: Settings) -> tuple[np.ndarray, np.ndarray]:
+    return p.view(s.view)
+
+
+def _scoring_args(p: ConfidenceProfile) -> tuple[np.ndarray, np.ndarray]:
+    if p.score is not None:
+        return (p.y_true == 1).astype(np.float64), p.score
+    return p.y_true, p.proba
+
+
+def _lcs(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
+    from calreport.metrics import local
+
+    return float(local.lcs(*_view(p, s)))
+
+
+def _tce_bpm(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
+    from calreport.metrics import bpm
+
+    return float(bpm.tce_bpm(*_view(p, s)))
+
+
+# ------------------------------------------------------------- replicate finishers
+# Each takes the replicate sums (calreport.bootstrap.kernels.ReplicateSums) and the
+# settings and returns one value per replicate, with the point computation's formula.
+def _ratio(num: str, den: str = "one") -> Callable[[Any, Settings], np.ndarray]:
+    def finish(k: Any, s: Settings) -> np.ndarray:
+        return k.ratio(num, den)
+    return finish
+
+
+def _gain(k: Any, s: Settings) -> np.ndarray:
+    acc, cwa = k.ratio("correct"), k.ratio("c_correct", "c")
+    return (cwa - acc) / (1.0 - np.minimum(cwa, acc))
+
+
+def _sigma(k: Any, s: Settings) -> np.ndarray:
+    return np.sqrt(k.sum("csr_var2")) / k.sum("one")
+
+
+def _z(k: Any, s: Settings) -> np.ndarray:
+    return (k.ratio("csr") - 1.0) / _sigma(k, s)
+
+
+def _p_risk(k: Any, s: Settings) -> np.ndarray:
+    csr, z = k.ratio("csr"), _z(k, s)
+    out = np.where(csr > 1.0, special.ndtr(z), 0.0)
+    out[np.isnan(z)] = np.nan
+    return out
+
+
+def _ece(k: Any, s: Settings) -> np.ndarray:
+    return np.abs(k.per_bin("bin_diff")).sum(axis=1) / k.sum("one")
+
+
+def _signed_ece(k: Any, s: Settings) -> np.ndarray:
+    return -k.per_bin("bin_diff").sum(axis=1) / k.sum("one")
+
+
+def _mce(k: Any, s: Settings) -> np.ndarray:
+    cnt, dsum = k.per_bin("one"), k.per_bin("bin_diff")
+    occ = k.bin_occupancy()
+    ok = (cnt > 0) & (occ >= s.min_count * (1.0 - 1e-12))
+    gaps = np.where(ok, np.abs(dsum) / np.where(cnt > 0, cnt, 1.0), -np.inf)
+    mce = gaps.max(axis=1)
+    return np.where(np.isfinite(mce), mce, np.nan)
+
+
+def _auc(k: Any, s: Settings) -> np.ndarray:
+    return k.auc()[0]
+
+
+def _cwauc(k: Any, s: Settings) -> np.ndarray:
+    return k.auc()[1]
+
+
+def _delta_auc(k: Any, s: Settings) -> np.ndarray:
+    auc, cw = k.auc()
+    return cw - auc
+
+
+def _aurc(k: Any, s: Settings) -> np.ndarray:
+    return k.aurc()
+
+
+# ------------------------------------------------------------------------ entries
+_M26 = "MartinMaroto2026"
+_S25 = "Shahnazari2025"
+_NO_REFIT = Interval(
+    "none", reason="no bootstrap interval: the metric refits a curve on every sample "
+    "(pass ci_method='refit' for a refitting bootstrap)")
+
+_ENTRIES: tuple[Metric, ...] = (
+    Metric(
+        "accuracy", "Accuracy", "accuracy", "higher",
+        "Acc = Σ wᵢ·1[ŷᵢ = yᵢ] / Σ wᵢ",
+        (Reference(_M26, "Definition 1"),),
+        lambda p, s, c: weighted.accuracy(p.correct, sample_weight=_w(p)),
+        Interval(columns=("correct",), finish=_ratio("correct"), analytic="mean"),
+        nan_reason="all sample weights are zero"),
+    Metric(
+        "cwa", "Confidence-weighted accuracy (cwA)", "accuracy", "higher",
+        "cwA = Σ cᵢ·1[ŷᵢ = yᵢ] / Σ cᵢ, c = confidence in the predicted class",
+        (Reference(_M26, "section 2.2, Definition 4"),),
+        lambda p, s, c: weighted.cwa(p.conf, p.correct, sample_weight=_w(p)),
+        Interval(columns=("c_correct", "c"), finish=_ratio("c_correct", "c"),
+                 analytic="ratio"),
+        nan_reason="every confidence is 0"),
+    Metric(
+        "gain", "cwA gain over accuracy", "accuracy", "higher",
+        "gain = (cwA − Acc) / (1 − min(cwA, Acc))",
+        (Reference(_M26, "section 3.1"),),
+        lambda p, s, c: weighted.gain(p.conf, p.correct, sample_weight=_w(p)),
+        Interval(columns=("correct", "c_correct", "c"), finish=_gain),
+        nan_reason="undefined when accuracy or cwA equals 1"),
+    Metric(
+        "csr", "Calibrated Size Ratio (CSR)", "risk", "target",
+        "CSR = (1/N) Σ_{i wrong} 1/(1 − cᵢ), confidences clipped to [ε, 1 − ε]; "
+        "1 under calibration",
+        (Reference(_M26, "section 2.1, Definition 2"),),
+        lambda p, s, c: c.risk(p, s).csr,
+        Interval(columns=("csr",), finish=_ratio("csr"), analytic="mean"),
+        target=1.0, settings=("eps",), nan_reason="all sample weights are zero"),
+    Metric(
+        "sigma_csr", "σ_CSR (spread of CSR under calibration)", "risk", "lower",
+        "σ_CSR = √(Σ wᵢ² cᵢ/(1 − cᵢ)) / Σ wᵢ, the standard deviation of CSR when "
+        "correctᵢ ~ Bernoulli(cᵢ)",
+        (Reference(_M26, "appendix A.2, Proposition 6"),),
+        lambda p, s, c: c.risk(p, s).sigma_csr,
+        Interval(columns=("csr_var2",), finish=_sigma),
+        settings=("eps",), nan_reason="all sample weights are zero"),
+    Metric(
+        "z_csr", "z = (CSR − 1) / σ_CSR", "risk", "lower",
+        "z = (CSR − 1) / σ_CSR; bands z ≤ 1 no evidence, 1 < z ≤ 3 evidence, z > 3 risky",
+        (Reference(_M26, "section 2.1"),),
+        lambda p, s, c: c.risk(p, s).z,
+        Interval(columns=("csr", "csr_var2"), finish=_z),
+        settings=("eps",), nan_reason="σ_CSR is 0 (all confidences are 0)"),
+    Metric(
+        "p_risk", "P_risk", "risk", "lower",
+        "P_risk = P(CSR under calibration < observed CSR) when CSR > 1, else 0; by the "
+        "normal approximation Φ(z) where it is valid, else by Monte Carlo of the null "
+        "correctᵢ ~ Bernoulli(cᵢ)",
+        (Reference(_M26, "section 2.1 and Table 6; section 4 on small N"),),
+        lambda p, s, c: c.risk(p, s).p_risk,
+        Interval(columns=("csr", "csr_var2"), finish=_p_risk),
+        settings=("eps", "p_risk_method", "seed"), percent=True,
+        nan_reason="σ_CSR is 0 (all confidences are 0)"),
+    Metric(
+        "ece", "Expected calibration error (ECE)", "calibration", "lower",
+        "ECE = Σ_b (|B_b| / N) · |acc(B_b) − conf(B_b)| over n_bins bins of the score",
+        (Reference("Naeini2015", "section 3"), Reference("Guo2017", "section 2")),
+        lambda p, s, c: binned.ece(*_view(p, s), n_bins=s.n_bins, strategy=s.strategy,
+                                   sample_weight=_w(p)),
+        Interval(columns=("bin_diff",), finish=_ece),
+        settings=("view", "n_bins", "strategy")),
+    Metric(
+        "mce", "Maximum calibration error (MCE)", "calibration", "lower",
+        "MCE = max_b |acc(B_b) − conf(B_b)| over bins with at least min_count rows",
+        (Reference("Naeini2015", "section 3"),),
+        lambda p, s, c: binned.mce(*_view(p, s), n_bins=s.n_bins, strategy=s.strategy,
+                                   min_count=s.min_count, sample_weight=_w(p)),
+        Interval(columns=("bin_diff",), finish=_mce),
+        settings=("view", "n_bins", "strategy", "min_count"),
+        nan_reason="no bin holds min_count rows"),
+    Metric(
+        "signed_ece", "Signed ECE (confidence − accuracy)", "calibration", "target",
+        "Σ_b (|B_b| / N) · (conf(B_b) − acc(B_b)); > 0 overconfident, < 0 underconfident",
+        (Reference("Guo2017", "section 2"),),
+        lambda p, s, c: binned.signed_ece(*_view(p, s), n_bins=s.n_bins,
+                                          strategy=s.strategy, sample_weight=_w(p)),
+        Interval(columns=("bin_diff",), finish=_signed_ece),
+        target=0.0, settings=("view", "n_bins", "strategy")),
+    Metric(
+        "brier", "Brier score", "scores", "lower",
+        "mean of Σ_k (p_k − 1[y = k])² (binary: mean of (p − y)²), as scikit-learn",
+        (Reference("Brier1950"),),
+        lambda p, s, c: scoring.brier_score(*_scoring_args(p), sample_weight=_w(p)),
+        Interval(columns=("brier",), finish=_ratio("brier"), analytic="mean"),
+        needs=frozenset({"proba"})),
+    Metric(
+        "log_loss", "Log loss", "scores", "lower",
+        "−mean of log p_y, p clipped to [ε, 1 − ε] with ε the float64 machine epsilon, "
+        "as scikit-learn",
+        (Reference("Good1952"),),
+        lambda p, s, c: scoring.log_loss(*_scoring_args(p), sample_weight=_w(p)),
+        Interval(columns=("log_loss",), finish=_ratio("log_loss"), analytic="mean"),
+        needs=frozenset({"proba"})),
+    Metric(
+        "auc", "AUC (macro one-vs-rest)", "ranking", "higher",
+        "one-vs-rest AUC of each class on its probability, ties count ½; macro average "
+        "over the classes with positives and negatives",
+        (Reference("HanleyMcNeil1982"), Reference(_M26, "section 2.2")),
+        lambda p, s, c: c.auc_pair(p)[0],
+        Interval(finish=_auc, analytic="delong"),
+        needs=frozenset({"proba"}),
+        nan_reason="needs both positives and negatives of at least one class"),
+    Metric(
+        "cwauc", "Confidence-weighted AUC (cwAUC)", "ranking", "higher",
+        "pairs (i positive, j negative) weighted by cᵢ·cⱼ, ties count ½; macro average",
+        (Reference(_M26, "appendix A.3, Proposition 15"),),
+        lambda p, s, c: c.auc_pair(p)[1],
+        Interval(finish=_cwauc),
+        needs=frozenset({"proba"}),
+        nan_reason="needs both positives and negatives of at least one class"),
+    Metric(
+        "delta_auc", "cwAUC − AUC", "ranking", "higher",
+        "ΔAUC = cwAUC − AUC; > 0 when confidence helps ranking",
+        (Reference(_M26, "appendix A.3, Proposition 16"),),
+        lambda p, s, c: c.auc_pair(p)[1] - c.auc_pair(p)[0],
+        Interval(finish=_delta_auc),
+        needs=frozenset({"proba"}),
+        nan_reason="needs both positives and negatives of at least one class"),
+    Metric(
+        "cwsa", "CWSA (confidence-weighted selective accuracy)", "selective", "higher",
+        "mean over S_τ = {c ≥ τ} of φ(c)·(2·correct − 1), φ(c) = (c − τ)/(1 − τ)",
+        (Reference(_S25, "section 3.2"),),
+        lambda p, s, c: selective.cwsa(p.conf, p.correct, tau=s.tau, sample_weight=_w(p)),
+        Interval(columns=("sel", "cwsa"), finish=_ratio("cwsa", "sel"), analytic="ratio"),
+        settings=("tau",), nan_reason="no prediction has confidence ≥ τ"),
+    Metric(
+        "cwsa_plus", "CWSA+", "selective", "higher",
+        "mean over S_τ = {c ≥ τ} of φ(c)·correct, φ(c) = (c − τ)/(1 − τ)",
+        (Reference(_S25, "section 3.3"),),
+        lambda p, s, c: selective.cwsa_plus(p.conf, p.correct, tau=s.tau,
+                                            sample_weight=_w(p)),
+        Interval(columns=("sel", "cwsa_plus"), finish=_ratio("cwsa_plus", "sel"),
+                 analytic="ratio"),
+        settings=("tau",), nan_reason="no prediction has confidence ≥ τ"),
+    Metric(
+        "aurc", "Area under the risk-coverage curve (AURC)", "selective", "lower",
+        "mean over coverage levels of the selective risk when predictions are kept in "
+        "order of decreasing confidence (ties kept together)",
+        (Reference("GeifmanElYaniv2017", "section 2"), Reference("Geifman2019", "section 3")),
+        lambda p, s, c: selective.aurc(p.conf, p.correct, sample_weight=_w(p)),
+        Interval(finish=_aurc)),
+    Metric(
+        "lcs", "Local Calibration Score (LCS)", "calibration", "lower",
+        "LCS = Σⱼ wⱼ (ĝ(lⱼ) − lⱼ)² / Σⱼ wⱼ, ĝ a LOWESS calibration curve on 100 grid "
+        "points, wⱼ the reflected kernel density of the scores",
+        (Reference("FernandesMachado2024", "Local Calibration Score"),
+         Reference("Cleveland1979")),
+        _lcs, _NO_REFIT, needs=frozenset({"unweighted"}), settings=("view",)),
+    Metric(
+        "tce_bpm", "TCE_bpm (true calibration error, binomial process)", "calibration",
+        "lower",
+        "TCE = ∫ |g(x) − x| f(x) dx, g fitted by binomial maximum likelihood in the "
+        "family logit g = c + a ln s − b ln(1 − s), f the Beta density of the scores",
+        (Reference("Dong2025", "section 3"),),
+        _tce_bpm, _NO_REFIT, needs=frozenset({"unweighted"}), settings=("view",),
+        nan_reason="too few rows to fit the binomial-process curve"),
+)
+
+#: Every summary metric, in summary order.
+REGISTRY: dict[str, Metric] = {m.name: m for m in _ENTRIES}
+
+
+def resolve_metrics(metrics: Sequence[str] | str | None) -> list[str]:
+    """Validate a metric selection (None = all, in registry order).
+
+    Raises
+    ------
+    ValueError
+        Naming the unknown metrics and listing the available ones.
+    """
+    if metrics is None:
+        return list(REGISTRY)
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    metrics = list(metrics)
+    unknown = [m for m in metrics if m not in REGISTRY]
+    if unknown:
+        raise ValueError(
+            f"Unknown metric(s) {unknown}. Available: {', '.join(REGISTRY)}."
+        )
+    return list(dict.fromkeys(metrics))

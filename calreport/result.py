@@ -1,0 +1,381 @@
+"""One typed result behind ``summary()``, the report, the JSON export and the CLI gates.
+
+:class:`CalibrationResult` holds, per group and overall, the numbers, their
+intervals and interval methods, the reasons for every NaN, the risk verdict, and
+the settings they were computed with.  ``summary()`` turns it into pandas objects
+for notebooks; the report and :func:`check` read it directly, so they never parse
+``DataFrame.attrs`` or restate a default.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from calreport.registry import COUNT_COLUMNS, REGISTRY
+from calreport.settings import Settings
+
+__all__ = [
+    "CalibrationResult",
+    "Gate",
+    "GateResult",
+    "GroupResult",
+    "UndefinedGateError",
+    "check",
+    "parse_gate",
+]
+
+_STATS = ("value", "ci_low", "ci_high")
+
+
+@dataclass
+class GroupResult:
+    """The numbers of one group (or of the whole frame).
+
+    Attributes
+    ----------
+    key : hashable
+        pandas group key (None for an ungrouped frame or the overall row).
+    name : str
+        Display name, unique within the result.
+    values : dict
+        Counts and metric values (float, NaN when undefined).
+    intervals : dict
+        Metric -> (ci_low, ci_high); empty without intervals.
+    interval_methods : dict
+        Metric -> interval method used.
+    reasons : dict
+        Metric -> why its value (or interval) is undefined.
+    p_risk_method : str
+        Null distribution used for P_risk.
+    view : str
+        Calibration view of the binned and local metrics.
+    risk : RiskResult or None
+        The verdict: band, reason, certainty claims, method.
+    """
+
+    key: Any
+    name: str
+    values: dict[str, float]
+    intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+    interval_methods: dict[str, str] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
+    p_risk_method: str = "normal"
+    view: str = "top_label"
+    risk: Any = None
+
+    def get(self, metric: str, stat: str = "value") -> float:
+        """A value or an interval bound (``stat`` in value / ci_low / ci_high)."""
+        if stat == "value":
+            return float(self.values.get(metric, math.nan))
+        lo, hi = self.intervals.get(metric, (math.nan, math.nan))
+        return float(lo if stat == "ci_low" else hi)
+
+    @property
+    def band(self) -> str:
+        """Risk band of the verdict ("undetermined" when not assessed)."""
+        return "undetermined" if self.risk is None else str(self.risk.band)
+
+
+@dataclass
+class CalibrationResult:
+    """Everything one accessor call computed, per group and overall.
+
+    Attributes
+    ----------
+    groups : list of GroupResult
+        One per group (one, named "all", for an ungrouped frame).
+    overall : GroupResult or None
+        All rows of all groups together (grouped calls).
+    index : pandas.Index or None
+        Group keys as pandas indexes a grouped result; None when ungrouped.
+    metrics : list of str
+        The registry metrics computed, in order.
+    settings : Settings
+    ci : dict or None
+        ``level``, ``method`` (None = each metric's default), ``n_boot``,
+        ``resampling``, ``seed``; None without intervals.
+    data : dict
+        Facts about the input: roles, classes, positive class, class-column mapping,
+        weight meaning, group label.
+    as_index : bool
+        pandas' ``as_index`` of the GroupBy.
+    """
+
+    groups: list[GroupResult]
+    overall: GroupResult | None
+    index: pd.Index | None
+    metrics: list[str]
+    settings: Settings
+    ci: dict[str, Any] | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+    as_index: bool = True
+
+    @property
+    def grouped(self) -> bool:
+        """True for a GroupBy result."""
+        return self.index is not None
+
+    @property
+    def columns(self) -> list[str]:
+        """Count columns then metrics, as in ``summary()``."""
+        return [*COUNT_COLUMNS, *self.metrics]
+
+    # ------------------------------------------------------------------- pandas
+    def summary(self) -> pd.Series | pd.DataFrame:
+        """The pandas form of ``df.calib.summary()`` / ``groupby().calib.summary()``.
+
+        Ungrouped: a Series (metric -> value), or with intervals a DataFrame (metric x
+        [value, ci_low, ci_high]).  Grouped: groups x metrics, or with intervals
+        columns (metric, stat).  ``attrs`` holds the reasons, settings, P_risk methods,
+        view and interval settings (for display; programs should read this object).
+        """
+        cols = self.columns
+        if not self.grouped:
+            g = self.groups[0]
+            if self.ci is None:
+                out: Any = pd.Series([g.get(c) for c in cols], index=pd.Index(cols, name="metric"),
+                                     name="value", dtype=np.float64)
+            else:
+                out = pd.DataFrame([[g.get(c, s) for s in _STATS] for c in cols],
+                                   index=pd.Index(cols, name="metric"), columns=list(_STATS))
+            out.attrs["reasons"] = dict(g.reasons)
+            out.attrs["p_risk_method"] = g.p_risk_method
+            out.attrs["view"] = g.view
+        else:
+            index = self.index
+            if self.ci is None:
+                out = pd.DataFrame([[g.get(c) for c in cols] for g in self.groups],
+                                   index=index, columns=pd.Index(cols, name="metric"),
+                                   dtype=np.float64)
+            else:
+                data = [[g.get(c, s) for c in cols for s in _STATS] for g in self.groups]
+                mi = pd.MultiIndex.from_tuples([(c, s) for c in cols for s in _STATS],
+                                               names=["metric", "stat"])
+                out = pd.DataFrame(data, index=index, columns=mi, dtype=np.float64)
+            out.attrs["reasons"] = {(g.key, m): why for g in self.groups
+                                    for m, why in g.reasons.items()}
+            out.attrs["p_risk_method"] = {g.key: g.p_risk_method for g in self.groups}
+            if not self.as_index:
+                out = out.reset_index()
+        out.attrs["settings"] = self.settings.to_dict()
+        if self.ci is not None:
+            out.attrs["ci"] = dict(self.ci)
+        return out
+
+    # --------------------------------------------------------------------- JSON
+    def to_dict(self) -> dict[str, Any]:
+        """Plain numbers for JSON (NaN as None); never pre-formatted strings."""
+
+        def group(g: GroupResult) -> dict[str, Any]:
+            metrics = {}
+            for m in self.columns:
+                entry: dict[str, Any] = {"value": _num(g.get(m))}
+                if self.ci is not None and m in g.intervals:
+                    entry["ci_low"] = _num(g.get(m, "ci_low"))
+                    entry["ci_high"] = _num(g.get(m, "ci_high"))
+                    if m in g.interval_methods:
+                        entry["ci_method"] = g.interval_methods[m]
+                if m in g.reasons:
+                    entry["reason"] = g.reasons[m]
+                metrics[m] = entry
+            out: dict[str, Any] = {"name": g.name, "key": _key(g.key), "metrics": metrics,
+                                   "p_risk_method": g.p_risk_method, "view": g.view}
+            if g.risk is not None:
+                out["risk"] = _plain(g.risk.to_dict())
+            return out
+
+        return {
+            "grouped": self.grouped,
+            "settings": self.settings.to_dict(),
+            "ci": None if self.ci is None else dict(self.ci),
+            "data": _plain(self.data),
+            "definitions": {m: {"label": REGISTRY[m].label,
+                                "direction": REGISTRY[m].direction,
+                                "target": REGISTRY[m].target,
+                                "formula": REGISTRY[m].formula,
+                                "references": [r.text() for r in REGISTRY[m].references]}
+                            for m in self.metrics},
+            "groups": [group(g) for g in self.groups],
+            "overall": None if self.overall is None else group(self.overall),
+        }
+
+    # -------------------------------------------------------------------- gates
+    def check(self, gates: Iterable[str | Gate], *, allow_undefined: bool = False
+              ) -> list[GateResult]:
+        """Evaluate release gates such as ``"p_risk>0.99"`` or ``"ece.ci_high>0.05"``.
+
+        See :func:`check`.
+        """
+        return check(self, gates, allow_undefined=allow_undefined)
+
+
+def _num(x: Any) -> float | None:
+    x = float(x)
+    return None if math.isnan(x) or math.isinf(x) else x
+
+
+def _key(k: Any) -> Any:
+    if isinstance(k, tuple):
+        return [_key(x) for x in k]
+    if k is None or isinstance(k, (bool, int, str)):
+        return k
+    if isinstance(k, (float, np.floating)):
+        return _num(k)
+    if isinstance(k, np.integer):
+        return int(k)
+    return str(k)
+
+
+def _plain(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, (float, np.floating)):
+        return _num(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, np.ndarray):
+        return _plain(obj.tolist())
+    if obj is None or isinstance(obj, (bool, int, str)):
+        return obj
+    return str(obj)
+
+
+# ----------------------------------------------------------------------------- gates
+_GATE = re.compile(r"^\s*([a-z_][a-z0-9_]*)(?:\.(value|ci_low|ci_high))?\s*"
+                   r"(<=|>=|==|!=|<|>)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$")
+_OPS: dict[str, Callable[[float, float], bool]] = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "==": operator.eq, "!=": operator.ne}
+
+
+class UndefinedGateError(ValueError):
+    """A gated metric is undefined (NaN) in some group, so the gate cannot decide."""
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A release gate: fail when ``metric.stat op threshold`` holds.
+
+    Examples
+    --------
+    >>> parse_gate("ece.ci_high > 0.05")
+    Gate(metric='ece', stat='ci_high', op='>', threshold=0.05)
+    """
+
+    metric: str
+    stat: str
+    op: str
+    threshold: float
+
+    @property
+    def needs_interval(self) -> bool:
+        """True when the gate reads an interval bound."""
+        return self.stat != "value"
+
+    def __str__(self) -> str:
+        target = self.metric if self.stat == "value" else f"{self.metric}.{self.stat}"
+        return f"{target}{self.op}{self.threshold:g}"
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """The outcome of one gate in one group: ``failed`` is True when the condition holds."""
+
+    gate: Gate
+    group: str
+    value: float
+    failed: bool
+
+
+def parse_gate(expr: str | Gate) -> Gate:
+    """Parse ``"metric[.stat] op number"``, e.g. ``"p_risk>0.99"``, ``"auc.ci_low<0.8"``.
+
+    Raises
+    ------
+    ValueError
+        On a malformed expression or an unknown metric (the message lists them).
+    """
+    if isinstance(expr, Gate):
+        return expr
+    m = _GATE.match(str(expr))
+    if not m:
+        raise ValueError(
+            f"Cannot read the gate {expr!r}: write METRIC[.STAT] OP NUMBER, e.g. "
+            "'p_risk>0.99' or 'ece.ci_high>0.05' (STAT: value, ci_low, ci_high; "
+            "OP: < <= > >= == !=)."
+        )
+    metric, stat, op, num = m.groups()
+    if metric not in REGISTRY and metric not in COUNT_COLUMNS:
+        raise ValueError(f"Unknown metric {metric!r} in the gate {expr!r}. Available: "
+                         f"{', '.join([*COUNT_COLUMNS, *REGISTRY])}.")
+    return Gate(metric, stat or "value", op, float(num))
+
+
+def check(result: CalibrationResult, gates: Iterable[str | Gate], *,
+          allow_undefined: bool = False) -> list[GateResult]:
+    """Evaluate release gates on a result, in every group (and overall).
+
+    A gate *fails* when its condition holds (``"p_risk>0.99"`` fails where P_risk
+    exceeds 0.99).  A gated metric or bound that is undefined in a group raises
+    :class:`UndefinedGateError` naming the group and the reason, unless
+    ``allow_undefined``; a gate can therefore never pass on a metric that was not
+    computed.
+
+    Parameters
+    ----------
+    result : CalibrationResult
+    gates : iterable of str or Gate
+    allow_undefined : bool, default False
+        Skip groups where the gated value is undefined instead of raising.
+
+    Returns
+    -------
+    list of GateResult
+        One per gate and group; ``any(r.failed for r in out)`` decides a release.
+
+    Raises
+    ------
+    ValueError
+        A malformed gate, a metric the result did not compute, or an interval bound
+        of a result computed without intervals.
+    UndefinedGateError
+        A gated value is NaN in some group.
+    """
+    parsed = [parse_gate(g) for g in gates]
+    out: list[GateResult] = []
+    groups = list(result.groups)
+    if result.overall is not None:
+        groups.append(result.overall)
+    for gate in parsed:
+        if gate.metric not in result.columns:
+            raise ValueError(f"The gate {gate} reads {gate.metric!r}, which this result "
+                             "did not compute; include it in `metrics`.")
+        if gate.needs_interval and result.ci is None:
+            raise ValueError(f"The gate {gate} reads an interval bound; compute intervals "
+                             "(ci=0.95).")
+        for g in groups:
+            value = g.get(gate.metric, gate.stat)
+            if math.isnan(value):
+                if allow_undefined:
+                    continue
+                why = g.reasons.get(gate.metric, "undefined")
+                raise UndefinedGateError(
+                    f"The gate {gate} cannot be decided in group {g.name!r}: "
+                    f"{gate.metric} {'' if gate.stat == 'value' else gate.stat + ' '}is "
+                    f"undefined ({why})."
+                )
+            out.append(GateResult(gate, g.name, value, bool(_OPS[gate.op](value,
+                                                                           gate.threshold))))
+    return out

@@ -1,0 +1,171 @@
+"""The registry drives these checks over every metric.
+
+* every bootstrap kernel, run with resampling counts, equals the core computation
+  on the resampled rows (``np.repeat``), under every setting that changes the metric;
+* every registry metric has its accessor method, whose docstring shows the
+  registry's formula and references;
+* the entries are well formed (directions, reference keys, settings fields).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import calreport  # noqa: F401  (registers the accessors)
+from calreport import references
+from calreport.accessor import CalibAccessor, GroupByCalibAccessor
+from calreport.bootstrap import bootstrap_intervals
+from calreport.bootstrap.kernels import _Kernels
+from calreport.profile import ConfidenceProfile
+from calreport.registry import REGISTRY
+from calreport.settings import Settings
+from calreport.summary import summarize
+
+KERNEL = [m for m, spec in REGISTRY.items() if spec.interval.kind == "bootstrap"]
+
+
+def _binary(n=300, seed=0, ties=False, weights=False):
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0, 1, n)
+    if ties:
+        p = np.round(p, 1)
+    y = (rng.random(n) < p**1.3).astype(int)
+    w = rng.uniform(0.2, 3.0, n) if weights else None
+    return ConfidenceProfile.from_arrays(y, p, sample_weight=w)
+
+
+def _multi(n=300, k=4, seed=1):
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(size=(n, k)) * 2
+    proba = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    y = np.array([rng.choice(k, p=row) for row in proba])
+    return ConfidenceProfile.from_arrays(y, proba)
+
+
+def _top_label(n=300, seed=2):
+    rng = np.random.default_rng(seed)
+    c = np.round(rng.uniform(0.3, 1.0, n), 3)
+    return ConfidenceProfile.from_arrays(conf=c, correct=rng.random(n) < c)
+
+
+PROFILES = {
+    "binary": _binary,
+    "ties": lambda: _binary(ties=True),
+    "weighted": lambda: _binary(weights=True),
+    "multi": _multi,
+    "top_label": _top_label,
+}
+
+#: Every setting that changes some metric, with values away from the defaults.
+SETTINGS = [
+    Settings(p_risk_method="normal"),
+    Settings(p_risk_method="normal", view="top_label", n_bins=7, tau=0.7, eps=1e-3,
+             min_count=5),
+    Settings(p_risk_method="normal", strategy="quantile", n_bins=10, tau=0.3, eps=0.05),
+]
+
+
+def _repeated(prof: ConfidenceProfile, counts: np.ndarray) -> ConfidenceProfile:
+    """The resampled data set itself: row i repeated counts[i] times."""
+    return prof.take(np.repeat(np.arange(prof.n), counts.astype(np.int64)))
+
+
+@pytest.mark.parametrize("kind", list(PROFILES))
+@pytest.mark.parametrize("s", SETTINGS, ids=["default", "changed", "quantile"])
+def test_kernel_equals_core_on_resampled_rows(kind, s):
+    prof = PROFILES[kind]()
+    if s.view == "top_label" or prof.score is None:
+        s = s.replace(view=None) if prof.score is None else s
+    k = _Kernels(prof, s, KERNEL)
+    rng = np.random.default_rng(5)
+    counts = rng.poisson(1.0, size=(4, prof.n))
+    counts[0] = 1  # the identity replicate
+    batched = k.evaluate_counts(counts[:, k.first_rows].astype(np.uint8))
+    assert set(batched) == {m for m in KERNEL if REGISTRY[m].missing_need(prof) is None}
+    for r in range(counts.shape[0]):
+        # quantile edges are fixed from the full sample across replicates: the core
+        # recomputes them, so the binned metrics are compared on the identity only
+        names = [m for m in batched if not (r and s.strategy == "quantile" and m in
+                                            ("ece", "mce", "signed_ece"))]
+        ref = summarize(_repeated(prof, counts[r]), metrics=names, settings=s).values
+        for name in names:
+            assert batched[name][r] == pytest.approx(ref[name], rel=1e-9, abs=1e-12,
+                                                     nan_ok=True), (kind, name, r)
+
+
+def test_p_risk_interval_only_for_the_estimator_it_belongs_to():
+    """A Monte Carlo P_risk gets no Φ(z)-based interval: the reason says why."""
+    prof = _binary(n=60)
+    for method in ("normal", "monte_carlo"):
+        s = Settings(p_risk_method=method)
+        res = summarize(prof, metrics=["csr", "p_risk"], settings=s)
+        out = bootstrap_intervals(prof, res, n_boot=50, seed=0, return_replicates=True)
+        if res.p_risk_method == "normal":
+            assert not np.isnan(out.intervals["p_risk"][0])
+        else:
+            assert np.isnan(out.intervals["p_risk"][0])
+            assert "Monte Carlo" in out.reasons["p_risk"]
+
+
+def test_refit_metrics_have_a_reason():
+    prof = _binary(n=400)
+    res = summarize(prof, metrics=["lcs", "tce_bpm"])
+    out = bootstrap_intervals(prof, res, n_boot=20, seed=0, return_replicates=True)
+    for m in ("lcs", "tce_bpm"):
+        assert np.isnan(out.intervals[m][0])
+        assert "refits" in out.reasons[m]
+
+
+# ------------------------------------------------------------------ the methods
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text or "").strip()
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_every_metric_has_its_method_with_formula_and_references(name):
+    spec = REGISTRY[name]
+    for cls in (CalibAccessor, GroupByCalibAccessor):
+        method = getattr(cls, name, None)
+        assert callable(method), f"{cls.__name__} has no method {name}()"
+    doc = _norm(inspect.getdoc(getattr(CalibAccessor, name)))
+    assert _norm(spec.formula) in doc
+    for ref in spec.references:
+        assert _norm(ref.text()) in doc, (name, ref.key)
+    sig = inspect.signature(getattr(CalibAccessor, name))
+    assert set(sig.parameters) - {"self"} == set(spec.settings), name
+
+
+def test_method_equals_summary_column():
+    df = pd.DataFrame({"y_true": np.r_[np.zeros(50), np.ones(50)].astype(int),
+                       "proba": np.linspace(0.01, 0.99, 100)})
+    summ = df.calib.summary(p_risk_method="normal")
+    for name in REGISTRY:
+        spec = REGISTRY[name]
+        kw = {"p_risk_method": "normal"} if "p_risk_method" in spec.settings else {}
+        val = getattr(df.calib, name)(**kw)
+        assert val == pytest.approx(summ[name], nan_ok=True), name
+
+
+# ------------------------------------------------------------------ the entries
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_entry_is_well_formed(name):
+    spec = REGISTRY[name]
+    assert spec.name == name and re.fullmatch(r"[a-z][a-z0-9_]*", name)
+    assert spec.direction in ("higher", "lower", "target")
+    assert (spec.target is not None) == (spec.direction == "target")
+    assert spec.references and all(r.key in references.REFERENCES for r in spec.references)
+    fields = {f.name for f in dataclasses.fields(Settings)}
+    assert set(spec.settings) <= fields
+    assert spec.needs <= {"labels", "proba", "unweighted"}
+    assert spec.interval.kind in ("bootstrap", "none")
+    if spec.interval.kind == "none":
+        assert spec.interval.reason
+    else:
+        assert spec.interval.finish is not None
+    assert "\\" not in spec.formula and "$" not in spec.formula  # no LaTeX
