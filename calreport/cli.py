@@ -7,9 +7,6 @@ Exit codes: 0 success, 1 a ``--fail-on`` gate failed, 2 usage or input error
 from __future__ import annotations
 
 import argparse
-import math
-import operator
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,10 +15,6 @@ from typing import Any
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
 EXIT_USAGE = 2
-
-_GATE = re.compile(r"^\s*([a-z_][a-z0-9_]*)\s*(<=|>=|==|!=|<|>)\s*([-+0-9.eE]+|nan|inf)\s*$")
-_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-        "==": operator.eq, "!=": operator.ne}
 
 
 class UsageError(Exception):
@@ -33,23 +26,17 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def parse_gate(expr: str) -> tuple[str, str, float]:
-    """Parse a gate such as ``"p_risk>0.99"`` into (metric, operator, threshold).
+def parse_gate(expr: str) -> Any:
+    """Parse a gate such as ``"p_risk>0.99"`` or ``"ece.ci_high>0.05"``.
 
     The gate *fails* (exit code 1) when the comparison is true for any group.
     """
-    from calreport.summary import METRICS
+    from calreport.result import parse_gate as parse
 
-    m = _GATE.match(expr)
-    if not m:
-        raise UsageError(
-            f"bad --fail-on expression {expr!r}: use METRIC OP NUMBER, e.g. 'p_risk>0.99' "
-            "or 'ece>=0.05' (OP one of < <= > >= == !=)"
-        )
-    name, op, num = m.groups()
-    if name not in METRICS and name not in ("n", "n_dropped", "n_clipped"):
-        raise UsageError(f"unknown metric {name!r} in --fail-on; known: {', '.join(METRICS)}")
-    return name, op, float(num)
+    try:
+        return parse(expr)
+    except ValueError as exc:
+        raise UsageError(f"--fail-on: {exc}") from None
 
 
 def _add_columns(p: argparse.ArgumentParser) -> None:
@@ -61,7 +48,11 @@ def _add_columns(p: argparse.ArgumentParser) -> None:
     g.add_argument("--conf", help="confidence column")
     g.add_argument("--correct", help="0/1 correctness column")
     g.add_argument("--weight", help="sample-weight column")
-    g.add_argument("--pos-label", help="positive class of a binary probability column")
+    g.add_argument("--pos-label", help="positive class of a binary probability column "
+                   "(required unless the labels are 0/1, False/True or -1/1)")
+    g.add_argument("--weights", choices=("importance", "frequency"), default="importance",
+                   help="meaning of --weight: relative importance (default) or integer "
+                   "frequency counts")
     g.add_argument("--threshold", type=float, default=0.5)
     g.add_argument("--missing", choices=("raise", "drop"), default="raise")
     g.add_argument("--by", action="append", help="group column (repeatable)")
@@ -73,9 +64,13 @@ def _add_columns(p: argparse.ArgumentParser) -> None:
     o.add_argument("--view", choices=("top_label", "positive"))
     o.add_argument("--ci", type=float, help="confidence level of bootstrap intervals, e.g. 0.95")
     o.add_argument("--n-boot", type=int, default=1000)
-    o.add_argument("--seed", type=int, default=0)
+    o.add_argument("--seed", type=_seed, default=0)
     o.add_argument("--fail-on", action="append", default=[],
-                   help="gate, e.g. 'p_risk>0.99': exit 1 when true for any group")
+                   help="gate, e.g. 'p_risk>0.99' or 'ece.ci_high>0.05': exit 1 when true "
+                   "for any group; a gated metric is always computed, and undefined in "
+                   "some group is exit 2")
+    o.add_argument("--allow-undefined", action="store_true",
+                   help="skip groups where a gated metric is undefined instead of exit 2")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -103,9 +98,20 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("-o", "--output", action="append", default=None,
                    help="output file (.html, .pdf, .json, .md); default calreport-demo.html")
     d.add_argument("--n-boot", type=int, default=1000)
-    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--seed", type=_seed, default=0)
     d.add_argument("--fail-on", action="append", default=[])
+    d.add_argument("--allow-undefined", action="store_true")
     return p
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {text!r}")
+    return value
 
 
 def _read(path: str) -> Any:
@@ -118,8 +124,9 @@ def _read(path: str) -> Any:
         if f.suffix.lower() in (".parquet", ".pq"):
             return pd.read_parquet(f)
         return pd.read_csv(f)
-    except ImportError as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from None
+    except ImportError:
+        raise UsageError(f"cannot read {path}: reading Parquet needs pyarrow; install it "
+                         "with: pip install 'calreport[parquet]'") from None
     except Exception as exc:  # parser errors of many kinds
         raise UsageError(f"cannot read {path} as a table: {exc}".splitlines()[0]) from None
 
@@ -139,110 +146,145 @@ def _accessor(df: Any, args: argparse.Namespace) -> Any:
         base = df.calib
     kw = dict(y=args.y, proba=proba, pred=args.pred, conf=args.conf, correct=args.correct,
               weight=args.weight, missing=args.missing, threshold=args.threshold,
-              pos_label=args.pos_label)
+              pos_label=args.pos_label, weights=getattr(args, "weights", "importance"))
     if any(kw[k] is not None for k in ("y", "proba", "pred", "conf", "correct", "weight")) or (
         args.missing != "raise" or args.pos_label is not None or args.threshold != 0.5
+        or kw["weights"] != "importance"
     ):
         return base(**kw)
     return base
 
 
-def _summary_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+def _summary_kwargs(args: argparse.Namespace, gates: Sequence[Any]) -> dict[str, Any]:
+    """Metric options; the gated metrics are always computed, whatever --metrics says."""
     metrics = args.metrics.split(",") if args.metrics else None
+    if metrics is not None:
+        metrics = list(dict.fromkeys([*metrics, *(g.metric for g in gates
+                                                  if g.metric not in ("n", "n_dropped",
+                                                                      "n_clipped"))]))
     return dict(metrics=metrics, n_bins=args.n_bins, strategy=args.strategy, tau=args.tau,
                 view=args.view)
 
 
-def _check_gates(frame: Any, gates: list[tuple[str, str, float]]) -> list[str]:
-    """Return a description of every failed gate."""
-    import pandas as pd
+def _level(args: argparse.Namespace, gates: Sequence[Any], default: float | None) -> Any:
+    """The interval level: --ci, else 0.95 when a gate reads an interval bound."""
+    if args.ci:
+        return args.ci
+    if any(g.needs_interval for g in gates):
+        return 0.95
+    return default
 
-    failed = []
-    if isinstance(frame, pd.Series):
-        frame = frame.to_frame().T
-    if isinstance(frame.columns, pd.MultiIndex):
-        frame = frame.xs("value", axis=1, level="stat")
-    for name, op, thr in gates:
-        if name not in frame.columns:
-            continue
-        for key, val in frame[name].items():
-            if not math.isnan(val) and _OPS[op](val, thr):
-                failed.append(f"{name}={val:.6g} {op} {thr:g} (group {key})")
-    return failed
+
+def _gate_exit(result: Any, gates: Sequence[Any], allow_undefined: bool) -> int:
+    from calreport.result import UndefinedGateError, check
+
+    if not gates:
+        return EXIT_OK
+    try:
+        outcomes = check(result, gates, allow_undefined=allow_undefined)
+    except UndefinedGateError as exc:
+        raise UsageError(str(exc)) from None
+    failed = [o for o in outcomes if o.failed]
+    for o in failed:
+        print(f"calreport: gate failed: {o.gate} (value {o.value:.6g}, group {o.group})",
+              file=sys.stderr)
+    return EXIT_GATE_FAILED if failed else EXIT_OK
 
 
 def _run_summary(args: argparse.Namespace) -> int:
     gates = [parse_gate(g) for g in args.fail_on]
     df = _read(args.file)
     acc = _accessor(df, args)
-    kw = _summary_kwargs(args)
-    if args.ci:
-        res = acc.summary(ci=args.ci, n_boot=args.n_boot, seed=args.seed, **kw)
-    else:
-        res = acc.summary(**kw)
+    kw = _summary_kwargs(args, gates)
+    ci = _level(args, gates, None)
+    result = acc.evaluate(ci=ci, n_boot=args.n_boot, seed=args.seed, overall=False, **kw)
+    res = result.summary()
     if args.format == "csv":
         sys.stdout.write(res.to_csv())
     elif args.format == "json":
         import json
 
-        from calreport.report import to_jsonable
+        from calreport.result import _plain
 
-        sys.stdout.write(json.dumps(to_jsonable(res), allow_nan=False, indent=2) + "\n")
+        sys.stdout.write(json.dumps(_plain(result.to_dict()), allow_nan=False, indent=2)
+                         + "\n")
     else:
         import pandas as pd
 
         with pd.option_context("display.max_rows", 200, "display.max_columns", 60,
                                "display.width", 200):
             print(res)
-    return _gate_exit(res, gates)
+    return _gate_exit(result, gates, args.allow_undefined)
 
 
-def _gate_exit(frame: Any, gates: list[tuple[str, str, float]]) -> int:
-    failed = _check_gates(frame, gates)
-    for f in failed:
-        print(f"calreport: gate failed: {f}", file=sys.stderr)
-    return EXIT_GATE_FAILED if failed else EXIT_OK
+def _check_outputs(outputs: Sequence[str], json_out: str | None) -> None:
+    """Refuse unknown formats and missing folders before any work (exit 2)."""
+    for out in [*outputs, *([json_out] if json_out else [])]:
+        f = Path(out)
+        suffix = f.suffix.lower()
+        if out != json_out and suffix not in (".html", ".htm", ".pdf", ".json", ".md"):
+            raise UsageError(f"unknown output format {suffix!r} for {out}: use .html, .pdf, "
+                             ".json or .md")
+        folder = f.parent if str(f.parent) else Path(".")
+        if not folder.is_dir():
+            raise UsageError(f"cannot write {out}: the folder {folder} does not exist")
 
 
 def _write_outputs(report: Any, outputs: Sequence[str], json_out: str | None) -> None:
     for out in outputs:
-        suffix = Path(out).suffix.lower()
-        if suffix not in (".html", ".htm", ".pdf", ".json", ".md"):
-            raise UsageError(f"unknown output format {suffix!r} for {out}: use .html, .pdf, "
-                             ".json or .md")
-    for out in outputs:
-        report.save(out)
+        try:
+            report.save(out)
+        except OSError as exc:
+            raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
         print(f"wrote {out}", file=sys.stderr)
     if json_out:
-        report.save(json_out if json_out.endswith(".json") else json_out + ".json")
+        target = json_out if json_out.endswith(".json") else json_out + ".json"
+        try:
+            report.save(target)
+        except OSError as exc:
+            raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
+
+
+def _report_result(acc: Any, rep: Any, **kw: Any) -> Any:
+    """The result the report was built from (computed again only if it does not say)."""
+    result = getattr(rep, "result", None)
+    if result is None:
+        result = acc.evaluate(**kw)
+    return result
 
 
 def _run_report(args: argparse.Namespace) -> int:
     gates = [parse_gate(g) for g in args.fail_on]
+    _check_outputs(args.output, args.json_out)
     df = _read(args.file)
     acc = _accessor(df, args)
-    rep = acc.report(title=args.title, subject=args.subject or Path(args.file).name,
-                     ci=args.ci or 0.95, n_boot=args.n_boot, seed=args.seed,
-                     **_summary_kwargs(args))
+    kw = dict(ci=_level(args, gates, 0.95), n_boot=args.n_boot, seed=args.seed,
+              **_summary_kwargs(args, gates))
+    rep = acc.report(title=args.title, subject=args.subject or Path(args.file).name, **kw)
+    result = _report_result(acc, rep, **kw)
+    code = _gate_exit(result, gates, args.allow_undefined)
     _write_outputs(rep, args.output, args.json_out)
-    return _gate_exit(rep.summary, gates)
+    return code
 
 
 def _run_demo(args: argparse.Namespace) -> int:
     from calreport.datasets import load_breast_cancer
 
     gates = [parse_gate(g) for g in args.fail_on]
+    outputs = args.output or ["calreport-demo.html"]
+    _check_outputs(outputs, None)
     df = load_breast_cancer()
-    rep = df.groupby("calibration", sort=False).calib(
-        y="y_true", proba="proba_benign", pos_label="benign"
-    ).report(
+    acc = df.groupby("calibration", sort=False).calib(
+        y="y_true", proba="proba_benign", pos_label="benign")
+    kw = dict(ci=0.95, n_boot=args.n_boot, seed=args.seed)
+    rep = acc.report(
         title="Calibration audit: breast-cancer classifier",
         subject="Gradient boosting on the Wisconsin breast-cancer data (held-out split), "
-        "raw scores vs isotonic and Platt recalibration",
-        ci=0.95, n_boot=args.n_boot, seed=args.seed,
-    )
-    _write_outputs(rep, args.output or ["calreport-demo.html"], None)
-    return _gate_exit(rep.summary, gates)
+        "raw scores vs isotonic and Platt recalibration", **kw)
+    result = _report_result(acc, rep, **kw)
+    code = _gate_exit(result, gates, args.allow_undefined)
+    _write_outputs(rep, outputs, None)
+    return code
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -47,7 +47,7 @@ def test_summary_csv_with_ci(csv_file, capsys):
 
 def test_gate_fails_with_its_exit_code(csv_file, capsys):
     assert main(["summary", str(csv_file), "--fail-on", "accuracy>0.1"]) == EXIT_GATE_FAILED
-    assert "gate failed: accuracy=" in capsys.readouterr().err
+    assert "gate failed: accuracy>0.1 (value 0.77" in capsys.readouterr().err
     assert main(["summary", str(csv_file), "--fail-on", "accuracy>1.5"]) == EXIT_OK
 
 
@@ -55,8 +55,8 @@ def test_gate_fails_with_its_exit_code(csv_file, capsys):
     ("argv", "msg"),
     [(["summary", "missing.csv"], "no such file"),
      (["summary", "{f}", "--y", "nope"], "Unknown column 'nope'"),
-     (["summary", "{f}", "--fail-on", "p_risk >> 3"], "bad --fail-on expression"),
-     (["summary", "{f}", "--fail-on", "foo>3"], "unknown metric 'foo'"),
+     (["summary", "{f}", "--fail-on", "p_risk >> 3"], "Cannot read the gate"),
+     (["summary", "{f}", "--fail-on", "foo>3"], "Unknown metric 'foo'"),
      (["summary", "{f}", "--by", "zzz"], "unknown --by column"),
      (["report", "{f}", "-o", "out.docx"], "unknown output format"),
      (["frobnicate"], "invalid choice")],
@@ -77,8 +77,11 @@ def test_bad_file_content(tmp_path, capsys):
 
 
 def test_parse_gate():
-    assert parse_gate("p_risk>0.99") == ("p_risk", ">", 0.99)
-    assert parse_gate(" ece <= 0.05 ") == ("ece", "<=", 0.05)
+    from calreport.result import Gate
+
+    assert parse_gate("p_risk>0.99") == Gate("p_risk", "value", ">", 0.99)
+    assert parse_gate(" ece <= 0.05 ") == Gate("ece", "value", "<=", 0.05)
+    assert parse_gate("ece.ci_high>5e-2") == Gate("ece", "ci_high", ">", 0.05)
 
 
 def test_subprocess_summary_and_gate(csv_file):
@@ -91,3 +94,64 @@ def test_subprocess_summary_and_gate(csv_file):
     gate = subprocess.run([sys.executable, "-m", "calreport.cli", "summary", str(csv_file),
                            "--fail-on", "n>10"], capture_output=True, text=True)
     assert gate.returncode == 1
+
+
+# ------------------------------------------------ gates that cannot pass by accident
+def test_gated_metric_is_computed_whatever_metrics_says(csv_file, capsys):
+    # auc is not in --metrics: it is computed anyway, and this gate fails on it
+    code = main(["summary", str(csv_file), "--metrics", "ece", "--fail-on", "auc<0.99"])
+    assert code == EXIT_GATE_FAILED
+    assert "gate failed: auc<0.99" in capsys.readouterr().err
+
+
+def test_p_risk_gate_with_other_metrics(csv_file, tmp_path, capsys):
+    out = tmp_path / "s.json"
+    code = main(["summary", str(csv_file), "--metrics", "ece", "--fail-on", "p_risk>-1",
+                 "--format", "json"])
+    assert code == EXIT_GATE_FAILED
+    del out
+
+
+def test_gate_on_undefined_metric_is_usage_error(tmp_path, capsys):
+    f = tmp_path / "cc.csv"
+    pd.DataFrame({"confidence": [0.9, 0.8, 0.7, 0.6], "correct": [1, 0, 1, 1]}).to_csv(
+        f, index=False)
+    assert main(["summary", str(f), "--fail-on", "auc<0.8"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "cannot be decided in group 'all'" in err and "auc" in err
+    assert len(err.strip().splitlines()) == 1
+    assert main(["summary", str(f), "--fail-on", "auc<0.8", "--allow-undefined"]) == EXIT_OK
+
+
+def test_gate_on_interval_bound_computes_intervals(csv_file, capsys):
+    code = main(["summary", str(csv_file), "--fail-on", "accuracy.ci_low>0.1",
+                 "--n-boot", "50"])
+    assert code == EXIT_GATE_FAILED
+    assert "accuracy.ci_low>0.1" in capsys.readouterr().err
+
+
+def test_missing_output_folder_is_usage_error(csv_file, tmp_path, capsys):
+    code = main(["report", str(csv_file), "-o", str(tmp_path / "no" / "dir" / "r.html"),
+                 "--n-boot", "20"])
+    assert code == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "does not exist" in err and "Traceback" not in err
+    code = main(["report", str(csv_file), "-o", str(tmp_path / "r.html"), "--json",
+                 str(tmp_path / "missing" / "r.json"), "--n-boot", "20"])
+    assert code == EXIT_USAGE
+
+
+def test_negative_seed_names_the_option(csv_file, capsys):
+    assert main(["summary", str(csv_file), "--seed", "-1"]) == EXIT_USAGE
+    assert "--seed" in capsys.readouterr().err
+
+
+def test_python_dash_m_runs_the_cli(csv_file):
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "calreport", "summary", str(csv_file),
+                          "--metrics", "accuracy"], capture_output=True, text=True,
+                         check=False)
+    assert out.returncode == EXIT_OK, out.stderr
+    assert "accuracy" in out.stdout
