@@ -1,0 +1,179 @@
+"""One grouped path: a group's numbers equal the same rows computed alone with the
+same classes, for every accessor method; a group that cannot define something gets
+NaN and a reason, never an exception for the whole call."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import calreport  # noqa: F401
+from calreport.registry import REGISTRY
+
+
+def _frame(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0.02, 0.98, n)
+    y = (rng.random(n) < p**1.2).astype(int)
+    return pd.DataFrame({"y_true": y, "proba": p, "g": rng.choice(["a", "b", "c"], n),
+                         "w": rng.uniform(0.5, 2, n)})
+
+
+ROLES = dict(y="y_true", proba="proba")
+STRUCTURED = {
+    "risk": {}, "reliability": {"n_bins": 8}, "selective": {}, "cw_confusion": {},
+    "lowess_curve": {}, "classification_metrics": {}, "calibration_tests": {},
+    "calibration_error": {}, "scores": {},
+}
+
+
+def test_every_metric_method_grouped_equals_subset():
+    df = _frame()
+    gb = df.groupby("g").calib(**ROLES)
+    for name in REGISTRY:
+        kw = {"p_risk_method": "normal"} if name == "p_risk" else {}
+        grouped = getattr(gb, name)(**kw)
+        for key in grouped.index:
+            alone = getattr(df[df["g"] == key].calib(**ROLES), name)(**kw)
+            assert grouped[key] == pytest.approx(alone, nan_ok=True), (name, key)
+
+
+@pytest.mark.parametrize("method", list(STRUCTURED))
+def test_every_structured_method_grouped_equals_subset(method):
+    df = _frame()
+    grouped = getattr(df.groupby("g").calib(**ROLES), method)(**STRUCTURED[method])
+    for key in ("a", "b", "c"):
+        alone = getattr(df[df["g"] == key].calib(**ROLES), method)(**STRUCTURED[method])
+        part = grouped.loc[key]
+        if isinstance(alone, pd.Series):
+            pd.testing.assert_series_equal(part.rename(None), alone.rename(None),
+                                           check_names=False, check_dtype=False)
+        else:
+            pd.testing.assert_frame_equal(part.reset_index(drop=True),
+                                          alone.reset_index(drop=True), check_dtype=False)
+
+
+def test_summary_grouped_equals_subset_with_weights():
+    df = _frame()
+    g = df.groupby("g").calib(weight="w", **ROLES).summary(p_risk_method="normal")
+    for key in g.index:
+        alone = df[df["g"] == key].calib(weight="w", **ROLES).summary(p_risk_method="normal")
+        np.testing.assert_allclose(g.loc[key].to_numpy(), alone.to_numpy(), rtol=1e-12,
+                                   equal_nan=True)
+
+
+# ------------------------------------------------------- the cases that used to differ
+def test_classes_are_fixed_from_the_whole_frame():
+    """Labels {1, 2}: a group holding only label 1 has the same classes as the frame."""
+    df = pd.DataFrame({"y": [1, 1, 1, 2, 2, 1], "p": [0.2, 0.3, 0.1, 0.8, 0.6, 0.4],
+                       "g": ["x", "x", "x", "y", "y", "y"]})
+    grouped = df.groupby("g").calib(y="y", proba="p", pos_label=2).accuracy()
+    alone = df[df["g"] == "x"].calib(y="y", proba="p", pos_label=2).accuracy()
+    assert grouped["x"] == alone == 1.0
+
+
+def test_invalid_input_raises_identically_grouped_or_not():
+    """Three labels with one score column: the same error grouped and ungrouped."""
+    df = pd.DataFrame({"y": list("ababbcbc"), "p": np.linspace(0.1, 0.9, 8),
+                       "g": [0, 0, 0, 0, 1, 1, 1, 1]})
+    with pytest.raises(ValueError) as ungrouped:
+        df.calib(y="y", proba="p").accuracy()
+    with pytest.raises(ValueError) as grouped:
+        df.groupby("g").calib(y="y", proba="p").accuracy()
+    assert str(grouped.value) == str(ungrouped.value)
+
+
+def test_zero_weight_group_is_nan_with_reason():
+    df = _frame()
+    df.loc[df["g"] == "b", "w"] = 0.0
+    out = df.groupby("g").calib(weight="w", **ROLES).summary(["accuracy", "csr", "auc"])
+    assert out.loc["b"][["accuracy", "csr", "auc"]].isna().all()
+    assert out.loc[["a", "c"], "accuracy"].notna().all()
+    assert out.attrs["reasons"][("b", "accuracy")] == "all sample weights are zero"
+
+
+def test_single_class_group_under_pos_label_is_nan_not_an_error():
+    df = pd.DataFrame({"y": ["yes"] * 6 + ["no", "yes"] * 3,
+                       "p": np.linspace(0.1, 0.9, 12), "g": [0] * 6 + [1] * 6})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auc = df.groupby("g").calib(y="y", proba="p", pos_label="yes").auc()
+    assert np.isnan(auc[0]) and not np.isnan(auc[1])
+    assert "positives and negatives" in auc.attrs["reasons"][0]
+
+
+def test_small_group_in_structured_call_is_nan_with_reason():
+    df = _frame()
+    small = df.iloc[:10].assign(g="tiny")
+    both = pd.concat([df, small], ignore_index=True)
+    out = both.groupby("g").calib(**ROLES).calibration_error()
+    assert out.loc[["a", "b", "c"]].notna().all().all()
+    if out.loc["tiny"].isna().all():
+        assert "tiny" in out.attrs["reasons"]
+
+
+@pytest.mark.parametrize("method", ["reliability", "selective", "cw_confusion"])
+def test_nan_key_with_dropna_false(method):
+    df = _frame(n=300)
+    df.loc[:40, "g"] = np.nan
+    out = getattr(df.groupby("g", dropna=False).calib(**ROLES), method)()
+    keys = out.index.get_level_values(0)
+    assert keys.isna().any() and set(keys.dropna()) == {"a", "b", "c"}
+
+
+def test_as_index_false_puts_keys_in_columns():
+    df = _frame(n=300)
+    out = df.groupby("g", as_index=False).calib(**ROLES).summary(["accuracy"])
+    assert list(out.columns[:2]) == ["g", "n"] and list(out["g"]) == ["a", "b", "c"]
+
+
+def test_observed_false_keeps_unobserved_categories_as_nan():
+    df = _frame(n=300)
+    df["g"] = pd.Categorical(df["g"], categories=["a", "b", "c", "d"])
+    out = df.groupby("g", observed=False).calib(**ROLES).summary(["accuracy"])
+    assert list(out.index) == ["a", "b", "c", "d"]
+    assert np.isnan(out.loc["d", "accuracy"]) and out.loc["d", "n"] == 0
+    assert out.attrs["reasons"][("d", "accuracy")] == "empty group"
+
+
+# ------------------------------------------------------------------- determinism
+def test_intervals_do_not_depend_on_group_order_or_other_groups():
+    df = _frame()
+    kw = dict(metrics=["accuracy", "csr", "ece"], ci=0.95, n_boot=60, seed=3,
+              p_risk_method="normal")
+    sorted_ = df.groupby("g", sort=True).calib(**ROLES).summary(**kw)
+    unsorted = df.groupby("g", sort=False).calib(**ROLES).summary(**kw)
+    pd.testing.assert_frame_equal(sorted_.sort_index(), unsorted.sort_index())
+    extra = pd.concat([df, df.iloc[:50].assign(g="0first")], ignore_index=True)
+    more = extra.groupby("g").calib(**ROLES).summary(**kw)
+    pd.testing.assert_frame_equal(more.loc[["a", "b", "c"]], sorted_)
+
+
+def test_colliding_display_names_stay_distinct():
+    df = _frame(n=200)
+    df["k"] = [1 if i % 2 else "1" for i in range(len(df))]
+    split = df.groupby("k").calib(**ROLES)._split()
+    names = [g.name for g in split.groups]
+    assert len(set(names)) == 2
+
+
+def test_warnings_once_per_call():
+    df = _frame(n=900)
+    df["g"] = np.arange(len(df)) % 300  # 300 groups of 3 rows
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        df.groupby("g").calib(**ROLES).calibration_tests()
+    assert len(caught) <= 3, [str(w.message)[:80] for w in caught]
+
+
+def test_input_never_mutated():
+    df = _frame()
+    before = df.copy(deep=True)
+    gb = df.groupby("g").calib(weight="w", **ROLES)
+    gb.summary(ci=0.9, n_boot=20, seed=0)
+    gb.reliability()
+    df.calib(**ROLES).risk()
+    pd.testing.assert_frame_equal(df, before)
