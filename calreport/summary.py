@@ -17,7 +17,7 @@ import numpy as np
 
 from calreport.metrics import risk
 from calreport.profile import ConfidenceProfile
-from calreport.registry import COUNT_COLUMNS, REGISTRY, MetricCache, resolve_metrics
+from calreport.registry import REGISTRY, MetricCache, resolve_metrics
 from calreport.settings import Settings
 
 __all__ = ["SummaryResult", "summarize", "summary"]
@@ -190,7 +190,3 @@ def summary(
     iv = bootstrap_intervals(profile, res, n_boot=n_boot, ci=ci, method=ci_method,
                              seed=seed, resampling=resampling)
     return {k: (val, *iv.get(k, (math.nan, math.nan))) for k, val in res.values.items()}
-
-
-#: Counts that lead every summary (re-exported for convenience).
-COUNTS = COUNT_COLUMNS

@@ -1,0 +1,117 @@
+"""The layers: imports flow one way, the metric core needs no pandas, modules stay small."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "calreport"
+
+#: Layer of each top-level module or package (lower layers never import higher ones).
+LAYERS = {
+    "_version": 0, "references": 0, "_validate": 0,
+    "metrics": 1, "profile": 1,
+    "settings": 2, "registry": 2, "summary": 3, "_roles": 3, "synthetic": 3,
+    "stats": 3, "datasets": 3,
+    "bootstrap": 4, "result": 4,
+    "_grouping": 5, "_engine": 5, "_tables": 5, "_metric_methods": 5,
+    "accessor": 6, "plotting": 6, "accumulator": 6, "dask": 6, "polars": 6,
+    "report": 7, "cli": 8, "__main__": 9, "__init__": 9,
+}
+
+
+def _module_of(path: Path) -> str:
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0].removesuffix(".py")
+
+
+#: Convenience entry points that import a higher layer lazily, inside one function
+#: (they return objects of that layer); every other import flows downwards.
+LAZY_UPWARD = {("accessor", "report"), ("accessor", "plotting"), ("summary", "bootstrap")}
+
+
+def _imports(path: Path, *, lazy: bool = False) -> set[str]:
+    """calreport modules imported at module level (``lazy``: inside functions)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+             and _inside_function(tree, n) == lazy]
+    out = set()
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.startswith("calreport."):
+                out.add(node.module.split(".")[1])
+            elif node.module == "calreport":
+                out.update("_version" if a.name == "__version__" else a.name
+                           for a in node.names)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("calreport."):
+                    out.add(a.name.split(".")[1])
+    return out
+
+
+def _inside_function(tree: ast.AST, target: ast.AST) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if any(child is target for child in ast.walk(node)):
+                return True
+    return False
+
+
+FILES = sorted(p for p in PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_flow_one_way(path):
+    me = _module_of(path)
+    if me not in LAYERS:
+        pytest.fail(f"{path.name}: place module {me!r} in a layer of tests/test_layers.py")
+    for other in _imports(path) - {me}:
+        assert other in LAYERS, f"{path}: imports unknown module {other}"
+        if me == "__init__":
+            continue
+        assert LAYERS[other] <= LAYERS[me], (
+            f"{path.relative_to(PACKAGE)} (layer {LAYERS[me]}) imports {other} "
+            f"(layer {LAYERS[other]})")
+    for other in _imports(path, lazy=True) - {me}:
+        assert other in LAYERS, f"{path}: imports unknown module {other}"
+        if me == "__init__" or LAYERS[other] <= LAYERS[me]:
+            continue
+        assert (me, other) in LAZY_UPWARD, f"{path}: lazy upward import of {other}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_module_over_about_600_lines(path):
+    n = len(path.read_text(encoding="utf-8").splitlines())
+    assert n <= 700, f"{path.relative_to(PACKAGE)} has {n} lines"
+
+
+def test_metric_core_imports_without_pandas():
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'pandas' or name.startswith('pandas.'):\n"
+        "            raise ImportError('pandas is blocked')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import importlib.util, pathlib\n"
+        "import calreport.metrics.risk, calreport.metrics.weighted, calreport.metrics.binned\n"
+        "import calreport.metrics.ranking, calreport.metrics.selective\n"
+        "import calreport.metrics.scoring\n"
+        "assert 'pandas' not in sys.modules\n"
+        "print('ok')\n"
+    )
+    # import the subpackage without running calreport/__init__ (which registers the
+    # pandas accessors): put a bare namespace for calreport first
+    pre = (
+        "import sys, types, pathlib\n"
+        f"pkg = types.ModuleType('calreport'); pkg.__path__ = [{str(PACKAGE)!r}]\n"
+        "sys.modules['calreport'] = pkg\n"
+    )
+    out = subprocess.run([sys.executable, "-c", pre + code], capture_output=True,
+                         text=True, check=False)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
