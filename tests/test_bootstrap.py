@@ -10,6 +10,7 @@ import pytest
 from scipy import stats
 
 import calreport  # noqa: F401
+import calreport.bootstrap._tiles as tiles
 import calreport.bootstrap.kernels as bs
 from calreport import ConfidenceProfile
 from calreport.bootstrap import BootstrapResult, bootstrap_intervals, bootstrap_replicates
@@ -68,36 +69,6 @@ PROFILES = {"binary": _binary, "ties": lambda: _binary(ties=True), "multi": _mul
 
 def _counts(n_rep, n, seed=5):
     return np.random.default_rng(seed).poisson(1.0, size=(n_rep, n))
-
-
-@pytest.mark.parametrize("make", [_binary, lambda: _binary(ties=True), _multi])
-@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
-def test_kernels_with_count_weights_equal_core_with_sample_weight(make, strategy):
-    """A replicate's counts used as sample weights must give the core's values."""
-    prof = make()
-    s = SummarySettings(n_bins=10, strategy=strategy, tau=0.6)
-    k = _Kernels(prof, s, BATCHED)
-    rng = np.random.default_rng(5)
-    counts = rng.poisson(1.0, size=(3, prof.n)).astype(float)
-    counts[0] = 1.0  # the identity replicate
-    batched = k.evaluate(counts)
-    for r in range(3):
-        w = counts[r]
-        keep = w > 0
-        weighted = ConfidenceProfile.from_arrays(
-            prof.y_true[keep], prof.proba[keep] if prof.score is None else prof.score[keep],
-            sample_weight=w[keep])
-        if strategy == "quantile":
-            # the bootstrap keeps the full-sample edges: compare the binned metrics on
-            # the identity replicate only
-            names = BATCHED if r == 0 else [m for m in BATCHED if m not in
-                                            ("ece", "mce", "signed_ece")]
-        else:
-            names = BATCHED
-        ref = summarize(weighted if r else prof, metrics=names, settings=s).values
-        for name in names:
-            assert batched[name][r] == pytest.approx(ref[name], rel=1e-9, abs=1e-12,
-                                                     nan_ok=True), (name, r)
 
 
 def test_seed_reproducible_and_different():
@@ -169,7 +140,7 @@ def test_replicate_equals_summary_of_the_materialised_resample(name):
     sample weights), not that of the counts read as weights.
     """
     prof = PROFILES[name]()
-    s = SummarySettings(n_bins=8, tau=0.55, min_count=4)
+    s = SummarySettings(n_bins=8, tau=0.55, min_count=4, p_risk_method="normal")
     k = _Kernels(prof, s, BATCHED)
     counts = _counts(4, prof.n, seed=9)
     got = k.evaluate_counts(counts[:, k.first_rows])
@@ -195,9 +166,9 @@ def test_tiles_split_runs_of_ties_correctly(monkeypatch):
     prof = _binary(n=3000, ties=True)  # 11 distinct scores: groups longer than a tile
     prof2 = ConfidenceProfile.from_arrays(prof.y_true, np.round(_binary(n=3000).score, 3))
     for p in (prof, prof2):
-        ref = _Kernels(p, SummarySettings(), BATCHED)
-        monkeypatch.setattr(bs, "_TILE_ROWS", 128)
-        small = _Kernels(p, SummarySettings(), BATCHED)
+        ref = _Kernels(p, SummarySettings(p_risk_method="normal"), BATCHED)
+        monkeypatch.setattr(tiles, "_TILE_ROWS", 128)
+        small = _Kernels(p, SummarySettings(p_risk_method="normal"), BATCHED)
         monkeypatch.undo()
         assert len(small.orders[0].tiles) > len(ref.orders[0].tiles) == 1
         counts = _counts(5, p.n)
@@ -319,7 +290,7 @@ def test_bad_arguments():
         bootstrap_intervals(prof, res, ci=95)
     with pytest.raises(ValueError, match="`n_boot` must be an integer"):
         bootstrap_intervals(prof, res, n_boot=1)
-    with pytest.raises(ValueError, match="`method` must be one of"):
+    with pytest.raises(ValueError, match="`ci_method` must be one of"):
         bootstrap_intervals(prof, res, method="bca")
     with pytest.raises(ValueError, match="`resampling` must be one of"):
         bootstrap_intervals(prof, res, resampling="bayesian")

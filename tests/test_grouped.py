@@ -177,3 +177,29 @@ def test_input_never_mutated():
     gb.reliability()
     df.calib(**ROLES).risk()
     pd.testing.assert_frame_equal(df, before)
+
+
+def test_intervals_do_not_depend_on_row_order_with_ties():
+    df = _frame(n=400)
+    df["proba"] = df["proba"].round(1)  # many ties
+    kw = dict(metrics=["accuracy", "auc", "ece", "aurc"], ci=0.95, n_boot=60, seed=1,
+              p_risk_method="normal")
+    a = df.calib(**ROLES).summary(**kw)
+    b = df.sample(frac=1.0, random_state=4).calib(**ROLES).summary(**kw)
+    pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-12)
+
+
+def test_rare_class_keeps_the_class_set_fixed_across_replicates():
+    """A class with one example drops out of some replicates: those replicates are
+    degenerate (counted and warned), never averaged over fewer classes."""
+    from calreport.bootstrap import DegenerateReplicateWarning
+
+    rng = np.random.default_rng(0)
+    n = 300
+    y = rng.integers(0, 3, n)
+    y[0] = 3  # one example of class 3
+    proba = rng.dirichlet(np.ones(4), n)
+    df = pd.DataFrame(proba, columns=[f"proba_{k}" for k in range(4)]).assign(y_true=y)
+    with pytest.warns(DegenerateReplicateWarning, match="auc"):
+        out = df.calib.summary(["auc"], ci=0.95, n_boot=100, seed=0)
+    assert out.loc["auc", "ci_low"] <= out.loc["auc", "value"] <= out.loc["auc", "ci_high"]

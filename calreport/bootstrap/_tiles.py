@@ -362,7 +362,7 @@ class _Order:
 
 def _score_order(score: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Rows by increasing score, negatives before positives among tied scores."""
-    order = np.argsort(score)
+    order = np.argsort(score, kind="stable")
     starts = _group_starts(score[order])
     if starts.size < score.size:
         group = np.zeros(score.size, dtype=np.intp)

@@ -71,6 +71,24 @@ def _single_threaded_blas() -> Iterator[None]:
         yield
 
 
+def canonical_order(p: ConfidenceProfile) -> np.ndarray:
+    """Row order sorted by every value of a row (ties: rows equal on all keys).
+
+    Resampling counts are drawn in a sort order of the rows; sorting them
+    canonically first makes the intervals independent of the input's row order.
+    """
+    keys: list[np.ndarray] = [p.conf, p.correct]
+    for a in (p.y_true, p.y_pred, p.score, p.sample_weight):
+        if a is not None:
+            keys.append(a)
+    if p.proba is not None and p.score is None:
+        rows = np.arange(p.n)
+        keys.append(np.square(p.proba).sum(axis=1))
+        if p.y_true is not None:
+            keys.append(p.proba[rows, p.y_true])
+    return np.lexsort(keys[::-1])
+
+
 def row_columns(p: ConfidenceProfile, s: Settings,
                 keep: set[str] | None = None) -> dict[str, np.ndarray]:
     """Per-row quantities whose weighted sums give the plain summary metrics.
@@ -160,7 +178,7 @@ class _Kernels:
         # AURC: rows by decreasing confidence, ties grouped
         aurc_order = None
         if "aurc" in wanted:
-            order = np.argsort(-p.conf)
+            order = np.argsort(-p.conf, kind="stable")
             aurc_order = _Order(order, _group_starts(p.conf[order]))
             orders.append(aurc_order)
         # binned: one fixed assignment of rows to bins (edges of the full sample,
@@ -328,19 +346,14 @@ class ReplicateSums:
             nan = np.full(self._sums.shape[0], np.nan)
             return nan, nan
         pairs = [a.finish(self._states[id(a)], self._sums) for a in self._k.aucs]
-        return (_nanmean_rows(np.column_stack([x for x, _ in pairs])),
-                _nanmean_rows(np.column_stack([x for _, x in pairs])))
+        # the class set is the full sample's: a replicate that loses a class's
+        # positives or negatives is degenerate (NaN), not averaged over fewer classes
+        return (np.column_stack([x for x, _ in pairs]).mean(axis=1),
+                np.column_stack([x for _, x in pairs]).mean(axis=1))
 
     def aurc(self) -> np.ndarray:
         """AURC per replicate."""
         return self._states[id(self._k.aurc)].num / self.sum("one")
-
-
-def _nanmean_rows(x: np.ndarray) -> np.ndarray:
-    ok = ~np.isnan(x)
-    cnt = ok.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(cnt > 0, np.where(ok, x, 0.0).sum(axis=1) / cnt, np.nan)
 
 
 def _progress(total: int, enabled: bool | None):
@@ -424,6 +437,9 @@ def bootstrap_replicates(
         raise ValueError(f"`n_boot` must be an integer >= 2, got {n_boot!r}.")
     v.check_option(resampling, "resampling", RESAMPLING)
     n_boot = int(n_boot)
+    # a canonical row order, so the replicates do not depend on the input's row order
+    # (rows tied on every key are interchangeable)
+    profile = profile.take(canonical_order(profile))
     k = _Kernels(profile, s, metrics)
     n = profile.n
     sampler = _Resampler(n, resampling)
