@@ -93,10 +93,11 @@ def evaluate(
         if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
             raise ValueError(f"`n_boot` must be an integer >= 2, got {n_boot!r}.")
     collector = _Collector()
-    results = [collector.run(g.name, lambda g=g: _one(split, g, names, settings, ci, n_boot,
-                                                       ci_method, resampling, seed, progress,
-                                                       with_risk))
-               for g in split.groups]
+    fast = _segmented(split, names, settings) if (split.grouped and ci is None) else None
+    results = [collector.run(g.name, lambda g=g, i=i: _one(
+        split, g, names, settings, ci, n_boot, ci_method, resampling, seed, progress,
+        with_risk, fast=None if fast is None else (fast, i)))
+        for i, g in enumerate(split.groups)]
     total = None
     if overall if overall is not None else split.grouped:
         rows = np.concatenate([g.rows for g in split.groups]) if split.groups else \
@@ -122,9 +123,24 @@ def evaluate(
                              _data_facts(split), split.as_index)
 
 
+def _segmented(split: Split, names: list[str], s: Settings) -> dict[str, np.ndarray]:
+    """All groups' segmentable metrics at once (no loop over groups)."""
+    from calreport._segmented import segmentable, segmented_values
+
+    p = split.profile
+    n_groups = len(split.groups)
+    codes = np.full(p.n, n_groups, dtype=np.int64)  # rows in no group (a dropped key)
+    for i, g in enumerate(split.groups):
+        codes[g.rows] = i
+    fast = [m for m in names if segmentable(m, s)]
+    values = segmented_values(p, codes, n_groups + 1, s, fast)
+    return {k: v[:n_groups] for k, v in values.items()}
+
+
 def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None,
          n_boot: int, ci_method: str | None, resampling: str, seed: Any,
-         progress: bool | None, with_risk: bool, force: bool = False) -> GroupResult:
+         progress: bool | None, with_risk: bool, force: bool = False,
+         fast: tuple[dict[str, np.ndarray], int] | None = None) -> GroupResult:
     if g.rows.size == 0:
         why = "empty group" if not g.n_dropped else "every row has a missing value"
         values = dict.fromkeys([*COUNT_COLUMNS, *names], math.nan)
@@ -132,6 +148,8 @@ def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None
         return GroupResult(g.key, g.name, values, reasons=dict.fromkeys(names, why),
                            p_risk_method=s.p_risk_method,
                            view=s.view or split.profile.default_view)
+    if fast is not None:
+        return _one_fast(split, g, names, s, with_risk, *fast)
     prof = split.profile.take(g.rows) if (split.grouped or force) else split.profile
     res: SummaryResult = summarize(prof, metrics=names, settings=s, n_dropped=g.n_dropped,
                                    with_risk=with_risk)
@@ -150,6 +168,44 @@ def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None
             if k not in out.reasons:
                 out.reasons[k] = f"interval: {why}"
     return out
+
+
+def _one_fast(split: Split, g: Group, names: list[str], s: Settings, with_risk: bool,
+              values: dict[str, np.ndarray], i: int) -> GroupResult:
+    """One group's result from the segmented values; the rest computed on its rows."""
+    from calreport.registry import REGISTRY
+
+    rest = [m for m in names if m not in values]
+    need_profile = bool(rest) or with_risk
+    prof = split.profile.take(g.rows) if need_profile else None
+    if prof is not None:
+        res = summarize(prof, metrics=rest, settings=s, n_dropped=g.n_dropped,
+                        with_risk=with_risk)
+        out_values, reasons, method, view, rr = (res.values, dict(res.reasons),
+                                                 res.p_risk_method, res.view, res.risk)
+    else:
+        out_values, reasons = {}, {}
+        method, view, rr = s.p_risk_method, s.view or split.profile.default_view, None
+    merged = {"n": float(values["n"][i]), "n_dropped": float(g.n_dropped),
+              "n_clipped": float(values["n_clipped"][i])}
+    w = split.profile.sample_weight
+    zero = w is not None and not np.any(w[g.rows] > 0)
+    for m in names:
+        if m in values:
+            val = float(values[m][i])
+            merged[m] = val
+            if zero:
+                merged[m] = math.nan
+                reasons[m] = "all sample weights are zero"
+            elif math.isnan(val):
+                reasons[m] = (REGISTRY[m].missing_need(split.profile)
+                              or REGISTRY[m].nan_reason)
+        else:
+            merged[m] = out_values[m]
+    if "p_risk" in values:
+        method = "normal"
+    return GroupResult(g.key, g.name, merged, reasons=reasons, p_risk_method=method,
+                       view=view, risk=rr)
 
 
 def _data_facts(split: Split) -> dict[str, Any]:

@@ -1,0 +1,190 @@
+"""Every group at once: segmented sums over group codes instead of a loop over groups.
+
+The registry's ``finish`` functions turn weighted sums into metric values; the
+bootstrap feeds them one row of sums per replicate, and :class:`GroupSums` feeds
+them one row per group (``np.bincount`` over group codes, per-bin sums over
+(group, bin) codes, AUC and AURC from one sort by (group, score)).  The formulas
+are therefore the same as the point computation's, which the grouped-equals-
+per-subset tests check.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from calreport.bootstrap.kernels import row_columns
+from calreport.metrics import binned
+from calreport.profile import ConfidenceProfile
+from calreport.registry import REGISTRY
+from calreport.settings import Settings
+
+__all__ = ["GroupSums", "segmentable", "segmented_values"]
+
+_BINNED = frozenset({"ece", "mce", "signed_ece"})
+_RANKING = frozenset({"auc", "cwauc", "delta_auc"})
+
+
+def segmentable(name: str, s: Settings) -> bool:
+    """Whether a metric can be computed for all groups at once with these settings."""
+    spec = REGISTRY[name]
+    if spec.interval.kind != "bootstrap" or spec.interval.finish is None:
+        return False
+    if name in _BINNED and s.strategy != "uniform":
+        return False  # equal-mass edges differ per group
+    return not (name == "p_risk" and s.p_risk_method != "normal")
+
+
+class GroupSums:
+    """Weighted sums of the per-row columns, one row per group (see module notes)."""
+
+    def __init__(self, p: ConfidenceProfile, codes: np.ndarray, n_groups: int,
+                 s: Settings, names: list[str]) -> None:
+        self.p, self.codes, self.g, self.s = p, codes, n_groups, s
+        keep = {c for m in names for c in REGISTRY[m].interval.columns}
+        self.w = (np.ones(p.n) if p.sample_weight is None
+                  else p.sample_weight.astype(np.float64))
+        self.weighted = p.sample_weight is not None
+        self.cols = row_columns(p, s, keep)
+        self._sums: dict[str, np.ndarray] = {}
+        self._bins: dict[str, np.ndarray] = {}
+        self._bin_codes: np.ndarray | None = None
+        self._auc: tuple[np.ndarray, np.ndarray] | None = None
+
+    def sum(self, col: str) -> np.ndarray:
+        """Weighted sum of a column per group."""
+        if col not in self._sums:
+            self._sums[col] = np.bincount(self.codes, weights=self.w * self.cols[col],
+                                          minlength=self.g)
+        return self._sums[col]
+
+    def ratio(self, num: str, den: str = "one") -> np.ndarray:
+        """Ratio of two weighted sums per group."""
+        return self.sum(num) / self.sum(den)
+
+    def _bin_key(self) -> np.ndarray:
+        if self._bin_codes is None:
+            score, outcome = self.p.view(self.s.view)
+            edges = binned.bin_edges(score, n_bins=self.s.n_bins, strategy="uniform")
+            bins = binned.assign_bins(score, edges)
+            self._bin_codes = self.codes * self.s.n_bins + bins
+            self.cols["bin_diff"] = outcome - score
+            if self.weighted:
+                self.cols["base"] = self.w
+        return self._bin_codes
+
+    def per_bin(self, col: str) -> np.ndarray:
+        """Weighted sums per (group, bin), shape (groups, bins)."""
+        if col not in self._bins:
+            key = self._bin_key()
+            self._bins[col] = np.bincount(key, weights=self.w * self.cols[col],
+                                          minlength=self.g * self.s.n_bins
+                                          ).reshape(self.g, self.s.n_bins)
+        return self._bins[col]
+
+    def bin_occupancy(self) -> np.ndarray:
+        """Rows per (group, bin), or with sample weights Kish's (Σw)² / Σw²."""
+        cnt = self.per_bin("one")
+        if not self.weighted:
+            return cnt
+        return cnt**2 / self.per_bin("base")
+
+    def auc(self) -> tuple[np.ndarray, np.ndarray]:
+        """Macro AUC and cwAUC per group over the classes with both outcomes there."""
+        if self._auc is None:
+            p = self.p
+            if p.score is not None:
+                classes = [(1, p.score)]
+            else:
+                classes = [(k, p.proba[:, k]) for k in range(p.proba.shape[1])]
+            aucs, cws = [], []
+            for k, score in classes:
+                a, c = _segmented_auc(score, p.y_true == k, p.conf, self.w, self.codes,
+                                      self.g)
+                aucs.append(a)
+                cws.append(c)
+            self._auc = (_nanmean_columns(np.column_stack(aucs)),
+                         _nanmean_columns(np.column_stack(cws)))
+        return self._auc
+
+    def aurc(self) -> np.ndarray:
+        """AURC per group: each row charged the risk of the rows at least as confident."""
+        p = self.p
+        order = np.lexsort((-p.conf, self.codes))
+        g, c = self.codes[order], p.conf[order]
+        w = self.w[order]
+        err = w * ~p.correct[order]
+        block_end = np.r_[(g[1:] != g[:-1]) | (c[1:] != c[:-1]), True]
+        cw, ce = _cumsum_within(w, g), _cumsum_within(err, g)
+        # charge every row the risk at the end of its tie block
+        last = np.flatnonzero(block_end)
+        block_of = np.searchsorted(last, np.arange(w.size))
+        risk_at = ce[last][block_of] / cw[last][block_of]
+        num = np.bincount(g, weights=w * risk_at, minlength=self.g)
+        return num / self.sum("one")
+
+
+def _cumsum_within(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """Running sums that restart at every group (``g`` sorted)."""
+    total = np.cumsum(x)
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    offset = np.r_[0.0, total[starts[1:] - 1]]
+    run = np.repeat(offset, np.diff(np.r_[starts, x.size]))
+    return total - run
+
+
+def _segmented_auc(score: np.ndarray, pos: np.ndarray, conf: np.ndarray, w: np.ndarray,
+                   codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Binary AUC and cwAUC of every group from one sort by (group, score); ties ½."""
+    order = np.lexsort((score, codes))
+    g, sc, ps = codes[order], score[order], pos[order]
+    wo, co = w[order], conf[order]
+    out = []
+    for weight in (wo, wo * co):
+        neg = weight * ~ps
+        posw = weight * ps
+        block_start = np.r_[True, (g[1:] != g[:-1]) | (sc[1:] != sc[:-1])]
+        starts = np.flatnonzero(block_start)
+        block_of = np.cumsum(block_start) - 1
+        cum_neg = _cumsum_within(neg, g)
+        before = (cum_neg - neg)[starts][block_of]  # negatives below the tie block
+        in_block = np.add.reduceat(neg, starts)[block_of]
+        num = np.bincount(g, weights=posw * (before + 0.5 * in_block), minlength=n_groups)
+        den = (np.bincount(g, weights=posw, minlength=n_groups)
+               * np.bincount(g, weights=neg, minlength=n_groups))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out.append(np.where(den > 0, num / den, np.nan))
+    return out[0], out[1]
+
+
+def _nanmean_columns(x: np.ndarray) -> np.ndarray:
+    ok = ~np.isnan(x)
+    cnt = ok.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(cnt > 0, np.where(ok, x, 0.0).sum(axis=1) / cnt, np.nan)
+
+
+def segmented_values(p: ConfidenceProfile, codes: np.ndarray, n_groups: int,
+                     s: Settings, names: list[str]) -> dict[str, np.ndarray]:
+    """Counts and the given (segmentable) metrics of every group, as arrays."""
+    sums = GroupSums(p, codes, n_groups, s, names)
+    nonzero = (np.ones(p.n) if p.sample_weight is None else p.sample_weight > 0)
+    out: dict[str, np.ndarray] = {
+        "n": np.bincount(codes, weights=nonzero.astype(np.float64), minlength=n_groups),
+    }
+    clipped = (p.conf < s.eps) | (p.conf > 1 - s.eps)
+    out["n_clipped"] = np.bincount(codes, weights=clipped.astype(np.float64),
+                                   minlength=n_groups)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for name in names:
+            if REGISTRY[name].missing_need(p) is not None:
+                out[name] = np.full(n_groups, np.nan)
+                continue
+            out[name] = np.asarray(REGISTRY[name].interval.finish(sums, s), dtype=np.float64)
+    return out
+
+
+def as_dict(values: dict[str, np.ndarray], g: int) -> dict[str, Any]:
+    """The values of group ``g``."""
+    return {k: float(v[g]) for k, v in values.items()}
