@@ -1,7 +1,12 @@
 """Local calibration: LOWESS / local-mean calibration curve, LCS, ICI family.
 
-Reference values come from formulas.md section 2.4 (R 4.2.2, locfit, brute-force
-nearest-neighbour local mean) and from independent computations in this file:
+Reference values come from R 4.2.2 runs of the original definitions on the
+deterministic datasets D(kind, n) below -- the Local Calibration Score of Fernandes
+Machado et al. (2024, arXiv:2402.07790) by a brute-force nearest-neighbour local mean
+(the locfit ``deg = 0``, ``kern = "rect"``, ``nn = 0.15`` fit without its jitter) with
+the reflected-KDE weights of R's ``density()``, and the ICI family of Austin &
+Steyerberg (2019, doi:10.1002/sim.8281) by R's ``loess`` with its default settings --
+and from independent computations in this file:
 statsmodels' ``lowess`` called directly, an O(J N) brute-force nearest-neighbour
 local mean and the exact Gaussian sum of the reflected KDE over all 3n points.
 """
@@ -19,6 +24,8 @@ from statsmodels.nonparametric.smoothers_lowess import lowess
 from calreport.metrics import local
 from calreport.metrics.local import (
     calibration_error_summary,
+    eci,
+    eci_multiclass,
     ici,
     lcs,
     lowess_curve,
@@ -28,7 +35,7 @@ GOLDEN = 0.6180339887498949
 
 
 def dataset_d(kind: str, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """formulas.md "Shared test datasets": D(kind, n), deterministic."""
+    """D(kind, n): scores (i - 0.5)/n, outcomes 1{frac(i * golden) < g(score)}, deterministic."""
     i = np.arange(1, n + 1)
     f = (i - 0.5) / n
     u = np.modf(i * GOLDEN)[0]
@@ -53,7 +60,7 @@ def grid_in_range(s, n_grid=100):
 
 
 def brute_force_local_mean(s, y, x, frac):
-    """formulas.md 2.1 pseudo-code: k-th nearest distance by a full sort per point."""
+    """LCS's local mean: k-th nearest distance by a full sort per point (ties included)."""
     k = int(np.floor(frac * len(s)))
     out = []
     for xj in x:
@@ -79,7 +86,7 @@ def reference_lcs(s, y, fitted_at_grid_fn):
     return np.sum(w * (g - x) ** 2) / np.sum(w)
 
 
-# --- reference values of formulas.md 2.4 ------------------------------------------
+# --- reference values of the R 4.2.2 runs ---------------------------------------------
 
 # LCS with the brute-force nearest-neighbour local mean (span 0.15, rectangular
 # kernel, no jitter) and the reflected-KDE bandwidth, printed to 8 / 6 decimals.
@@ -92,23 +99,23 @@ BRUTE_FORCE_NN = {
 
 
 @pytest.mark.parametrize(("kind", "n"), list(BRUTE_FORCE_NN))
-def test_local_constant_lcs_reproduces_formulas_table(kind, n):
+def test_local_constant_lcs_reproduces_r_reference(kind, n):
     s, y = dataset_d(kind, n)
     expected, _ = BRUTE_FORCE_NN[(kind, n)]
-    # the table prints 8 decimals (D(id,500) = 0.000356545040 is printed 0.00035654):
+    # the R run printed 8 decimals (D(id,500) = 0.000356545040 is printed 0.00035654):
     # agreement to one unit of the last digit
     assert lcs(s, y, method="local_constant") == pytest.approx(expected, abs=1e-8)
 
 
 @pytest.mark.parametrize(("kind", "n"), list(BRUTE_FORCE_NN))
-def test_reflected_kde_bandwidth_matches_formulas_table(kind, n):
+def test_reflected_kde_bandwidth_matches_r_bw_nrd0(kind, n):
     s, _ = dataset_d(kind, n)
     _, bw = local._reflected_kde(s, np.array([0.5]))
     assert bw == pytest.approx(BRUTE_FORCE_NN[(kind, n)][1], abs=5e-7)
 
 
 @pytest.mark.parametrize(("kind", "n"), list(BRUTE_FORCE_NN))
-def test_lowess_lcs_close_to_formulas_table(kind, n):
+def test_lowess_lcs_close_to_r_reference(kind, n):
     # default LOWESS (frac 0.15): within 1 % on the miscalibrated datasets; on the
     # calibrated ones it lacks the local mean's boundary bias, so it is smaller and
     # only an absolute tolerance makes sense
@@ -206,7 +213,7 @@ def test_curve_user_grid_keeps_order_and_clips():
 def test_default_grid_is_restricted_to_score_range():
     s, y = dataset_d("id", 500)
     curve = lowess_curve(s, y)
-    assert curve.x.size == 98  # formulas.md 2.4: J = 98 on the D datasets
+    assert curve.x.size == 98  # as in the R runs: J = 98 grid points on the D datasets
     assert curve.x[0] == pytest.approx(1 / 99) and curve.x[-1] == pytest.approx(98 / 99)
     assert lowess_curve(s, y, n_grid=11).x.size == 9
 
@@ -252,8 +259,8 @@ def test_accepts_lists_and_booleans():
 
 
 def test_lcs_near_zero_when_calibrated_and_grows_with_distortion():
-    # scores sigmoid(gamma * logit(p)) of true probabilities p (003, Eq. 8) or p**alpha
-    # (Eq. 7): gamma = alpha = 1 is calibrated
+    # scores sigmoid(gamma * logit(p)) of true probabilities p (Fernandes Machado et al.
+    # 2024, Eq. 8) or p**alpha (Eq. 7): gamma = alpha = 1 is calibrated
     rng = np.random.default_rng(7)
     n = 100_000
     p = rng.beta(2, 2, n)
@@ -341,7 +348,7 @@ def test_ici_node_interpolation_is_accurate(shape):
         assert getattr(approx, field) == pytest.approx(getattr(exact, field), abs=2e-5)
 
 
-# loess (R defaults) values of formulas.md 2.4: ICI, E50, E90, Emax
+# R 4.2.2 loess (default settings) values: ICI, E50, E90, Emax
 LOESS = {
     ("sq", 500): (0.16389668, 0.18411927, 0.24289360, 0.24584300),
     ("sq", 2000): (0.16711987, 0.18715897, 0.24786352, 0.25047921),
@@ -476,3 +483,170 @@ def test_option_errors():
         calibration_error_summary(s, y, n_nodes=1)
     with pytest.raises(ValueError, match="`delta` must be a finite number >= 0"):
         lowess_curve(s, y, delta=-1.0)
+
+
+# --- ECI ---------------------------------------------------------------------------------
+
+
+def test_eci_hand_worked_example():
+    # with frac = 1 the local mean uses every row: g(p) = mean(y) = 0.5 everywhere;
+    # gaps 0.5 - p = 0.4, 0.3, -0.1, -0.4; squares 0.16 + 0.09 + 0.01 + 0.16 = 0.42;
+    # ECI = 100 * 0.42 / 4 = 10.5
+    p, y = [0.1, 0.2, 0.6, 0.9], [0, 1, 0, 1]
+    assert eci(p, y, method="local_constant", frac=1.0) == pytest.approx(10.5, abs=1e-12)
+    res = calibration_error_summary(p, y, method="local_constant", frac=1.0)
+    assert res.eci == pytest.approx(10.5, abs=1e-12)
+
+
+def test_eci_multiclass_hand_worked_example():
+    # frac = 1: each class curve is the class frequency (1/2, 1/4, 1/4 for y = 0,0,1,2)
+    p = np.array([[0.5, 0.25, 0.25], [0.7, 0.2, 0.1], [0.2, 0.6, 0.2], [0.1, 0.1, 0.8]])
+    y = [0, 0, 1, 2]
+    # squared gaps per row: (0 + 0 + 0), (0.04 + 0.0025 + 0.0225), (0.09 + 0.1225 + 0.0025),
+    # (0.16 + 0.0225 + 0.3025): total 0.065 + 0.215 + 0.485 = 0.765;
+    # ECI = 100 / (2 * 4) * 0.765 = 9.5625
+    assert eci_multiclass(p, y, method="local_constant", frac=1.0) == pytest.approx(
+        9.5625, abs=1e-12)
+
+
+def test_eci_matches_direct_statsmodels_formula():
+    rng = np.random.default_rng(31)
+    s = rng.beta(2, 5, 1200)
+    y = (rng.random(s.size) < np.sqrt(s)).astype(int)
+    fitted = lowess(y, s, frac=0.15, it=0, return_sorted=False)
+    expected = 100 * np.mean((np.clip(fitted, 0, 1) - s) ** 2)  # CalibrationCurves' form
+    assert eci(s, y, n_nodes=None) == pytest.approx(expected, rel=1e-9)
+    assert calibration_error_summary(s, y, n_nodes=None).eci == pytest.approx(expected,
+                                                                               rel=1e-9)
+
+
+def test_eci_multiclass_with_two_classes_is_the_binary_eci():
+    rng = np.random.default_rng(32)
+    s = rng.uniform(0, 1, 800)
+    y = (rng.random(s.size) < s**2).astype(int)
+    two = np.column_stack((1 - s, s))
+    for method in METHODS_UNDER_TEST:
+        assert eci_multiclass(two, y, method=method) == pytest.approx(
+            eci(s, y, method=method), rel=1e-9)
+
+
+METHODS_UNDER_TEST = ("lowess", "local_constant")
+
+
+def test_eci_small_when_calibrated():
+    rng = np.random.default_rng(33)
+    p = rng.dirichlet([1, 2, 3], 20_000)
+    y = (rng.random(p.shape[0])[:, None] > np.cumsum(p, axis=1)).sum(axis=1)
+    assert eci_multiclass(p, y) < 0.05
+    sharpened = p**3 / (p**3).sum(axis=1, keepdims=True)
+    assert eci_multiclass(sharpened, y) > 1.0
+
+
+def test_eci_errors():
+    with pytest.raises(ValueError, match="`proba` must have one column per class"):
+        eci_multiclass([0.2, 0.8], [0, 1])
+    with pytest.raises(ValueError, match="`y_true` has 1 value that is not a class code"):
+        eci_multiclass([[0.2, 0.8], [0.5, 0.5]], [0, 2])
+    with pytest.raises(ValueError, match="do not sum to 1"):
+        eci_multiclass([[0.2, 0.7], [0.5, 0.5]], [0, 1])
+
+
+# --- adaptive span -------------------------------------------------------------------------
+
+
+def test_adaptive_frac_rule_and_auto_option():
+    assert local.adaptive_frac(100) == pytest.approx(100**-0.2)
+    assert local.adaptive_frac(1) == 1.0
+    assert local.adaptive_frac(13_000) == pytest.approx(0.15, abs=5e-4)
+    s, y = dataset_d("sq", 500)
+    auto = lowess_curve(s, y, frac="auto")
+    assert auto.frac == pytest.approx(500**-0.2)
+    np.testing.assert_allclose(auto.y, lowess_curve(s, y, frac=500**-0.2).y, atol=1e-12)
+    assert lcs(s, y, frac="auto") == lcs(s, y, frac=500**-0.2)
+    with pytest.raises(ValueError, match="`frac` must be one of 'auto'"):
+        lcs(s, y, frac="adaptive")
+
+
+def test_adaptive_span_beats_fixed_span_on_a_known_curve():
+    # integrated squared error of the curve at the rows, truth g(s) = s^2 (bpm preset)
+    from calreport.synthetic import bpm_simulation
+
+    errors = {"fixed": [], "auto": []}
+    for seed in range(8):
+        df = bpm_simulation(300, curve="square", beta=(1.0, 1.0), seed=seed)
+        s, y, g = df["confidence"].to_numpy(), df["correct"].to_numpy(), df["true_proba"]
+        for name, frac in (("fixed", 0.15), ("auto", "auto")):
+            fit = lowess_curve(s, y, frac=frac, grid=s).y
+            errors[name].append(np.mean((fit - g.to_numpy()) ** 2))
+    assert np.mean(errors["auto"]) < 0.7 * np.mean(errors["fixed"])
+
+
+# --- band ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("frac", [0.1, 0.3, 0.7])
+def test_batched_local_line_equals_statsmodels(frac):
+    # the band's vectorised neighbourhoods and weighted fit, with all counts 1
+    rng = np.random.default_rng(41)
+    s = np.sort(np.round(rng.beta(2, 5, 900), 3))
+    y = (rng.random(s.size) < np.sqrt(s)).astype(float)
+    x = np.linspace(0.01, 0.9, 77)
+    k = int(frac * s.size + 1e-10)
+    left, radius = local._lowess_windows(s, x, k)
+    idx = left[:, None] + np.arange(k)
+    d = s[idx] - x[:, None]
+    kern = (1 - np.minimum(np.abs(d) / radius[:, None], 1) ** 3) ** 3
+    sums = np.stack((kern, kern * d, kern * d * d, kern * y[idx], kern * d * y[idx]),
+                    -1).sum(axis=1)
+    np.testing.assert_allclose(local._local_linear(sums),
+                               lowess(y, s, frac=frac, it=0, xvals=x), atol=1e-12)
+
+
+def test_band_covers_the_true_curve_at_about_the_nominal_rate():
+    rng = np.random.default_rng(42)
+    cover = []
+    for _ in range(10):
+        s = rng.uniform(0, 1, 800)
+        y = rng.random(s.size) < s**2
+        band = local.lowess_band(s, y, seed=rng, n_boot=200)
+        truth = band.x**2
+        cover.append(np.mean((band.low <= truth) & (truth <= band.high)))
+        assert np.all(band.low <= band.y + 1e-12) and np.all(band.y <= band.high + 1e-12)
+    # pointwise 95 % band; LOWESS's curvature bias costs a little coverage
+    assert 0.8 <= np.mean(cover) <= 1.0
+
+
+def test_band_normal_and_bootstrap_agree_and_curve_is_lowess_curve():
+    rng = np.random.default_rng(43)
+    s = rng.uniform(0, 1, 3000)
+    y = rng.random(s.size) < s**2
+    boot = local.lowess_band(s, y, interval="bootstrap", seed=0)
+    normal = local.lowess_band(s, y, interval="normal")
+    assert (boot.interval, normal.interval, normal.n_boot) == ("bootstrap", "normal", 0)
+    width = boot.high - boot.low
+    open_ = width > 1e-3  # near score 0 both bands are clipped to [0, 0]
+    ratio = np.median((normal.high - normal.low)[open_] / width[open_])
+    assert 0.85 < ratio < 1.15
+    np.testing.assert_allclose(boot.y, lowess_curve(s, y, frac="auto").y, atol=1e-12)
+    np.testing.assert_array_equal(boot.y, normal.y)
+    again = local.lowess_band(s, y, interval="bootstrap", seed=0)
+    np.testing.assert_array_equal(again.low, boot.low)
+
+
+def test_band_flags_sparse_regions():
+    rng = np.random.default_rng(44)
+    s = np.r_[rng.uniform(0.0, 0.6, 300), rng.uniform(0.9, 1.0, 3)]  # almost nothing above 0.6
+    y = rng.random(s.size) < s
+    band = local.lowess_band(s, y, frac=0.2, n_boot=50, seed=1)
+    half = 0.1
+    expected = np.array([np.sum(np.abs(s - x) <= half) for x in band.x])
+    np.testing.assert_array_equal(band.count, expected)
+    assert band.sparse[band.x > 0.75].all() and not band.sparse[band.x < 0.5].any()
+
+
+def test_band_errors():
+    s, y = dataset_d("id", 500)
+    with pytest.raises(ValueError, match="`interval` must be one of 'auto', 'bootstrap'"):
+        local.lowess_band(s, y, interval="basic")
+    with pytest.raises(ValueError, match="`n_boot` must be an integer >= 1"):
+        local.lowess_band(s, y, n_boot=0)

@@ -17,9 +17,10 @@ of the original LCS. With the same span the two fits behave alike in the interio
 0.58 h for the rectangular kernel of half-width h, so at equal span LOWESS is a
 little less smooth), but at the ends of the score range the local mean is biased
 towards the interior (its window is one-sided), while the local line is not.
-Measured on the deterministic
-datasets D(kind, n) of ``formulas.md`` ("Shared test datasets"), against the
-local-mean values of its section 2.4:
+Measured on deterministic datasets D(kind, n) -- scores ``s_i = (i - 0.5) / n`` and
+outcomes ``1{frac(i phi) < g(s_i)}``, ``phi`` the golden ratio, ``g(s) = s^2`` ("sq")
+or ``s`` ("id") -- against the local-mean values of a reference run of the original
+definition (R 4.2.2, deterministic nearest-neighbour local mean, no jitter):
 
 ========== =============== ============= ============= ============= =============
 dataset    local mean 0.15  LOWESS 0.10   LOWESS 0.15   LOWESS 0.20   LOWESS 0.30
@@ -54,24 +55,34 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import special
 from scipy.signal import fftconvolve
 from statsmodels.nonparametric.smoothers_lowess import lowess as _statsmodels_lowess
 
 from calreport import _validate as v
 
 __all__ = [
+    "AUTO_FRAC_CONSTANT",
+    "BAND_INTERVALS",
     "DEFAULT_FRAC",
     "METHODS",
+    "CalibrationBand",
     "CalibrationCurve",
     "CalibrationErrorSummary",
+    "adaptive_frac",
     "calibration_error_summary",
+    "eci",
+    "eci_multiclass",
     "ici",
     "lcs",
+    "lowess_band",
     "lowess_curve",
 ]
 
 #: Default span: the fraction of the rows in every local fit (the original LCS's nn).
 DEFAULT_FRAC = 0.15
+#: ``frac="auto"`` uses ``min(1, AUTO_FRAC_CONSTANT * n ** (-1/5))`` (see :func:`adaptive_frac`).
+AUTO_FRAC_CONSTANT = 1.0
 #: Smoothers of the calibration curve.
 METHODS = ("lowess", "local_constant")
 
@@ -130,6 +141,8 @@ class CalibrationErrorSummary:
     exact : bool
         True when the smoother was evaluated at every distinct score, False when it
         was interpolated between evaluation nodes (see ``n_nodes``).
+    eci : float
+        Estimated Calibration Index, ``100 * mean((g(p_i) - p_i)^2)`` (see :func:`eci`).
     """
 
     ici: float
@@ -140,20 +153,76 @@ class CalibrationErrorSummary:
     frac: float
     n: int
     exact: bool
+    eci: float = math.nan
 
 
 # ----------------------------------------------------------------------------- input
 
 
+def adaptive_frac(n: int) -> float:
+    """Span of the local fits that shrinks with the sample size: ``min(1, n^(-1/5))``.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows.
+
+    Returns
+    -------
+    float
+        ``min(1, AUTO_FRAC_CONSTANT * n ** (-1/5))``: 0.40 at n = 100, 0.29 at 500,
+        0.25 at 1000, 0.16 at 10^4, 0.063 at 10^6.
+
+    Notes
+    -----
+    A local linear fit with bandwidth ``h`` has squared bias of order ``h^4`` and
+    variance of order ``1 / (n h)``; their sum is smallest for ``h ~ n^(-1/5)``
+    (Cleveland 1979; the usual kernel-regression rate). A nearest-neighbour span
+    ``frac`` gives ``h ~ frac / (2 f(x))`` for score density ``f``, hence
+    ``frac ~ n^(-1/5)``. The constant was checked on 23 known-truth settings of
+    :mod:`calreport.synthetic` (``distorted_binary`` with alpha or gamma in
+    {1/3, 1, 3}; ``bpm_simulation`` presets "tcebpm", "calibrated", "square" with
+    Beta(1, 1) and Beta(2, 2) scores; ``beyond_ece_profile`` modes "perfect",
+    "underconf_sqrt", "overconf_sqrt", "overconf_half" on "uniform", "skew_high",
+    "bell"), 40 samples each, by the integrated squared error
+    ``mean_i (g_hat(s_i) - g(s_i))^2``. Mean over the settings, fixed 0.15 -> this
+    rule: n = 100: 0.0219 -> 0.0090; 200: 0.0104 -> 0.0049; 500: 0.0039 -> 0.0022;
+    1000: 0.0020 -> 0.0013, smaller in every setting at every n. A constant of 1.2
+    was slightly better still on these smooth curves and 1.5 over-smoothed the
+    steepest one (``sigmoid(3 logit s)``); 1 keeps more local detail. The rule
+    crosses 0.15 near n = 13,000.
+
+    References
+    ----------
+    Cleveland, W. S. (1979). Robust Locally Weighted Regression and Smoothing
+    Scatterplots. Journal of the American Statistical Association 74(368), 829-836.
+    doi:10.1080/01621459.1979.10481038.
+
+    Examples
+    --------
+    >>> round(adaptive_frac(1000), 4)
+    0.2512
+    """
+    n = v.check_positive_int(n, "n")
+    return min(1.0, AUTO_FRAC_CONSTANT * n ** -0.2)
+
+
+def _resolve_frac(frac: float | str, n: int) -> float:
+    if isinstance(frac, str):
+        v.check_option(frac, "frac", ("auto",))
+        return adaptive_frac(n)
+    return v.check_fraction(frac, "frac")
+
+
 def _prepare(
-    score: Any, outcome: Any, method: str, frac: float
+    score: Any, outcome: Any, method: str, frac: float | str
 ) -> tuple[np.ndarray, np.ndarray, float, int]:
     """Validate, then return scores sorted ascending, outcomes in that order, frac, k."""
     v.check_option(method, "method", METHODS)
-    frac = v.check_fraction(frac, "frac")
     s = v.check_probability(score, "score")
     y = v.check_binary_indicator(outcome, "outcome")
     v.check_consistent_length(score=s.size, outcome=y.size)
+    frac = _resolve_frac(frac, s.size)
     v.check_distinct_values(s, "score", why="a calibration curve")
     # a local line needs two points, a local mean one
     minimum = 2 if method == "lowess" else 1
@@ -335,7 +404,7 @@ def lowess_curve(
     outcome: Any,
     *,
     method: str = "lowess",
-    frac: float = DEFAULT_FRAC,
+    frac: float | str = DEFAULT_FRAC,
     grid: Any = None,
     n_grid: int = 100,
     delta: float | None = None,
@@ -351,8 +420,8 @@ def lowess_curve(
     method : {"lowess", "local_constant"}, default "lowess"
         Local linear tricube fit (statsmodels LOWESS, ``it=0``) or the
         nearest-neighbour local mean with a rectangular kernel (original LCS fit).
-    frac : float in (0, 1], default 0.15
-        Fraction of the rows in each local fit.
+    frac : float in (0, 1] or "auto", default 0.15
+        Fraction of the rows in each local fit; "auto" is :func:`adaptive_frac`.
     grid : array-like, optional
         Scores at which to evaluate the curve (values in [0, 1]). Default:
         ``linspace(0, 1, n_grid)`` restricted to [min score, max score].
@@ -379,7 +448,7 @@ def lowess_curve(
 
     Notes
     -----
-    The curve estimates ``g(p) = E[D | s(x) = p]`` (003_0bfdaf07cce6c3a5.txt,
+    The curve estimates ``g(p) = E[D | s(x) = p]`` (Fernandes Machado et al. 2024,
     "Visual approach: calibration curve", Eq. 2) by local regression instead of
     quantile bins ("Our Approach: Smoother Visualization Technique"). It is
     evaluated only at the grid points, so a fit costs O(N log N + J k) with
@@ -388,6 +457,16 @@ def lowess_curve(
     ``floor(frac * n)`` rows (e.g. many confidences of exactly 1.0) a local line is
     undefined at that score, and the fit there is the mean outcome of the tied rows.
     Sample weights are not supported (statsmodels' LOWESS takes none).
+
+    References
+    ----------
+    Fernandes Machado, A., Charpentier, A., Flachaire, E., Gallic, E. & Hu, F. (2024).
+    From Uncertainty to Precision: Enhancing Binary Classifier Performance through
+    Calibration. arXiv:2402.07790.
+
+    Cleveland, W. S. (1979). Robust Locally Weighted Regression and Smoothing
+    Scatterplots. Journal of the American Statistical Association 74(368), 829-836.
+    doi:10.1080/01621459.1979.10481038.
 
     Examples
     --------
@@ -423,7 +502,7 @@ def lcs(
     outcome: Any,
     *,
     method: str = "lowess",
-    frac: float = DEFAULT_FRAC,
+    frac: float | str = DEFAULT_FRAC,
     n_grid: int = 100,
 ) -> float:
     """Local Calibration Score: density-weighted squared gap of the calibration curve.
@@ -437,8 +516,9 @@ def lcs(
     method : {"lowess", "local_constant"}, default "lowess"
         Smoother of the curve (see :func:`lowess_curve`). ``"local_constant"`` is the
         original definition and reproduces its published reference values.
-    frac : float in (0, 1], default 0.15
-        Fraction of the rows in each local fit (the original's nearest-neighbour span).
+    frac : float in (0, 1] or "auto", default 0.15
+        Fraction of the rows in each local fit (the original's nearest-neighbour span);
+        "auto" is :func:`adaptive_frac`.
     n_grid : int, default 100
         Grid size before the restriction to the score range.
 
@@ -457,19 +537,26 @@ def lcs(
 
     Notes
     -----
-    003_0bfdaf07cce6c3a5.txt, "Local Calibration Score (LCS)", Eq. (6):
+    Fernandes Machado et al. (2024), "Local Calibration Score (LCS)", Eq. (6):
 
     .. math:: \\mathrm{LCS} = \\sum_j w_j (\\hat g(l_j) - l_j)^2 / \\sum_j w_j
 
     with ``l_j = linspace(0, 1, 100)`` kept inside [min score, max score], ``ĝ``
     clipped to [0, 1], and ``w_j`` the density of the scores at ``l_j``: a Gaussian
     KDE of the reflected sample ``{-s, s, 2 - s}`` with R's ``bw.nrd0`` bandwidth
-    ``0.9 min(sd, IQR/1.34) (3n)^(-1/5)``, as in the authors' code (formulas.md,
-    section 2.1). The KDE is computed by linear binning on a fine grid and one FFT
-    convolution (relative error < 1e-6 against the exact 3n-term sum), so N = 10^6
-    costs a fraction of a second. The authors add N(0, 0.001^2) jitter to the scores
-    before fitting; this function does not (its result is deterministic): the
-    jitter moves LCS by about 1e-4. Sample weights are not supported.
+    ``0.9 min(sd, IQR/1.34) (3n)^(-1/5)``, as in the authors' published R code (R's
+    ``density()`` of the reflected sample). The KDE is computed by linear binning on
+    a fine grid and one FFT convolution (relative error < 1e-6 against the exact
+    3n-term sum), so N = 10^6 costs a fraction of a second. The authors add
+    N(0, 0.001^2) jitter to the scores before fitting; this function does not (its
+    result is deterministic): the jitter moves LCS by about 1e-4. Sample weights are
+    not supported.
+
+    References
+    ----------
+    Fernandes Machado, A., Charpentier, A., Flachaire, E., Gallic, E. & Hu, F. (2024).
+    From Uncertainty to Precision: Enhancing Binary Classifier Performance through
+    Calibration. arXiv:2402.07790.
 
     Examples
     --------
@@ -501,7 +588,7 @@ def calibration_error_summary(
     outcome: Any,
     *,
     method: str = "lowess",
-    frac: float = DEFAULT_FRAC,
+    frac: float | str = DEFAULT_FRAC,
     n_nodes: int | None = 500,
 ) -> CalibrationErrorSummary:
     """ICI, E50, E90 and Emax: the distribution of ``|g(p_i) - p_i|`` over the rows.
@@ -514,8 +601,8 @@ def calibration_error_summary(
         Observed 0/1 outcome (or correctness).
     method : {"lowess", "local_constant"}, default "lowess"
         Smoother of the calibration curve (see :func:`lowess_curve`).
-    frac : float in (0, 1], default 0.15
-        Fraction of the rows in each local fit.
+    frac : float in (0, 1] or "auto", default 0.15
+        Fraction of the rows in each local fit; "auto" is :func:`adaptive_frac`.
     n_nodes : int or None, default 500
         LOWESS only. With more distinct scores than ``n_nodes``, the curve is fitted
         at ``n_nodes`` score quantiles plus ``n_nodes // 5`` equally spaced scores and
@@ -536,21 +623,28 @@ def calibration_error_summary(
 
     Notes
     -----
-    Austin & Steyerberg (2019), Stat. Med. 38:4051, doi:10.1002/sim.8281 (see also
-    formulas.md, section 2.3): with ``ĝ`` the calibration curve clipped to [0, 1]
-    and ``e_i = |ĝ(p_i) - p_i|``, ICI = mean(e), E50 = median(e), E90 = 90th
-    percentile (linear interpolation, R's type 7) and Emax = max(e). The same
+    Austin & Steyerberg (2019), section 2 (the ICI and E50, E90, Emax): with ``ĝ``
+    the calibration curve clipped to [0, 1] and ``e_i = |ĝ(p_i) - p_i|``,
+    ICI = mean(e), E50 = median(e), E90 = 90th percentile (linear interpolation, R's
+    type 7) and Emax = max(e). The same
     smoother as :func:`lcs` is used, evaluated at the observed scores.
 
     Austin & Steyerberg use R's ``loess`` defaults (local *quadratic*, span 0.75).
     A local line with span 0.15 follows the curve more closely but is noisier: on
-    the D(kind, n) datasets of formulas.md 2.4 (loess ICI 0.16390, 0.16712,
-    0.00309, 0.00087 for D(sq,500), D(sq,2000), D(id,500), D(id,2000)) it gives
-    0.16343, 0.16630, 0.01460, 0.00266. For a calibrated model, whose true ICI is 0,
-    the estimate is the smoother's noise and shrinks with larger ``frac`` (span 0.5
-    gives 0.00274 and 0.00083 on D(id, .)), while on a miscalibrated one larger spans
-    flatten the curve (span 0.5: 0.15737 on D(sq,500)). calzone's "Loess ICI" is
-    LOWESS with ``frac=0.5``. Sample weights are not supported.
+    the D(kind, n) datasets of the module notes (R 4.2.2 ``loess`` defaults give ICI
+    0.16390, 0.16712, 0.00309, 0.00087 for D(sq,500), D(sq,2000), D(id,500),
+    D(id,2000)) it gives 0.16343, 0.16630, 0.01460, 0.00266. For a calibrated
+    model, whose true ICI is 0, the estimate is the smoother's noise and shrinks
+    with larger ``frac`` (span 0.5 gives 0.00274 and 0.00083 on D(id, .)), while on
+    a miscalibrated one larger spans flatten the curve (span 0.5: 0.15737 on
+    D(sq,500)). calzone's "Loess ICI" is LOWESS with ``frac=0.5``. Sample weights are
+    not supported.
+
+    References
+    ----------
+    Austin, P. C. & Steyerberg, E. W. (2019). The Integrated Calibration Index (ICI)
+    and Related Metrics for Quantifying the Calibration of Logistic Regression Models.
+    Statistics in Medicine 38(21), 4051-4065. doi:10.1002/sim.8281.
 
     Examples
     --------
@@ -563,6 +657,18 @@ def calibration_error_summary(
     (0.1634, 0.2559)
     """
     s, y, frac, k = _prepare(score, outcome, method, frac)
+    gap, exact = _gap_at_rows(s, y, method=method, frac=frac, k=k, n_nodes=n_nodes)
+    err = np.abs(gap)
+    return CalibrationErrorSummary(
+        ici=float(err.mean()), e50=float(np.median(err)), e90=float(np.quantile(err, 0.9)),
+        emax=float(err.max()), method=method, frac=frac, n=s.size, exact=exact,
+        eci=float(100.0 * np.mean(gap * gap)),
+    )
+
+
+def _gap_at_rows(s: np.ndarray, y: np.ndarray, *, method: str, frac: float, k: int,
+                 n_nodes: int | None) -> tuple[np.ndarray, bool]:
+    """``g(s_i) - s_i`` for every (sorted) row, ``g`` clipped to [0, 1]; and exactness."""
     if n_nodes is not None:
         n_nodes = v.check_positive_int(n_nodes, "n_nodes", minimum=2)
     first = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
@@ -577,11 +683,7 @@ def calibration_error_summary(
         nodes = np.unique(np.concatenate(
             (at_quantiles, np.linspace(s[0], s[-1], n_nodes // 5 + 2))))
         g = np.interp(distinct, nodes, _smooth(s, y, nodes, method=method, frac=frac, k=k))
-    err = np.repeat(np.abs(np.clip(g, 0.0, 1.0) - distinct), counts)
-    return CalibrationErrorSummary(
-        ici=float(err.mean()), e50=float(np.median(err)), e90=float(np.quantile(err, 0.9)),
-        emax=float(err.max()), method=method, frac=frac, n=s.size, exact=bool(exact),
-    )
+    return np.repeat(np.clip(g, 0.0, 1.0) - distinct, counts), bool(exact)
 
 
 def ici(
@@ -589,7 +691,7 @@ def ici(
     outcome: Any,
     *,
     method: str = "lowess",
-    frac: float = DEFAULT_FRAC,
+    frac: float | str = DEFAULT_FRAC,
     n_nodes: int | None = 500,
 ) -> float:
     """Integrated Calibration Index: mean ``|g(p_i) - p_i|`` over the rows.
@@ -613,9 +715,14 @@ def ici(
 
     Notes
     -----
-    ``calibration_error_summary(...).ici`` (Austin & Steyerberg 2019,
-    doi:10.1002/sim.8281; formulas.md, section 2.3). Sample weights are not
-    supported.
+    ``calibration_error_summary(...).ici`` (Austin & Steyerberg 2019, section 2).
+    Sample weights are not supported.
+
+    References
+    ----------
+    Austin, P. C. & Steyerberg, E. W. (2019). The Integrated Calibration Index (ICI)
+    and Related Metrics for Quantifying the Calibration of Logistic Regression Models.
+    Statistics in Medicine 38(21), 4051-4065. doi:10.1002/sim.8281.
 
     Examples
     --------
@@ -628,3 +735,420 @@ def ici(
     """
     return calibration_error_summary(score, outcome, method=method, frac=frac,
                                      n_nodes=n_nodes).ici
+
+
+def eci(
+    score: Any,
+    outcome: Any,
+    *,
+    method: str = "lowess",
+    frac: float | str = DEFAULT_FRAC,
+    n_nodes: int | None = 500,
+) -> float:
+    """Estimated Calibration Index: 100 times the mean squared gap ``(g(p_i) - p_i)^2``.
+
+    Parameters
+    ----------
+    score, outcome, method, frac, n_nodes
+        As :func:`calibration_error_summary`.
+
+    Returns
+    -------
+    float
+        ECI in [0, 100]; 0 for a curve on the diagonal.
+
+    Raises
+    ------
+    ValueError
+        As :func:`lowess_curve`.
+    TypeError
+        Non-numeric input.
+
+    Notes
+    -----
+    Van Hoorde et al. (2015) define for ``k`` classes, with ``p_ij`` the
+    predicted and ``p_hat_ij`` the smoothed observed probability (calibration curve)
+    of class ``j`` for row ``i``:
+
+    .. math::
+
+        \\mathrm{ECI} = \\frac{\\sum_{i=1}^{n} \\sum_{j=1}^{k} (p_{ij} - \\hat p_{ij})^2}
+                             {n \\, k} \\cdot \\frac{100 \\, k}{2},
+
+    the scaling ``100 k / 2`` putting ECI in [0, 100] (two probability vectors are
+    at squared distance at most 2). For a binary outcome both classes contribute the
+    same squared gap, so ``ECI = 100 mean_i (g(p_i) - p_i)^2`` -- the form computed
+    by the R package CalibrationCurves of the same group (``val.prob.ci.2``). The
+    curve ``g`` is the smoother of :func:`calibration_error_summary` (the paper uses
+    vector splines; any consistent smoother estimates the same quantity). ECI is the
+    squared-error sibling of the ICI; ``calibration_error_summary(...).eci`` gives
+    the same value. Sample weights are not supported.
+
+    References
+    ----------
+    Van Hoorde, K., Van Huffel, S., Timmerman, D., Bourne, T. & Van Calster, B.
+    (2015). A Spline-Based Tool to Assess and Visualize the Calibration of Multiclass
+    Risk Predictions. Journal of Biomedical Informatics 54, 283-293.
+    doi:10.1016/j.jbi.2014.12.016.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i = np.arange(1, 501)
+    >>> s = (i - 0.5) / 500
+    >>> y = np.modf(i * 0.6180339887498949)[0] < s ** 2
+    >>> round(eci(s, y), 3)
+    3.198
+    """
+    s, y, frac, k = _prepare(score, outcome, method, frac)
+    gap, _ = _gap_at_rows(s, y, method=method, frac=frac, k=k, n_nodes=n_nodes)
+    return float(100.0 * np.mean(gap * gap))
+
+
+def eci_multiclass(
+    proba: Any,
+    y_true: Any,
+    *,
+    method: str = "lowess",
+    frac: float | str = DEFAULT_FRAC,
+    n_nodes: int | None = 500,
+) -> float:
+    """Estimated Calibration Index of multiclass probabilities (one curve per class).
+
+    Parameters
+    ----------
+    proba : array-like of shape (n, k)
+        Predicted probability of each class (rows summing to 1), ``k >= 2``.
+    y_true : array-like of int, shape (n,)
+        Class code ``0 .. k-1`` of each row, indexing the columns of ``proba``.
+    method, frac, n_nodes
+        As :func:`calibration_error_summary`, used for every class.
+
+    Returns
+    -------
+    float
+        ECI in [0, 100].
+
+    Raises
+    ------
+    ValueError
+        Invalid probabilities (outside [0, 1], rows not summing to 1), labels, a class
+        column with a single distinct value, or too few rows for ``frac``.
+    TypeError
+        Non-numeric input.
+
+    Notes
+    -----
+    The formula of :func:`eci` with ``p_hat_ij = g_j(p_ij)``, ``g_j`` the calibration
+    curve of class ``j`` fitted one-vs-rest (``1[y = j]`` on ``p_ij``):
+    ``ECI = 100 / (2 n) sum_i sum_j (p_ij - g_j(p_ij))^2``. Van Hoorde et al. (2015)
+    estimate the ``p_hat_i`` jointly by a vector-spline multinomial recalibration, so
+    that they sum to 1 per row; the one-vs-rest curves estimate the same class-wise
+    conditional probabilities ``P(y = j | p_ij)`` without that constraint. With two
+    classes this equals the binary :func:`eci` of the positive-class column (the
+    smoothers are symmetric under ``p -> 1 - p``, ``y -> 1 - y``).
+
+    References
+    ----------
+    Van Hoorde, K., Van Huffel, S., Timmerman, D., Bourne, T. & Van Calster, B.
+    (2015). A Spline-Based Tool to Assess and Visualize the Calibration of Multiclass
+    Risk Predictions. Journal of Biomedical Informatics 54, 283-293.
+    doi:10.1016/j.jbi.2014.12.016.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.dirichlet([2, 2, 2], 600)
+    >>> y = (rng.random(600)[:, None] > np.cumsum(p, axis=1)).sum(axis=1)
+    >>> eci_multiclass(p, y) < 1.0
+    True
+    """
+    p = v.check_proba_matrix(proba, "proba")
+    if p.ndim == 1:
+        raise ValueError(
+            "`proba` must have one column per class (shape (n, k), k >= 2); for one "
+            "positive-class column use eci(score, outcome)."
+        )
+    codes = v.check_class_codes(y_true, p.shape[1], "y_true")
+    v.check_consistent_length(proba=p.shape[0], y_true=codes.size)
+    total = 0.0
+    for j in range(p.shape[1]):  # a loop over classes, each fit vectorised over rows
+        s, y, frac_j, k = _prepare(p[:, j], codes == j, method, frac)
+        gap, _ = _gap_at_rows(s, y, method=method, frac=frac_j, k=k, n_nodes=n_nodes)
+        total += float(np.sum(gap * gap))
+    return 100.0 * total / (2.0 * p.shape[0])
+
+
+# ------------------------------------------------------------------ band of the curve
+
+
+@dataclass(frozen=True, eq=False)
+class CalibrationBand:
+    """LOWESS calibration curve with a pointwise bootstrap band and local row counts.
+
+    Attributes
+    ----------
+    x : ndarray
+        Grid of scores (ascending).
+    y : ndarray
+        Fitted curve at ``x`` (as :func:`lowess_curve`), clipped to [0, 1].
+    low, high : ndarray
+        Pointwise percentile band of the resampled curves, clipped to [0, 1].
+    count : ndarray of int
+        Rows whose score lies within ``frac / 2`` of each grid point (a uniform design
+        would put ``floor(frac * n)`` rows there).
+    sparse : ndarray of bool
+        ``count < min_count``: the curve there rests on few scores and on rows far
+        away; figures should fade or cut it.
+    radius : ndarray
+        Half-width of each local fit (distance to the farthest of its neighbours).
+    level : float
+        Pointwise coverage of the band.
+    n_boot : int
+        Number of bootstrap replicates (0 for the normal band).
+    interval : str
+        ``"bootstrap"`` or ``"normal"``: how the band was built.
+    frac : float
+        Fraction of the rows in each local fit.
+    n_neighbors : int
+        Rows in each local fit.
+    n : int
+        Number of rows.
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    count: np.ndarray
+    sparse: np.ndarray
+    radius: np.ndarray
+    level: float
+    n_boot: int
+    interval: str
+    frac: float
+    n_neighbors: int
+    n: int
+
+
+#: Gathered (replicate x grid point x neighbour) values per tile of the band bootstrap.
+_BAND_TILE_VALUES = 4_000_000
+#: ``interval="auto"`` resamples while ``n_boot * J * k`` stays below this, else "normal".
+_BAND_BOOTSTRAP_MAX = 20_000_000
+#: Band constructions of :func:`lowess_band`.
+BAND_INTERVALS = ("auto", "bootstrap", "normal")
+
+
+def _lowess_windows(s: np.ndarray, x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """statsmodels' LOWESS neighbourhoods at ascending ``x``: rows ``[L, L + k)``, radius.
+
+    statsmodels slides the window right while ``x > (s[L] + s[L + k]) / 2``; the
+    condition is monotone in ``L``, so the final window is the first ``L`` where it
+    fails (or ``n - k``), found by a vectorised bisection.
+    """
+    n = s.size
+    last = n - k
+
+    def stays(a: np.ndarray) -> np.ndarray:
+        return (a >= last) | (x <= (s[a] + s[np.minimum(a + k, n - 1)]) / 2.0)
+
+    left = _first_true(stays, np.zeros(x.size, dtype=np.int64),
+                       np.full(x.size, last, dtype=np.int64))
+    radius = np.maximum(x - s[left], s[left + k - 1] - x)
+    return left, radius
+
+
+def _local_linear(sums: np.ndarray) -> np.ndarray:
+    """LOWESS value at the centre from weighted sums ``(W0, W1, W2, T0, T1)`` (last axis).
+
+    With centred scores ``d`` and weights ``w``: ``W_p = sum w d^p``, ``T_p = sum w d^p y``.
+    statsmodels' projection form: mean ``dbar = W1/W0``, variance
+    ``var = max(W2/W0 - dbar^2, 1e-12)``, value ``T0/W0 - dbar (T1/W0 - dbar T0/W0) / var``.
+    """
+    w0, w1, w2, t0, t1 = np.moveaxis(sums, -1, 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dbar = w1 / w0
+        ybar = t0 / w0
+        var = np.maximum(w2 / w0 - dbar * dbar, 1e-12)
+        return ybar - dbar * (t1 / w0 - dbar * ybar) / var
+
+
+def _linearised_se(d: np.ndarray, kern: np.ndarray, yy: np.ndarray) -> np.ndarray:
+    """First-order (infinitesimal-jackknife) standard error of each local line's value.
+
+    The fit at a grid point is ``sum_i l_i y_i`` with the projection weights ``l_i`` of
+    the local line; under independent unit-variance row weights its derivative with
+    respect to row i's weight is ``l_i r_i`` (``r_i`` the residual from the local
+    line), so the bootstrap variance is ``sum_i (l_i r_i)^2`` to first order.
+    """
+    w0 = kern.sum(axis=1)
+    dbar = (kern * d).sum(axis=1) / w0
+    ybar = (kern * yy).sum(axis=1) / w0
+    var = np.maximum((kern * d * d).sum(axis=1) / w0 - dbar * dbar, 1e-12)
+    slope = ((kern * d * yy).sum(axis=1) / w0 - dbar * ybar) / var
+    proj = kern * (1.0 - dbar[:, None] * (d - dbar[:, None]) / var[:, None]) / w0[:, None]
+    resid = yy - (ybar - dbar * slope)[:, None] - slope[:, None] * d
+    return np.sqrt(np.sum((proj * resid) ** 2, axis=1))
+
+
+def lowess_band(
+    score: Any,
+    outcome: Any,
+    *,
+    frac: float | str = "auto",
+    level: float = 0.95,
+    n_boot: int = 200,
+    interval: str = "auto",
+    grid: Any = None,
+    n_grid: int = 100,
+    min_count: int = 10,
+    seed: int | np.random.SeedSequence | np.random.Generator | None = None,
+) -> CalibrationBand:
+    """LOWESS calibration curve with a bootstrap band and a flag for sparse regions.
+
+    Parameters
+    ----------
+    score : array-like of shape (n,)
+        Predicted probability of the positive class (or top-label confidence), in [0, 1].
+    outcome : array-like of shape (n,)
+        Observed 0/1 outcome (or correctness).
+    frac : float in (0, 1] or "auto", default "auto"
+        Fraction of the rows in each local fit; "auto" is :func:`adaptive_frac`.
+    level : float in (0, 1), default 0.95
+        Pointwise coverage of the percentile band.
+    n_boot : int, default 200
+        Bootstrap replicates.
+    interval : {"auto", "bootstrap", "normal"}, default "auto"
+        "bootstrap": percentile band of resampled curves; "normal": the curve
+        ``+- z`` times the first-order (linearised) bootstrap standard error; "auto":
+        the bootstrap unless ``n_boot * J * k`` exceeds 2e7 (about n > 6,000 with the
+        default grid and span), where the normal band is as accurate and far cheaper.
+    grid : array-like, optional
+        Scores at which to evaluate (values in [0, 1]). Default: as :func:`lowess_curve`.
+    n_grid : int, default 100
+        Size of the default grid before its restriction to the score range.
+    min_count : int, default 10
+        Grid points with fewer rows within ``frac / 2`` are flagged ``sparse``.
+    seed : int, SeedSequence or Generator, optional
+        Randomness (``numpy.random.default_rng(seed)``); never the global state.
+
+    Returns
+    -------
+    CalibrationBand
+        Grid, curve, band, local row counts, sparse flags and the settings.
+
+    Raises
+    ------
+    ValueError
+        As :func:`lowess_curve`, or invalid ``level``, ``n_boot``, ``min_count``.
+    TypeError
+        Non-numeric input.
+
+    Notes
+    -----
+    The curve ``y`` is :func:`lowess_curve` with the same ``frac``. The band is a
+    Poisson bootstrap (Hanley & MacGibbon 2006): each replicate gives every row an
+    independent ``Poisson(1)`` count ``c_i`` and refits the local line at each grid
+    point with weights ``c_i K_ij``, where ``K_ij`` are the tricube weights of the
+    original fit (its ``floor(frac * n)`` nearest rows and radius, as statsmodels
+    computes them). Holding the neighbourhoods fixed is what makes the replicates a
+    batched matrix product -- replicates x grid points x neighbours, in tiles -- and
+    changes the band only at second order. With all counts 1 the batched fit equals
+    statsmodels' LOWESS. The band is the ``(1 - level)/2`` and ``(1 + level)/2``
+    quantiles of the replicate curves at each grid point (a replicate whose counts
+    are all zero in a window is skipped there). Cost O(B J k) for B replicates, J grid
+    points and k rows per fit: at n = 1000 a few milliseconds per replicate.
+
+    The normal band linearises the same resampling: the fit at a grid point is
+    ``sum_i l_i y_i`` (``l_i`` the local line's projection weights); the derivative
+    with respect to row i's count is ``l_i r_i``, ``r_i`` the residual from the local
+    line, so the bootstrap variance is ``sum_i (l_i r_i)^2`` to first order (the
+    infinitesimal jackknife of Efron & Tibshirani 1993). Cost O(J k), no
+    replicates; with thousands of rows per fit it matches the bootstrap band.
+
+    A nearest-neighbour fit always uses ``k`` rows, so where scores are scarce it
+    reaches far away and the band can look narrow although the curve there says
+    little about that score: ``count`` (rows within ``frac / 2``, what a uniform
+    design would put in one fit) and ``sparse`` (``count < min_count``) mark those
+    grid points.
+
+    References
+    ----------
+    Cleveland, W. S. (1979). Robust Locally Weighted Regression and Smoothing
+    Scatterplots. Journal of the American Statistical Association 74(368), 829-836.
+    doi:10.1080/01621459.1979.10481038.
+
+    Hanley, J. A. & MacGibbon, B. (2006). Creating Non-Parametric Bootstrap Samples
+    Using Poisson Frequencies. Computer Methods and Programs in Biomedicine 83(1),
+    57-62. doi:10.1016/j.cmpb.2006.04.006.
+
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman &
+    Hall, New York. doi:10.1201/9780429246593.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> s = rng.uniform(0, 1, 400)
+    >>> y = rng.random(400) < s ** 2
+    >>> band = lowess_band(s, y, seed=1)
+    >>> bool(np.all((band.low <= band.y + 1e-12) & (band.y <= band.high + 1e-12)))
+    True
+    >>> round(band.frac, 4), band.n_neighbors
+    (0.3017, 120)
+    """
+    s, y, frac, k = _prepare(score, outcome, "lowess", frac)
+    level = v.check_fraction(level, "level", include_one=False)
+    n_boot = v.check_positive_int(n_boot, "n_boot")
+    v.check_option(interval, "interval", BAND_INTERVALS)
+    min_count = v.check_positive_int(min_count, "min_count", minimum=0)
+    rng = np.random.default_rng(seed)
+    if grid is None:
+        x = _default_grid(s, v.check_positive_int(n_grid, "n_grid"))
+    else:
+        x = v.check_probability(grid, "grid").copy()
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    fitted = np.clip(_smooth(s, y, xs, method="lowess", frac=frac, k=k), 0.0, 1.0)
+    curve_y = np.empty_like(x)
+    curve_y[order] = fitted
+    left, radius = _lowess_windows(s, xs, k)
+    idx = left[:, None] + np.arange(k)  # (J, k) rows of each local fit
+    d = s[idx] - xs[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        u = np.abs(d) / radius[:, None]
+    kern = np.where(radius[:, None] > 0, (1.0 - np.minimum(u, 1.0) ** 3) ** 3, 1.0)
+    yy = y[idx]
+    alpha = (1.0 - level) / 2.0
+    if interval == "auto":
+        interval = "bootstrap" if n_boot * idx.size <= _BAND_BOOTSTRAP_MAX else "normal"
+    if interval == "normal":
+        half_width = special.ndtri(1.0 - alpha) * _linearised_se(d, kern, yy)
+        low_s, high_s = fitted - half_width, fitted + half_width
+        n_boot = 0
+    else:
+        feats = np.stack((kern, kern * d, kern * d * d, kern * yy, kern * d * yy), axis=-1)
+        rows, pos = np.unique(idx, return_inverse=True)
+        pos = pos.reshape(idx.shape)
+        tile = max(1, min(n_boot, _BAND_TILE_VALUES // max(idx.size, 1)))
+        reps = np.empty((n_boot, xs.size))
+        for b0 in range(0, n_boot, tile):  # tiles of replicates: one batched product each
+            bt = min(tile, n_boot - b0)
+            counts = rng.poisson(1.0, size=(bt, rows.size)).astype(np.float64)
+            gathered = np.moveaxis(counts[:, pos], 0, 1)  # (J, bt, k)
+            reps[b0:b0 + bt] = _local_linear(gathered @ feats).T
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns stay NaN
+            low_s, high_s = np.nanquantile(reps, [alpha, 1.0 - alpha], axis=0)
+    half = frac / 2.0
+    count_s = (np.searchsorted(s, xs + half, side="right")
+               - np.searchsorted(s, xs - half, side="left"))
+    low, high = np.empty_like(x), np.empty_like(x)
+    count, rad = np.empty(x.size, dtype=np.int64), np.empty_like(x)
+    low[order], high[order], count[order], rad[order] = low_s, high_s, count_s, radius
+    return CalibrationBand(
+        x=x, y=curve_y, low=np.clip(low, 0.0, 1.0), high=np.clip(high, 0.0, 1.0),
+        count=count, sparse=count < min_count, radius=rad, level=level, n_boot=n_boot,
+        interval=interval, frac=frac, n_neighbors=k, n=s.size,
+    )
