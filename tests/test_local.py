@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.nonparametric.smoothers_lowess import lowess
 
-from calreport.metrics import local
+from calreport.metrics import local, local_band
 from calreport.metrics.local import (
     calibration_error_summary,
     eci,
@@ -592,13 +592,13 @@ def test_batched_local_line_equals_statsmodels(frac):
     y = (rng.random(s.size) < np.sqrt(s)).astype(float)
     x = np.linspace(0.01, 0.9, 77)
     k = int(frac * s.size + 1e-10)
-    left, radius = local._lowess_windows(s, x, k)
+    left, radius = local_band._lowess_windows(s, x, k)
     idx = left[:, None] + np.arange(k)
     d = s[idx] - x[:, None]
     kern = (1 - np.minimum(np.abs(d) / radius[:, None], 1) ** 3) ** 3
     sums = np.stack((kern, kern * d, kern * d * d, kern * y[idx], kern * d * y[idx]),
                     -1).sum(axis=1)
-    np.testing.assert_allclose(local._local_linear(sums),
+    np.testing.assert_allclose(local_band._local_linear(sums),
                                lowess(y, s, frac=frac, it=0, xvals=x), atol=1e-12)
 
 
@@ -608,7 +608,7 @@ def test_band_covers_the_true_curve_at_about_the_nominal_rate():
     for _ in range(10):
         s = rng.uniform(0, 1, 800)
         y = rng.random(s.size) < s**2
-        band = local.lowess_band(s, y, seed=rng, n_boot=200)
+        band = local_band.lowess_band(s, y, seed=rng, n_boot=200)
         truth = band.x**2
         cover.append(np.mean((band.low <= truth) & (truth <= band.high)))
         assert np.all(band.low <= band.y + 1e-12) and np.all(band.y <= band.high + 1e-12)
@@ -620,8 +620,8 @@ def test_band_normal_and_bootstrap_agree_and_curve_is_lowess_curve():
     rng = np.random.default_rng(43)
     s = rng.uniform(0, 1, 3000)
     y = rng.random(s.size) < s**2
-    boot = local.lowess_band(s, y, interval="bootstrap", seed=0)
-    normal = local.lowess_band(s, y, interval="normal")
+    boot = local_band.lowess_band(s, y, interval="bootstrap", seed=0)
+    normal = local_band.lowess_band(s, y, interval="normal")
     assert (boot.interval, normal.interval, normal.n_boot) == ("bootstrap", "normal", 0)
     width = boot.high - boot.low
     open_ = width > 1e-3  # near score 0 both bands are clipped to [0, 0]
@@ -629,7 +629,7 @@ def test_band_normal_and_bootstrap_agree_and_curve_is_lowess_curve():
     assert 0.85 < ratio < 1.15
     np.testing.assert_allclose(boot.y, lowess_curve(s, y, frac="auto").y, atol=1e-12)
     np.testing.assert_array_equal(boot.y, normal.y)
-    again = local.lowess_band(s, y, interval="bootstrap", seed=0)
+    again = local_band.lowess_band(s, y, interval="bootstrap", seed=0)
     np.testing.assert_array_equal(again.low, boot.low)
 
 
@@ -637,7 +637,7 @@ def test_band_flags_sparse_regions():
     rng = np.random.default_rng(44)
     s = np.r_[rng.uniform(0.0, 0.6, 300), rng.uniform(0.9, 1.0, 3)]  # almost nothing above 0.6
     y = rng.random(s.size) < s
-    band = local.lowess_band(s, y, frac=0.2, n_boot=50, seed=1)
+    band = local_band.lowess_band(s, y, frac=0.2, n_boot=50, seed=1)
     half = 0.1
     expected = np.array([np.sum(np.abs(s - x) <= half) for x in band.x])
     np.testing.assert_array_equal(band.count, expected)
@@ -647,6 +647,6 @@ def test_band_flags_sparse_regions():
 def test_band_errors():
     s, y = dataset_d("id", 500)
     with pytest.raises(ValueError, match="`interval` must be one of 'auto', 'bootstrap'"):
-        local.lowess_band(s, y, interval="basic")
+        local_band.lowess_band(s, y, interval="basic")
     with pytest.raises(ValueError, match="`n_boot` must be an integer >= 1"):
-        local.lowess_band(s, y, n_boot=0)
+        local_band.lowess_band(s, y, n_boot=0)
