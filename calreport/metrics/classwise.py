@@ -29,7 +29,7 @@ __all__ = ["classwise_calibration_errors", "classwise_ece"]
 REFERENCE_KEYS = ("Nixon2019", "Kumar2019")
 
 #: Number of matrix entries binned per block (bounds the temporaries).
-_BLOCK_ENTRIES = 1 << 20
+_BLOCK_ENTRIES = 1 << 18
 
 
 def _prepare(
@@ -59,7 +59,8 @@ def _cell_sums(
     for start in range(0, n, step):
         block = p[start:start + step]
         # (lo, hi] bins as binned.assign_bins: a score on an edge goes to the lower bin
-        codes = np.searchsorted(inner, block, side="left") + offset
+        codes = np.searchsorted(inner, block, side="left")
+        codes += offset
         vals = block if w is None else block * w[start:start + step, None]
         score += np.bincount(codes.ravel(), weights=vals.ravel(), minlength=cells)
     true_score = p[np.arange(n), y]

@@ -227,8 +227,8 @@ def smece(
     Returns
     -------
     float
-        ``smECE`` in [0, 1/2] at the automatic bandwidth (in [0, 1] at a fixed
-        ``sigma``); lower is better.
+        ``smECE`` in [0, 1]; lower is better.  At the automatic bandwidth the
+        value is at most ``sigma*`` (when ``sigma* < 1``).
 
     Raises
     ------
