@@ -19,8 +19,8 @@ Boundary convention
 ``boundary="relplot"`` (default) reflects the node grid about its end nodes
 without repeating them, as ``relplot`` does: a row whose score is exactly 0 or 1
 keeps only half of its kernel mass on ``[0, 1]``.  On deep-network confidences,
-where many rows sit at 1.0, this can raise the value noticeably (by half when
-most of the miscalibration sits at 1.0).  ``boundary="reflect"`` reflects the
+where many rows sit at 1.0, the two conventions differ (by more than 0.001 at
+``sigma = 0.05`` when a tenth of the rows are at 1.0).  ``boundary="reflect"`` reflects the
 end nodes too, so every row keeps its full mass (the paper's kernel
 ``phi(t - s) + phi(t + s) + phi(t - (2 - s))``); the two agree whenever no score
 lies within one grid cell (at most 0.001) of 0 or 1.
