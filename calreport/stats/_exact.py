@@ -44,8 +44,9 @@ class FixedSum:
 
     __slots__ = ("frac_bits", "limbs")
 
-    def __init__(self, limbs: np.ndarray, frac_bits: int) -> None:
-        self.limbs = _normalise(np.asarray(limbs, dtype=np.int64))
+    def __init__(self, limbs: np.ndarray, frac_bits: int, *, normalised: bool = False) -> None:
+        limbs = np.asarray(limbs, dtype=np.int64)
+        self.limbs = limbs if normalised else _normalise(limbs)
         self.frac_bits = int(frac_bits)
 
     @property
@@ -71,16 +72,18 @@ class FixedSum:
         """Scatter the leading axis into a zero array of leading size ``shape[0]``."""
         out = np.zeros((*shape, self.limbs.shape[-1]), dtype=np.int64)
         out[index] = self.limbs
-        return FixedSum(out, self.frac_bits)
+        return FixedSum(out, self.frac_bits, normalised=True)
 
     def __getitem__(self, item: object) -> FixedSum:
         if not isinstance(item, tuple):
             item = (item,)
-        return FixedSum(self.limbs[(*item, Ellipsis, slice(None))], self.frac_bits)
+        return FixedSum(self.limbs[(*item, Ellipsis, slice(None))], self.frac_bits,
+                        normalised=True)
 
     def reshape(self, shape: tuple[int, ...]) -> FixedSum:
         """The same sums with another array shape."""
-        return FixedSum(self.limbs.reshape(*shape, self.limbs.shape[-1]), self.frac_bits)
+        return FixedSum(self.limbs.reshape(*shape, self.limbs.shape[-1]), self.frac_bits,
+                        normalised=True)
 
     def to_float(self) -> np.ndarray:
         """The sums as float64 (a few ulps of rounding; exact for counts below 2^53)."""
