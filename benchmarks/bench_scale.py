@@ -1,0 +1,155 @@
+"""Scaling out: Dask on a 2-worker LocalCluster vs pandas, and Accumulator throughput.
+
+Writes ``--rows`` binary predictions with ``--groups`` groups as ``--files`` Parquet
+files in a temporary folder, then measures in one run:
+
+* ``ddf.groupby("g").calib.summary()`` on a LocalCluster (wall time, peak RSS of the
+  whole process tree sampled every 50 ms);
+* the same with ``ci=0.95, n_boot=200`` (Poisson bootstrap);
+* pandas ``df.groupby("g").calib.summary(metrics=...)`` on the same rows (read
+  included), for the per-row cost ratio and its peak memory;
+* ``Accumulator.update`` throughput on ``--batch``-row batches.
+
+Usage: ``python benchmarks/bench_scale.py --rows 10_000_000 --files 16``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import psutil
+
+METRICS = ["accuracy", "cwa", "gain", "csr", "sigma_csr", "z_csr", "p_risk", "ece", "mce",
+           "signed_ece", "brier", "log_loss", "auc", "cwauc", "cwsa", "cwsa_plus", "aurc"]
+
+
+class PeakRSS:
+    """Peak resident memory of this process and all its children, sampled."""
+
+    def __init__(self, interval: float = 0.05) -> None:
+        self.interval, self.peak, self._stop = interval, 0, threading.Event()
+
+    def _tree_rss(self) -> int:
+        me = psutil.Process()
+        total = 0
+        for p in [me, *me.children(recursive=True)]:
+            try:
+                total += p.memory_info().rss
+            except psutil.Error:
+                pass
+        return total
+
+    def __enter__(self) -> PeakRSS:
+        self.peak = self._tree_rss()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.peak = max(self.peak, self._tree_rss())
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def write_data(folder: str, rows: int, files: int, groups: int, seed: int = 0) -> None:
+    per = rows // files
+    for i in range(files):
+        rng = np.random.default_rng([seed, i])
+        p = rng.random(per)
+        y = (rng.random(per) < p**1.2).astype(np.int8)
+        g = rng.integers(0, groups, per).astype(np.int16)
+        pd.DataFrame({"y": y, "proba": p, "g": g}).to_parquet(
+            os.path.join(folder, f"part-{i:03d}.parquet"), index=False)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=float, default=1e7)
+    ap.add_argument("--files", type=int, default=16)
+    ap.add_argument("--groups", type=int, default=10)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--n-boot", type=int, default=200)
+    ap.add_argument("--batch", type=float, default=1e6)
+    ap.add_argument("--skip-pandas", action="store_true")
+    ap.add_argument("--skip-ci", action="store_true")
+    args = ap.parse_args()
+    rows = int(args.rows)
+
+    import dask.dataframe as dd
+    from distributed import Client, LocalCluster
+
+    import calreport
+    from calreport import dask as calreport_dask
+    from calreport.accumulator import Accumulator
+
+    calreport_dask.register()
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        t0 = time.perf_counter()
+        write_data(folder, rows, args.files, args.groups)
+        rows = (rows // args.files) * args.files
+        print(f"wrote {rows:,} rows in {args.files} files: {time.perf_counter() - t0:.1f} s")
+
+        with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cluster, Client(cluster):
+            ddf = dd.read_parquet(folder)
+            with PeakRSS() as mem:
+                t0 = time.perf_counter()
+                res = ddf.groupby("g").calib(y="y", proba="proba").summary()
+                out["dask_s"] = time.perf_counter() - t0
+            out["dask_peak_gib"] = mem.peak / 2**30
+            print(f"dask summary: {out['dask_s']:.2f} s, peak RSS {out['dask_peak_gib']:.2f} GiB")
+            print(res[["n", "accuracy", "csr", "ece", "auc", "auc_bound", "aurc",
+                       "aurc_bound"]].head(3).to_string())
+            if not args.skip_ci:
+                with PeakRSS() as mem:
+                    t0 = time.perf_counter()
+                    ddf.groupby("g").calib(y="y", proba="proba").summary(
+                        ci=0.95, n_boot=args.n_boot)
+                    out["dask_ci_s"] = time.perf_counter() - t0
+                out["dask_ci_peak_gib"] = mem.peak / 2**30
+                print(f"dask summary ci n_boot={args.n_boot}: {out['dask_ci_s']:.2f} s, "
+                      f"peak RSS {out['dask_ci_peak_gib']:.2f} GiB")
+
+        if not args.skip_pandas:
+            with PeakRSS() as mem:
+                t0 = time.perf_counter()
+                df = pd.read_parquet(folder)
+                ref = df.groupby("g").calib(y="y", proba="proba").summary(metrics=METRICS)
+                out["pandas_s"] = time.perf_counter() - t0
+            out["pandas_peak_gib"] = mem.peak / 2**30
+            diff = (res[METRICS] - ref[METRICS]).abs()
+            exact = [m for m in METRICS if m not in ("auc", "cwauc", "aurc")]
+            print(f"pandas summary (read included): {out['pandas_s']:.2f} s, peak RSS "
+                  f"{out['pandas_peak_gib']:.2f} GiB; ratio dask/pandas "
+                  f"{out['dask_s'] / out['pandas_s']:.2f}")
+            print(f"max |dask - pandas| exact metrics {diff[exact].max().max():.2e}; "
+                  f"auc {diff['auc'].max():.2e} (bound {res['auc_bound'].max():.2e}); "
+                  f"aurc {diff['aurc'].max():.2e} (bound {res['aurc_bound'].max():.2e})")
+        else:
+            df = pd.read_parquet(folder)
+
+        batch = int(args.batch)
+        acc = Accumulator(y="y", proba="proba", by="g", classes=[0, 1])
+        n_batches = max(1, min(len(df) // batch, 10))
+        t0 = time.perf_counter()
+        for i in range(n_batches):
+            acc.update(df.iloc[i * batch:(i + 1) * batch])
+        dt = time.perf_counter() - t0
+        out["acc_rows_per_s"] = n_batches * batch / dt
+        print(f"Accumulator: {n_batches} batches of {batch:,} rows, "
+              f"{out['acc_rows_per_s']:,.0f} rows/s")
+    print({k: round(v, 3) for k, v in out.items()}, "calreport", calreport.__version__)
+
+
+if __name__ == "__main__":
+    main()

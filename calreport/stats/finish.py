@@ -1,0 +1,349 @@
+"""Metrics finished from a merged :class:`~calreport.stats.state.StatsState`.
+
+Every metric records how it relates to the full-data computation of
+:mod:`calreport.metrics`:
+
+* ``"exact"`` -- a function of exact sums, equal to the core up to the float64
+  rounding of the final arithmetic;
+* ``"bounded"`` -- read off fine fixed score bins; the true value lies within the
+  reported ``bound`` (computed from the same bins, so the bound itself is exact);
+* ``"sampled"`` -- estimated from a sample (none of the metrics here).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from calreport.stats.state import SCALARS, VIEWS, StatsState
+
+__all__ = ["KINDS", "SUMMARY_METRICS", "MetricTable", "confusion", "reliability", "selective",
+           "summary"]
+
+#: Summary metrics in output order, with how each is obtained from the state.
+KINDS: dict[str, str] = {
+    "n": "exact", "n_clipped": "exact", "accuracy": "exact", "cwa": "exact", "gain": "exact",
+    "csr": "exact", "sigma_csr": "exact", "z_csr": "exact", "p_risk": "exact",
+    "ece": "exact", "mce": "exact", "signed_ece": "exact", "brier": "exact",
+    "log_loss": "exact", "top_label_brier": "exact", "sharpness": "exact",
+    "auc": "bounded", "cwauc": "bounded", "delta_auc": "bounded",
+    "cwsa": "exact", "cwsa_plus": "exact", "coverage": "exact",
+    "selective_accuracy": "exact", "aurc": "bounded",
+}
+SUMMARY_METRICS = tuple(KINDS)
+_S = {name: i for i, name in enumerate(SCALARS)}
+
+
+@dataclass
+class MetricTable:
+    """Finished metrics of every group of a state.
+
+    Attributes
+    ----------
+    keys : list
+        Group keys (``[()]`` when ungrouped).
+    values : dict of str -> ndarray, shape (G,)
+    kinds : dict of str -> str
+        ``"exact"``, ``"bounded"`` or ``"sampled"`` per metric.
+    bounds : dict of str -> ndarray, shape (G,)
+        Maximum absolute error of each bounded metric.
+    reasons : dict of str -> list of (str or None)
+        Why a value is NaN, per group.
+    intervals : dict of str -> (ndarray, ndarray)
+        Percentile bootstrap interval (low, high) per metric, when requested.
+    view : str
+        Calibration view of the binned metrics.
+    settings : dict
+    """
+
+    keys: list[Any]
+    values: dict[str, np.ndarray]
+    kinds: dict[str, str]
+    bounds: dict[str, np.ndarray] = field(default_factory=dict)
+    reasons: dict[str, list[str | None]] = field(default_factory=dict)
+    intervals: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    view: str = "top_label"
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+    out = np.full(a.shape, np.nan)
+    ok = b > 0
+    out[ok] = a[ok] / b[ok]
+    return out
+
+
+def _view(state: StatsState, view: str | None) -> str:
+    if view is None:
+        return "positive" if state.schema.binary else "top_label"
+    if view not in VIEWS:
+        raise ValueError(f"`view` must be one of {VIEWS}, got {view!r}.")
+    if view == "positive" and not state.schema.binary:
+        raise ValueError(
+            "view='positive' needs a binary problem with a positive-class probability; "
+            "use view='top_label'."
+        )
+    return view
+
+
+def _normal_cdf(z: np.ndarray) -> np.ndarray:
+    return np.asarray([0.5 * math.erfc(-x / math.sqrt(2.0)) if not math.isnan(x) else math.nan
+                       for x in z], dtype=np.float64)
+
+
+def summary(state: StatsState, *, view: str | None = None,
+            ci: float | None = None) -> MetricTable:
+    """Every summary metric of every group, finished from the merged sums.
+
+    Parameters
+    ----------
+    state : StatsState
+    view : {"top_label", "positive"}, optional
+        View of ECE, MCE and signed ECE (default: positive class for binary input).
+    ci : float, optional
+        Level of percentile intervals from the Poisson replicates the state holds
+        (needs ``StatsConfig(n_boot=...)``; the binned metrics' replicates use the
+        default view).  AUC, cwAUC and AURC get no interval here.
+
+    Returns
+    -------
+    MetricTable
+
+    Notes
+    -----
+    With ``W = sum w``: accuracy ``sum w ok / W``; cwA ``sum w c ok / sum w c``; gain
+    ``(cwA - Acc) / (1 - min(cwA, Acc))``; ``CSR = sum w (1 - ok)/(1 - c) / W``;
+    ``sigma_CSR = sqrt(sum w^2 c/(1-c)) / W`` for importance weights (``sum w c/(1-c)``
+    for frequency weights; identical without weights); ``z = (CSR - 1)/sigma_CSR``,
+    ``P_risk = Phi(z)`` when CSR > 1, else 0 (Martin-Maroto et al. 2026, section 2.1,
+    appendix A.2).  ECE ``sum_m |sum_{B_m} w y - sum_{B_m} w s| / W`` on uniform bins
+    (Guo et al. 2017; Naeini et al. 2015).  AUC and cwAUC count pairs in different fine
+    bins exactly and pairs in one bin as ties (1/2), so the error is at most
+    ``(1/2) sum_b P_b N_b / (P N)``.  AURC treats a fine bin as one tie group; the bound
+    is the largest change any ordering inside the bins could make.
+
+    Examples
+    --------
+    >>> from calreport.profile import ConfidenceProfile
+    >>> from calreport.stats import StatsState
+    >>> p = ConfidenceProfile.from_arrays([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.3])
+    >>> t = summary(StatsState.from_profile(p))
+    >>> float(t.values["accuracy"][0]), t.kinds["auc"]
+    (0.75, 'bounded')
+    """
+    cfg, schema = state.config, state.schema
+    view = _view(state, view)
+    g = len(state.keys)
+    sc = state.sums["scalar"].to_float()
+    fr = state.sums["scalar"].to_fraction()
+    col = lambda name: sc[:, _S[name]]  # noqa: E731
+    w = col("w")
+    v: dict[str, np.ndarray] = {}
+    reasons: dict[str, list[str | None]] = {}
+    bounds: dict[str, np.ndarray] = {}
+    v["n"] = state.counts["n_positive_weight"].astype(np.float64)
+    v["n_clipped"] = state.counts["n_clipped"].astype(np.float64)
+    v["accuracy"] = _div(col("w_ok"), w)
+    v["cwa"] = _div(col("w_c_ok"), col("w_c"))
+    lo = np.fmin(v["cwa"], v["accuracy"])
+    v["gain"] = _div(v["cwa"] - v["accuracy"], 1.0 - lo)
+    v["csr"] = _div(col("csr_num"), w)
+    spread = col("sig_imp") if cfg.weights == "importance" else col("sig_freq")
+    v["sigma_csr"] = _div(np.sqrt(spread), w)
+    v["z_csr"] = _div(v["csr"] - 1.0, v["sigma_csr"])
+    v["p_risk"] = np.where(v["csr"] > 1.0, _normal_cdf(v["z_csr"]),
+                           np.where(np.isnan(v["z_csr"]), np.nan, 0.0))
+
+    rel = reliability(state, view=view)
+    diff = np.abs(rel["sum_outcome"] - rel["sum_score"]).sum(axis=1)
+    v["ece"] = _div(diff, w)
+    kish = rel["n_eff"]
+    ok = (rel["weight_sum"] > 0) & (kish >= cfg.min_count * (1.0 - 1e-12))
+    gap = np.where(ok, np.abs(rel["gap"]), -np.inf)
+    v["mce"] = np.where(ok.any(axis=1), gap.max(axis=1, initial=-np.inf), np.nan)
+    v["signed_ece"] = _div((rel["sum_score"] - rel["sum_outcome"]).sum(axis=1), w)
+
+    has_proba = schema.layout == "proba"
+    for name in ("brier", "log_loss"):
+        v[name] = _div(col(name), w) if has_proba else np.full(g, np.nan)
+        if not has_proba:
+            reasons[name] = ["needs class probabilities and true labels"] * g
+    v["top_label_brier"] = _div(col("top_brier"), w)
+    v["sharpness"] = np.asarray([
+        float(f[_S["w_c2"]] / f[_S["w"]] - (f[_S["w_c"]] / f[_S["w"]]) ** 2)
+        if f[_S["w"]] > 0 else math.nan for f in fr])
+
+    if has_proba:
+        auc, auc_b, cw, cw_b = _auc(state)
+        v["auc"], v["cwauc"], v["delta_auc"] = auc, cw, cw - auc
+        bounds.update(auc=auc_b, cwauc=cw_b, delta_auc=auc_b + cw_b)
+    else:
+        for name in ("auc", "cwauc", "delta_auc"):
+            v[name] = np.full(g, np.nan)
+            reasons[name] = ["needs class probabilities and true labels"] * g
+    sel = selective(state, exact_tau=cfg.tau)
+    j = cfg.taus.index(float(cfg.tau))
+    for name in ("cwsa", "cwsa_plus", "coverage", "selective_accuracy"):
+        v[name] = sel[name][:, j]
+    v["aurc"], bounds["aurc"] = _aurc(state)
+
+    for name, arr in v.items():
+        if name not in reasons and np.isnan(arr).any():
+            reasons[name] = [_nan_reason(name) if math.isnan(x) else None for x in arr]
+    iv = {}
+    if ci is not None:
+        from calreport.stats.poisson import intervals
+
+        iv = intervals(state, ci)
+    return MetricTable(list(state.keys), {k: v[k] for k in KINDS}, dict(KINDS), bounds,
+                       reasons, iv, view, cfg.to_dict())
+
+
+def _nan_reason(name: str) -> str:
+    return {
+        "auc": "needs both positives and negatives of at least one class",
+        "cwauc": "needs both positives and negatives of at least one class",
+        "delta_auc": "needs both positives and negatives of at least one class",
+        "cwsa": "no prediction has confidence >= tau",
+        "cwsa_plus": "no prediction has confidence >= tau",
+        "selective_accuracy": "no prediction has confidence >= tau",
+        "gain": "undefined when accuracy or cwA equals 1",
+        "z_csr": "sigma_CSR is 0 (all confidences are 0)",
+        "p_risk": "sigma_CSR is 0 (all confidences are 0)",
+        "mce": "no bin holds min_count rows",
+        "cwa": "every confidence is 0",
+    }.get(name, "no rows with positive weight")
+
+
+def _auc(state: StatsState) -> tuple[np.ndarray, ...]:
+    """Macro AUC and cwAUC over classes with positives and negatives, with bounds."""
+    out = []
+    for name in ("auc_w", "auc_wc"):
+        s = state.sums[name].to_float()  # (G, R, B, 2)
+        pos, neg = s[..., 0], s[..., 1]
+        below = np.cumsum(neg, axis=-1) - neg
+        num = (pos * (below + 0.5 * neg)).sum(axis=-1)
+        den = pos.sum(axis=-1) * neg.sum(axis=-1)
+        per = _div(num, den)
+        per_bound = _div(0.5 * (pos * neg).sum(axis=-1), den)
+        with np.errstate(invalid="ignore"):
+            have = ~np.isnan(per)
+            cnt = have.sum(axis=1)
+            val = _div(np.where(have, per, 0.0).sum(axis=1), cnt)
+            bound = _div(np.where(have, per_bound, 0.0).sum(axis=1), cnt)
+        out += [val, bound]
+    return tuple(out)
+
+
+def _aurc(state: StatsState) -> tuple[np.ndarray, np.ndarray]:
+    """AURC with each fine confidence bin as one tie group, and its exact error bound."""
+    s = state.sums["aurc_w"].to_float()[:, ::-1, :]  # most confident bin first
+    m, e = s[..., 0], s[..., 1]
+    a = np.cumsum(m, axis=1) - m
+    ee = np.cumsum(e, axis=1) - e
+    with np.errstate(divide="ignore", invalid="ignore"):
+        est = np.where(m > 0, m * (ee + e) / (a + m), 0.0)
+        r_max = np.where(a + e > 0, (ee + e) / (a + e), 0.0)
+        r_min = np.where(a + m - e > 0, ee / (a + m - e), 1.0)
+    total = m.sum(axis=1)
+    value = est.sum(axis=1)
+    low = np.where(m > 0, m * r_min, 0.0).sum(axis=1)
+    high = np.where(m > 0, m * r_max, 0.0).sum(axis=1)
+    bound = np.maximum(value - low, high - value)
+    return _div(value, total), _div(np.maximum(bound, 0.0), total)
+
+
+def reliability(state: StatsState, *, view: str | None = None,
+                alpha: float = 0.05) -> dict[str, Any]:
+    """Uniform-bin reliability table of every group (arrays of shape (G, n_bins)).
+
+    Returns
+    -------
+    dict
+        ``lower``, ``upper`` (bin edges, shape (n_bins,)), ``count``, ``weight_sum``,
+        ``n_eff`` (Kish), ``mean_score``, ``mean_outcome``, ``gap`` (outcome - score),
+        ``ci_low``, ``ci_high`` (Wilson, level ``1 - alpha``), ``sum_score``,
+        ``sum_outcome``, and ``view``.
+
+    Examples
+    --------
+    >>> from calreport.profile import ConfidenceProfile
+    >>> from calreport.stats import StatsState, StatsConfig
+    >>> p = ConfidenceProfile.from_arrays(conf=[0.1, 0.3, 0.8], correct=[0, 1, 1])
+    >>> r = reliability(StatsState.from_profile(p, config=StatsConfig(n_bins=2)))
+    >>> r["count"].tolist()
+    [[2, 1]]
+    """
+    vi = VIEWS.index(_view(state, view))
+    nb = state.config.n_bins
+    s = state.sums["bins"].to_float()[:, vi]  # (G, nb, 4)
+    wsum, w2, ws, wy = s[..., 0], s[..., 1], s[..., 2], s[..., 3]
+    conf = _div(ws, wsum)
+    acc = _div(wy, wsum)
+    n_eff = np.where(w2 > 0, wsum**2 / np.where(w2 > 0, w2, 1.0), 0.0)
+    z = NormalDist().inv_cdf(1.0 - alpha / 2.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        centre = (acc + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
+        half = z * np.sqrt(acc * (1 - acc) / n_eff + z * z / (4 * n_eff**2)) / (1 + z * z / n_eff)
+    edges = np.arange(nb + 1, dtype=np.float64) / nb
+    return {
+        "lower": edges[:-1], "upper": edges[1:], "count": state.counts["bin_count"][:, vi],
+        "weight_sum": wsum, "n_eff": n_eff, "mean_score": conf, "mean_outcome": acc,
+        "gap": acc - conf, "ci_low": centre - half, "ci_high": centre + half,
+        "sum_score": ws, "sum_outcome": wy, "view": VIEWS[vi],
+    }
+
+
+def selective(state: StatsState, *, exact_tau: float | None = None) -> dict[str, np.ndarray]:
+    """Coverage, selective accuracy, CWSA and CWSA+ on the threshold grid (shape (G, T)).
+
+    ``S_tau = {c >= tau}``, ``phi = (c - tau)/(1 - tau)``; ``CWSA = sum_S w phi (2 ok - 1)
+    / sum_S w``, ``CWSA+ = sum_S w phi ok / sum_S w`` (Shahnazari et al. 2025, section 3).
+    At ``exact_tau`` the ratios are formed in exact rational arithmetic.
+
+    Examples
+    --------
+    >>> from calreport.profile import ConfidenceProfile
+    >>> from calreport.stats import StatsState
+    >>> p = ConfidenceProfile.from_arrays(conf=[0.4, 0.6, 0.9, 0.7], correct=[0, 1, 1, 0])
+    >>> round(float(selective(StatsState.from_profile(p))["cwsa"][0, 10]), 12)
+    0.2
+    """
+    taus = np.asarray(state.config.taus)
+    raw = state.sums["tau"]
+    s = raw.to_float()[:, ::-1].cumsum(axis=1)[:, ::-1]  # sums over c >= tau_j
+    sw, sok, sc, scok = s[..., 0], s[..., 1], s[..., 2], s[..., 3]
+    total = state.sums["scalar"].to_float()[:, _S["w"]][:, np.newaxis]
+    cwsa_num = (2 * scok - sc - taus * (2 * sok - sw)) / (1 - taus)
+    plus_num = (scok - taus * sok) / (1 - taus)
+    out = {"tau": taus, "coverage": _div(sw, total), "selective_accuracy": _div(sok, sw),
+           "cwsa": _div(cwsa_num, sw), "cwsa_plus": _div(plus_num, sw)}
+    if exact_tau is not None:
+        j = state.config.taus.index(float(exact_tau))
+        fr = raw[:, j:].to_fraction()  # (G, T - j, 4)
+        t = Fraction(float(exact_tau))
+        for gi in range(fr.shape[0]):
+            f = [sum(fr[gi, :, q], Fraction(0)) for q in range(4)]
+            if f[0] > 0:
+                out["cwsa"][gi, j] = float((2 * f[3] - f[2] - t * (2 * f[1] - f[0]))
+                                           / ((1 - t) * f[0]))
+                out["cwsa_plus"][gi, j] = float((f[3] - t * f[1]) / ((1 - t) * f[0]))
+    return out
+
+
+def confusion(state: StatsState) -> dict[str, np.ndarray]:
+    """Confusion and confidence-weighted confusion matrices (G, K, K), rows = true class.
+
+    Martin-Maroto et al. (2026), Definition 5: the cw matrix weights each row by its
+    top-label confidence.
+    """
+    if "confusion" not in state.sums:
+        raise ValueError("Confusion matrices need true and predicted labels.")
+    s = state.sums["confusion"].to_float()
+    return {"confusion": s[..., 0], "cw_confusion": s[..., 1]}

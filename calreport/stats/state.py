@@ -1,0 +1,453 @@
+"""The mergeable state: per-group, per-bin exact sums of a confidence profile.
+
+A :class:`StatsState` holds, for every group key, integer counts and exact
+fixed-point sums (:mod:`calreport.stats._exact`) of the quantities from which the
+summary metrics finish.  ``a + b`` is associative, commutative and bit-for-bit
+reproducible, so states computed per partition, per batch or per day merge into
+the state of the whole data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from calreport.profile import ConfidenceProfile
+from calreport.stats._exact import FRAC_BITS, FixedSum, exact_bincount
+
+__all__ = ["StatsConfig", "StatsState", "normalise_key"]
+
+#: Probabilities of the true class are clipped to [eps, 1 - eps] in the log loss
+#: (float64 machine epsilon, as the core and scikit-learn).
+_LOG_EPS = float(np.finfo(np.float64).eps)
+
+#: Per-group scalar sums; "w*" quantities are counts when the data are unweighted.
+SCALARS = ("w", "w2", "w_ok", "w_c", "w_c_ok", "w_c2", "csr_num", "sig_freq", "sig_imp",
+           "top_brier", "brier", "log_loss")
+COUNTS = ("n", "n_positive_weight", "n_clipped", "n_one")
+BIN_SUMS = ("w", "w2", "w_s", "w_y")
+TAU_SUMS = ("w", "w_ok", "w_c", "w_c_ok")
+AUC_SUMS = ("w_pos", "w_neg", "wc_pos", "wc_neg")
+AURC_SUMS = ("w", "w_err")
+VIEWS = ("top_label", "positive")
+
+
+@dataclass(frozen=True)
+class StatsConfig:
+    """Settings fixed before any data is seen (states with different settings never merge).
+
+    Attributes
+    ----------
+    n_bins : int
+        Uniform calibration bins ``((m-1)/M, m/M]`` (0 in the first bin).
+    score_bins : int
+        Fine uniform score bins of AUC, cwAUC and AURC (error bound reported).
+    taus : tuple of float
+        Grid of selective thresholds; must start at 0 and contain ``tau``.
+    tau : float
+        Threshold of CWSA / CWSA+ / coverage in the summary.
+    eps : float
+        Confidence clipping of CSR.
+    weights : {"importance", "frequency"}
+        Meaning of sample weights for sigma_CSR: importance weights use
+        ``sum w^2 c/(1-c)`` (invariant to scaling the weights), frequency weights
+        ``sum w c/(1-c)`` (integer weights = repeated rows).
+    min_count : int
+        Minimum bin occupancy of MCE.
+    n_boot : int
+        Poisson bootstrap replicates accumulated with the state (0 = none).
+    seed : int
+        Master seed of the counter-based bootstrap streams.
+    """
+
+    n_bins: int = 15
+    score_bins: int = 1 << 16
+    taus: tuple[float, ...] = tuple(float(k) / 20.0 for k in range(20))
+    tau: float = 0.5
+    eps: float = 1e-8
+    weights: str = "importance"
+    min_count: int = 1
+    n_boot: int = 0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if int(self.n_bins) < 1 or int(self.score_bins) < 2:
+            raise ValueError(
+                f"`n_bins` ({self.n_bins}) must be >= 1 and `score_bins` ({self.score_bins}) "
+                ">= 2."
+            )
+        taus = tuple(float(t) for t in self.taus)
+        if not taus or taus[0] != 0.0 or any(b <= a for a, b in itertools.pairwise(taus)) \
+                or taus[-1] >= 1.0:
+            raise ValueError(
+                "`taus` must be increasing, start at 0.0 and stay below 1; got "
+                f"{list(taus)[:5]}..."
+            )
+        if float(self.tau) not in taus:
+            raise ValueError(f"`tau`={self.tau} must be one of `taus`; add it to the grid.")
+        if self.weights not in ("importance", "frequency"):
+            raise ValueError(
+                f"`weights` must be 'importance' or 'frequency', got {self.weights!r}."
+            )
+        if not 0.0 < float(self.eps) < 0.5:
+            raise ValueError(f"`eps` must be in (0, 0.5), got {self.eps!r}.")
+        if int(self.n_boot) < 0:
+            raise ValueError(f"`n_boot` must be >= 0, got {self.n_boot!r}.")
+        object.__setattr__(self, "taus", taus)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-dict form."""
+        d = asdict(self)
+        d["taus"] = list(self.taus)
+        return d
+
+
+@dataclass(frozen=True)
+class Schema:
+    """What the data hold: it must agree between merged states."""
+
+    layout: str  # "proba", "labels" or "minimal"
+    classes: tuple[Any, ...] | None
+    binary: bool
+    weighted: bool
+
+    @property
+    def n_classes(self) -> int:
+        return 0 if self.classes is None else len(self.classes)
+
+    @property
+    def auc_rows(self) -> int:
+        if self.layout != "proba":
+            return 0
+        return 1 if self.binary else self.n_classes
+
+    @classmethod
+    def of(cls, p: ConfidenceProfile) -> Schema:
+        layout = "proba" if p.proba is not None else ("labels" if p.has_labels else "minimal")
+        classes = None if p.classes is None else tuple(normalise_key(c) for c in p.classes)
+        return cls(layout, classes, p.score is not None, p.sample_weight is not None)
+
+
+def normalise_key(key: Any) -> Any:
+    """Group key as plain Python values (NumPy scalars unwrapped, tuples kept)."""
+    if isinstance(key, tuple):
+        return tuple(normalise_key(k) for k in key)
+    if isinstance(key, np.generic):
+        return key.item()
+    return key
+
+
+def _sort_key(key: Any) -> tuple:
+    if isinstance(key, tuple):
+        return (0, tuple(_sort_key(k) for k in key))
+    if key is None or (isinstance(key, float) and math.isnan(key)):
+        return (2, "", 0)
+    if isinstance(key, (bool, int, float)):
+        return (0, "number", key)
+    return (1, type(key).__name__, str(key))
+
+
+def key_seed(seed: int, key: Any) -> int:
+    """128-bit Philox key from the master seed and a group key (not its position)."""
+    text = repr((int(seed), normalise_key(key))).encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=16).digest(), "little")
+
+
+@dataclass(eq=False)
+class StatsState:
+    """Mergeable per-group statistics of a confidence profile.
+
+    Build one with :meth:`from_profile`; merge with ``+``; finish with
+    :func:`calreport.stats.finish`.
+
+    Attributes
+    ----------
+    config : StatsConfig
+    schema : Schema
+    keys : list
+        Group keys in a canonical order (``()`` for an ungrouped state).
+    counts : dict of str -> ndarray of int64, shape (G,)
+    sums : dict of str -> FixedSum
+        Exact sums: ``scalar`` (G, 12), ``bins`` (G, 2, n_bins, 4) per view,
+        ``bin_count`` (G, 2, n_bins), ``tau`` (G, T, 4), ``aurc`` (G, score_bins, 2),
+        ``auc`` (G, R, score_bins, 4), ``confusion`` (G, K, K, 2).
+    boot : ndarray of float64, shape (G, n_boot, Q), or None
+        Poisson-bootstrap replicate sums (see :mod:`calreport.stats.poisson`).
+    """
+
+    config: StatsConfig
+    schema: Schema
+    keys: list[Any]
+    counts: dict[str, np.ndarray]
+    sums: dict[str, FixedSum]
+    boot: np.ndarray | None = None
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    # ---------------------------------------------------------------- building
+    @classmethod
+    def from_profile(
+        cls,
+        profile: ConfidenceProfile,
+        *,
+        config: StatsConfig | None = None,
+        codes: np.ndarray | None = None,
+        keys: list[Any] | None = None,
+        row_offsets: dict[Any, int] | None = None,
+    ) -> StatsState:
+        """State of a profile whose rows fall into groups.
+
+        Parameters
+        ----------
+        profile : ConfidenceProfile
+        config : StatsConfig, optional
+        codes : ndarray of int, shape (N,), optional
+            Group code of every row, indexing ``keys`` (default: one group).
+        keys : list, optional
+            Group keys (default ``[()]``).
+        row_offsets : dict, optional
+            Key -> rows of that group seen before this profile; the bootstrap stream
+            of a row is positioned by its rank within its group, so replicates do not
+            depend on how the data were split.  Default: 0 for every key.
+
+        Returns
+        -------
+        StatsState
+
+        Examples
+        --------
+        >>> p = ConfidenceProfile.from_arrays([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.3])
+        >>> s = StatsState.from_profile(p)
+        >>> s + s is not s, int(s.counts["n"][0])
+        (True, 4)
+        """
+        cfg = config or StatsConfig()
+        schema = Schema.of(profile)
+        n = profile.n
+        if codes is None:
+            codes = np.zeros(n, dtype=np.intp)
+            keys = [()]
+        codes = np.asarray(codes, dtype=np.intp)
+        keys = [normalise_key(k) for k in (keys or [()])]
+        g = len(keys)
+        counts, sums = _accumulate(profile, cfg, schema, codes, g)
+        boot = None
+        if cfg.n_boot:
+            from calreport.stats.poisson import replicate_sums
+
+            boot = replicate_sums(profile, cfg, codes, keys, row_offsets or {})
+        state = cls(cfg, schema, keys, counts, sums, boot)
+        return state._canonical()
+
+    # ---------------------------------------------------------------- merging
+    def _canonical(self) -> StatsState:
+        """Drop empty groups and order the keys canonically (so ``a + b == b + a``)."""
+        keep = [i for i in range(len(self.keys)) if self.counts["n"][i] > 0]
+        order = sorted(keep, key=lambda i: _sort_key(self.keys[i]))
+        if order == list(range(len(self.keys))):
+            return self
+        idx = np.asarray(order, dtype=np.intp)
+        return StatsState(
+            self.config, self.schema, [self.keys[i] for i in order],
+            {k: a[idx] for k, a in self.counts.items()},
+            {k: s[idx] for k, s in self.sums.items()},
+            None if self.boot is None else self.boot[idx], dict(self.notes),
+        )
+
+    def __add__(self, other: StatsState) -> StatsState:
+        if not isinstance(other, StatsState):
+            return NotImplemented
+        if other.config != self.config:
+            raise ValueError(
+                "Cannot merge statistics computed with different settings: "
+                f"{self.config.to_dict()} vs {other.config.to_dict()}."
+            )
+        if other.schema != self.schema:
+            raise ValueError(
+                "Cannot merge statistics of differently shaped data "
+                f"({self.schema} vs {other.schema}); fix `classes`/`pos_label` and the "
+                "columns up front so every batch agrees."
+            )
+        union = sorted({*self.keys, *other.keys}, key=_sort_key)
+        pos = {k: i for i, k in enumerate(union)}
+        ia = np.asarray([pos[k] for k in self.keys], dtype=np.intp)
+        ib = np.asarray([pos[k] for k in other.keys], dtype=np.intp)
+        g = len(union)
+        counts = {}
+        for name, a in self.counts.items():
+            out = np.zeros((g, *a.shape[1:]), dtype=np.int64)
+            out[ia] += a
+            out[ib] += other.counts[name]
+            counts[name] = out
+        sums = {}
+        for name, s in self.sums.items():
+            shape = (g, *s.shape[1:])
+            sums[name] = s.take(ia, shape) + other.sums[name].take(ib, shape)
+        boot = None
+        if self.boot is not None and other.boot is not None:
+            boot = np.zeros((g, *self.boot.shape[1:]))
+            boot[ia] += self.boot
+            boot[ib] += other.boot
+        return StatsState(self.config, self.schema, union, counts, sums, boot)
+
+    def __radd__(self, other: Any) -> StatsState:
+        if other == 0:  # sum() starts at 0
+            return self
+        return NotImplemented
+
+    def equals(self, other: StatsState) -> bool:
+        """Bitwise equality of the exact parts (keys, counts and sums)."""
+        return (self.config == other.config and self.schema == other.schema
+                and self.keys == other.keys
+                and all(np.array_equal(a, other.counts[k]) for k, a in self.counts.items())
+                and all(s.equals(other.sums[k]) for k, s in self.sums.items()))
+
+    def row_counts(self) -> dict[Any, int]:
+        """Rows seen per group key."""
+        return {k: int(n) for k, n in zip(self.keys, self.counts["n"], strict=True)}
+
+
+# ----------------------------------------------------------------------- kernels
+def _accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: np.ndarray,
+                g: int) -> tuple[dict[str, np.ndarray], dict[str, FixedSum]]:
+    c = p.conf
+    ok = p.correct.astype(np.float64)
+    w = p.sample_weight
+    wt = (lambda x: x) if w is None else (lambda x: w * x)
+
+    def total(values: np.ndarray | None, index: np.ndarray = codes, size: int = g) -> FixedSum:
+        """Exact sums of ``w * values`` on the real grid (``values=None``: of ``w``)."""
+        if values is None:
+            return (exact_bincount(index, None, size, FRAC_BITS) if w is None
+                    else exact_bincount(index, w, size))
+        return exact_bincount(index, wt(values), size)
+
+    def tally(index: np.ndarray, rows: np.ndarray | None, size: int) -> FixedSum:
+        """Row counts (unweighted) or weight sums of the selected rows."""
+        sel = slice(None) if rows is None else rows
+        if w is None:
+            return exact_bincount(index[sel], None, size, 0)
+        return exact_bincount(index[sel], w[sel], size)
+
+    cc = np.clip(c, cfg.eps, 1.0 - cfg.eps)
+    odds = cc / (1.0 - cc)
+    counts = {
+        "n": np.bincount(codes, minlength=g).astype(np.int64),
+        "n_positive_weight": np.bincount(codes, minlength=g).astype(np.int64) if w is None
+        else np.bincount(codes[w > 0], minlength=g).astype(np.int64),
+        "n_clipped": np.bincount(codes[cc != c], minlength=g).astype(np.int64),
+        "n_one": np.bincount(codes[c == 1.0], minlength=g).astype(np.int64),
+    }
+    zeros = np.zeros_like(c)
+    if p.proba is not None:
+        if p.score is not None:
+            y1 = (p.y_true == 1).astype(np.float64)
+            brier = (p.score - y1) ** 2
+            p_true = np.where(p.y_true == 1, p.score, 1.0 - p.score)
+        else:
+            d = p.proba.copy()
+            d[np.arange(p.n), p.y_true] -= 1.0
+            brier = np.einsum("ij,ij->i", d, d)
+            p_true = p.proba[np.arange(p.n), p.y_true]
+        log_loss = -np.log(np.clip(p_true, _LOG_EPS, 1.0 - _LOG_EPS))
+    else:
+        brier = log_loss = zeros
+    scalar_parts = [
+        total(None), total(None) if w is None else exact_bincount(codes, w * w, g),
+        total(ok), total(c), total(c * ok), total(c * c), total((1.0 - ok) / (1.0 - cc)),
+        total(odds), total(odds) if w is None else exact_bincount(codes, w * w * odds, g),
+        total((c - ok) ** 2), total(brier), total(log_loss),
+    ]
+    sums: dict[str, FixedSum] = {"scalar": _stack(scalar_parts, (g,))}
+
+    # calibration bins, both views (the positive view only for binary input)
+    nb = cfg.n_bins
+    inner = np.arange(1, nb, dtype=np.float64) / nb
+    view_parts: list[FixedSum] = []
+    bin_counts = np.zeros((g, 2, nb), dtype=np.int64)
+    for vi, view in enumerate(VIEWS):
+        if view == "positive" and (p.score is None or p.y_true is None):
+            s, y = zeros, zeros
+            idx = np.zeros(p.n, dtype=np.intp)
+            skip = True
+        else:
+            s, y = p.view(view)
+            idx = np.searchsorted(inner, s, side="left")
+            skip = False
+        cell = codes * nb + idx
+        if skip:
+            parts = [FixedSum.zeros((g * nb,), FRAC_BITS)] * 4
+        else:
+            parts = [total(None, cell, g * nb),
+                     total(None, cell, g * nb) if w is None
+                     else exact_bincount(cell, w * w, g * nb),
+                     total(s, cell, g * nb), total(y, cell, g * nb)]
+            pw = cell if w is None else cell[w > 0]
+            bin_counts[:, vi, :] = np.bincount(pw, minlength=g * nb).reshape(g, nb)
+        view_parts.append(_stack(parts, (g, nb)))
+    sums["bins"] = _stack_axis(view_parts, 1)
+    counts["bin_count"] = bin_counts
+
+    # selective thresholds: sums over tau_j <= c < tau_{j+1}, suffix-summed at finish
+    taus = np.asarray(cfg.taus)
+    t = len(taus)
+    cell = codes * t + (np.searchsorted(taus, c, side="right") - 1)
+    sums["tau"] = _stack([total(None, cell, g * t), total(ok, cell, g * t),
+                          total(c, cell, g * t), total(c * ok, cell, g * t)], (g, t))
+
+    # fine confidence bins for AURC (counts when unweighted, weight sums otherwise)
+    b = cfg.score_bins
+    fine = np.minimum((c * b).astype(np.intp), b - 1)
+    cell = codes * b + fine
+    sums["aurc_w"] = _stack([tally(cell, None, g * b), tally(cell, ~p.correct, g * b)], (g, b))
+
+    # fine score bins for AUC / cwAUC (one row per class; binary: the positive class)
+    r = schema.auc_rows
+    if r:
+        if p.score is not None:
+            scores = p.score[np.newaxis, :]
+            pos = (p.y_true == 1)[np.newaxis, :]
+        else:
+            scores = p.proba.T
+            pos = p.y_true[np.newaxis, :] == np.arange(r)[:, np.newaxis]
+        fine = np.minimum((scores * b).astype(np.intp), b - 1)
+        cell = (((codes[np.newaxis, :] * r + np.arange(r)[:, np.newaxis]) * b + fine) * 2
+                + (~pos))  # last axis: 0 = positive, 1 = negative
+        size = g * r * b * 2
+        rows = np.broadcast_to(np.arange(p.n), pos.shape).ravel()
+        cell = cell.ravel()
+        wc = c if w is None else w * c
+        if w is None:
+            sums["auc_w"] = exact_bincount(cell, None, size, 0).reshape((g, r, b, 2))
+        else:
+            sums["auc_w"] = exact_bincount(cell, w[rows], size).reshape((g, r, b, 2))
+        sums["auc_wc"] = exact_bincount(cell, wc[rows], size).reshape((g, r, b, 2))
+
+    # confusion matrices: weight and confidence-weight per (true, predicted)
+    k = schema.n_classes
+    if p.has_labels and k:
+        cell = (codes * k + p.y_true) * k + p.y_pred
+        sums["confusion"] = _stack([total(None, cell, g * k * k), total(c, cell, g * k * k)],
+                                   (g, k, k))
+    return counts, sums
+
+
+def _stack(parts: list[FixedSum], shape: tuple[int, ...]) -> FixedSum:
+    """Stack same-grid sums along a new last axis (padding limbs to a common count)."""
+    assert len({s.frac_bits for s in parts}) == 1
+    n = max(s.limbs.shape[-1] for s in parts)
+    limbs = [np.concatenate([s.limbs, np.zeros((*s.shape, n - s.limbs.shape[-1]), np.int64)],
+                            axis=-1) for s in parts]
+    arr = np.stack(limbs, axis=-2).reshape(*shape, len(parts), n)
+    return FixedSum(arr, parts[0].frac_bits)
+
+
+def _stack_axis(parts: list[FixedSum], axis: int) -> FixedSum:
+    n = max(s.limbs.shape[-1] for s in parts)
+    limbs = [np.concatenate([s.limbs, np.zeros((*s.shape, n - s.limbs.shape[-1]), np.int64)],
+                            axis=-1) for s in parts]
+    return FixedSum(np.stack(limbs, axis=axis), parts[0].frac_bits)

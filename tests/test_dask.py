@@ -1,0 +1,114 @@
+"""Dask accessor: the pandas numbers, whatever the partitioning, on a LocalCluster."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import roc_auc_score
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+import calreport  # noqa: E402, F401
+from calreport import dask as calreport_dask  # noqa: E402
+from calreport.stats import KINDS  # noqa: E402
+
+calreport_dask.register()
+pytestmark = pytest.mark.filterwarnings("ignore::calreport.metrics.risk.ClippedConfidenceWarning")
+
+EXACT = [m for m, k in KINDS.items() if k == "exact"]
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def frame():
+    rng = np.random.default_rng(0)
+    n = 6000
+    p = rng.random(n)
+    y = (rng.random(n) < p**1.3).astype(int)
+    return pd.DataFrame({"y": y, "proba": p, "g": rng.choice(["a", "b", "c"], n)})
+
+
+def _pandas_values(df):
+    return df.calib.summary()
+
+
+def _close(got, ref, names):
+    for name in names:
+        if name in ref.index:
+            assert got[name] == pytest.approx(ref[name], rel=1e-12, abs=1e-12), name
+
+
+def test_overall_equals_pandas_on_local_cluster(client, frame):
+    got = dd.from_pandas(frame, npartitions=7).calib.summary()
+    ref = frame.calib.summary()
+    _close(got, ref, EXACT)
+    auc = roc_auc_score(frame["y"], frame["proba"])
+    assert abs(got["auc"] - auc) <= got["auc_bound"]
+    assert got.attrs["kinds"]["auc"] == "bounded"
+
+
+def test_grouped_equals_pandas(client, frame):
+    got = dd.from_pandas(frame, npartitions=5).groupby("g").calib.summary()
+    ref = frame.groupby("g").calib.summary()
+    assert list(got.index) == list(ref.index) == ["a", "b", "c"]
+    for key in ref.index:
+        _close(got.loc[key], ref.loc[key], EXACT)
+        sub = frame[frame["g"] == key]
+        assert abs(got.loc[key, "auc"] - roc_auc_score(sub["y"], sub["proba"])) <= \
+            got.loc[key, "auc_bound"]
+
+
+@pytest.mark.parametrize("nparts", [1, 7, 64])
+def test_independent_of_partition_count(client, frame, nparts):
+    base = dd.from_pandas(frame, npartitions=3).groupby("g").calib.summary()
+    got = dd.from_pandas(frame, npartitions=nparts).groupby("g").calib.summary()
+    pd.testing.assert_frame_equal(got, base, check_exact=True)
+
+
+def test_independent_of_row_and_partition_order(frame):
+    shuffled = frame.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    a = dd.from_pandas(frame, npartitions=4).groupby("g").calib.summary()
+    b = dd.from_pandas(shuffled, npartitions=9).groupby("g").calib.summary()
+    # exact sums are order-independent: identical up to the last bit
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+def test_intervals_independent_of_partitioning(client, frame):
+    a = dd.from_pandas(frame, npartitions=2).groupby("g").calib.summary(ci=0.9, n_boot=50)
+    b = dd.from_pandas(frame, npartitions=7).groupby("g").calib.summary(ci=0.9, n_boot=50)
+    pd.testing.assert_frame_equal(a, b, rtol=1e-12)
+    lo, hi = a[("accuracy", "ci_low")], a[("accuracy", "ci_high")]
+    assert ((lo < a[("accuracy", "value")]) & (a[("accuracy", "value")] < hi)).all()
+
+
+def test_threaded_scheduler_by_default_and_risk_reliability(frame):
+    ddf = dd.from_pandas(frame, npartitions=4)
+    r = ddf.calib.risk()
+    ref = frame.calib.risk()
+    assert r["csr"] == pytest.approx(ref["csr"], rel=1e-12)
+    rel = ddf.groupby("g").calib.reliability()
+    ref_rel = frame.groupby("g").calib.reliability()
+    np.testing.assert_array_equal(rel["count"].to_numpy(), ref_rel["count"].to_numpy())
+
+
+def test_multiclass_explicit_roles(client):
+    rng = np.random.default_rng(2)
+    proba = rng.dirichlet(np.ones(3), 900)
+    y = np.array([rng.choice(3, p=row) for row in proba])
+    df = pd.DataFrame(proba, columns=["p_0", "p_1", "p_2"]).assign(label=y)
+    got = dd.from_pandas(df, npartitions=4).calib(y="label", proba=["p_0", "p_1", "p_2"])
+    ref = df.calib(y="label", proba=["p_0", "p_1", "p_2"]).summary()
+    _close(got.summary(), ref, EXACT)
+
+
+def test_groupby_on_series_key_raises(frame):
+    ddf = dd.from_pandas(frame, npartitions=2)
+    with pytest.raises(TypeError, match="group keys as column names"):
+        ddf.groupby(ddf["g"].str.upper()).calib.summary()
