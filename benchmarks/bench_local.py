@@ -24,7 +24,8 @@ from statsmodels.nonparametric.smoothers_lowess import lowess
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine, median_time, table, write_section
 
-from calreport.metrics.local import calibration_error_summary, lcs
+from calreport.metrics.calibration_index import calibration_error_summary
+from calreport.metrics.local import lcs
 
 
 def make_data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

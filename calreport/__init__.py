@@ -8,14 +8,17 @@ audit reports.
 Importing the package registers the ``calib`` accessors.
 """
 
-from calreport import datasets, metrics
+from calreport import _lazy, datasets, metrics
 from calreport._version import __version__
 from calreport.accessor import CalibAccessor, GroupByCalibAccessor, UndefinedMetricWarning
+from calreport.accumulator import Accumulator
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY
 from calreport.result import CalibrationResult, UndefinedGateError, check
 from calreport.settings import Settings, SummarySettings
 from calreport.summary import summarize, summary
+
+_lazy.install()  # ddf.calib and pl_df.calib, once Dask or Polars is imported
 
 #: Former name of :data:`REGISTRY` (metric name -> registry entry).
 METRICS = REGISTRY
@@ -23,6 +26,7 @@ METRICS = REGISTRY
 __all__ = [
     "METRICS",
     "REGISTRY",
+    "Accumulator",
     "CalibAccessor",
     "CalibrationResult",
     "ConfidenceProfile",

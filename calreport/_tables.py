@@ -146,10 +146,10 @@ def calibration_tests_series(prof: ConfidenceProfile, view: str | None, n_groups
 
 def calibration_error_series(prof: ConfidenceProfile, view: str | None) -> pd.Series:
     """ICI, E50, E90, Emax."""
-    from calreport.metrics import local
+    from calreport.metrics import calibration_index
 
     score, outcome = prof.view(view)
-    r = local.calibration_error_summary(score, outcome)
+    r = calibration_index.calibration_error_summary(score, outcome)
     return pd.Series({"ici": r.ici, "e50": r.e50, "e90": r.e90, "emax": r.emax},
                      dtype=np.float64)
 

@@ -22,14 +22,13 @@ from hypothesis import strategies as st
 from statsmodels.nonparametric.smoothers_lowess import lowess
 
 from calreport.metrics import local, local_band
-from calreport.metrics.local import (
+from calreport.metrics.calibration_index import (
     calibration_error_summary,
     eci,
     eci_multiclass,
     ici,
-    lcs,
-    lowess_curve,
 )
+from calreport.metrics.local import lcs, lowess_curve
 
 GOLDEN = 0.6180339887498949
 
