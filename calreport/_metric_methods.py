@@ -1,8 +1,10 @@
 """The per-metric methods shared by ``df.calib`` and ``df.groupby(...).calib``.
 
 One thin, explicit method per registry metric, so IDE help and ``help()`` show
-its formula and reference (a test checks that every registry metric has its
+its formula and references (a test checks that every registry metric has its
 method and that the docstring shows the registry's formula and references).
+Each returns a float on a DataFrame and a Series indexed by the group keys on a
+GroupBy; a NaN comes with an ``UndefinedMetricWarning`` saying why.
 """
 
 from __future__ import annotations
@@ -30,11 +32,6 @@ class MetricMethods:
         Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond ECE:
         Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics. arXiv
         preprint. arXiv:2605.01796. Definition 1.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("accuracy")
 
@@ -50,11 +47,6 @@ class MetricMethods:
         Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond ECE:
         Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics. arXiv
         preprint. arXiv:2605.01796. section 2.2, Definition 4.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("cwa")
 
@@ -70,11 +62,6 @@ class MetricMethods:
         Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond ECE:
         Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics. arXiv
         preprint. arXiv:2605.01796. section 3.1.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("gain")
 
@@ -96,11 +83,6 @@ class MetricMethods:
         Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond ECE:
         Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics. arXiv
         preprint. arXiv:2605.01796. section 2.1, Definition 2.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("csr", eps=eps)
 
@@ -122,11 +104,6 @@ class MetricMethods:
         Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond ECE:
         Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics. arXiv
         preprint. arXiv:2605.01796. appendix A.2, Proposition 6.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("sigma_csr", eps=eps)
 
@@ -147,11 +124,6 @@ class MetricMethods:
         Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond ECE:
         Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics. arXiv
         preprint. arXiv:2605.01796. section 2.1.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("z_csr", eps=eps)
 
@@ -169,7 +141,7 @@ class MetricMethods:
             Null distribution; "auto" uses the normal approximation only where it is
             valid.
         seed : int, optional
-            Seed of the Monte Carlo null.
+            Seed of the Monte Carlo null (default 0).
 
         Notes
         -----
@@ -182,15 +154,10 @@ class MetricMethods:
         Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond ECE:
         Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics. arXiv
         preprint. arXiv:2605.01796. section 2.1 and Table 6; section 4 on small N.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("p_risk", eps=eps, p_risk_method=p_risk_method, seed=seed)
 
-    def ece(self, *, view: str | None = None, n_bins: int = 15, strategy: str = 'uniform') -> Any:
+    def ece(self, *, view: str | None = None, n_bins: int = 15, strategy: str = "uniform") -> Any:
         """Expected calibration error (ECE).
 
         Parameters
@@ -215,17 +182,12 @@ class MetricMethods:
         Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On Calibration of Modern
         Neural Networks. Proceedings of the 34th International Conference on Machine
         Learning (ICML), PMLR 70, 1321-1330. arXiv:1706.04599. section 2.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("ece", view=view, n_bins=n_bins, strategy=strategy)
 
     def mce(
         self, *, view: str | None = None, n_bins: int = 15,
-        strategy: str = 'uniform', min_count: int = 1,
+        strategy: str = "uniform", min_count: int = 1,
     ) -> Any:
         """Maximum calibration error (MCE).
 
@@ -250,17 +212,12 @@ class MetricMethods:
         Naeini, M. P., Cooper, G. F. & Hauskrecht, M. (2015). Obtaining Well Calibrated
         Probabilities Using Bayesian Binning. Proceedings of the AAAI Conference on
         Artificial Intelligence 29, 2901-2907. doi:10.1609/aaai.v29i1.9602. section 3.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("mce", view=view, n_bins=n_bins, strategy=strategy, min_count=min_count)
 
     def signed_ece(
         self, *, view: str | None = None, n_bins: int = 15,
-        strategy: str = 'uniform',
+        strategy: str = "uniform",
     ) -> Any:
         """Signed ECE (confidence − accuracy).
 
@@ -283,11 +240,6 @@ class MetricMethods:
         Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On Calibration of Modern
         Neural Networks. Proceedings of the 34th International Conference on Machine
         Learning (ICML), PMLR 70, 1321-1330. arXiv:1706.04599. section 2.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("signed_ece", view=view, n_bins=n_bins, strategy=strategy)
 
@@ -303,11 +255,6 @@ class MetricMethods:
         Brier, G. W. (1950). Verification of Forecasts Expressed in Terms of Probability.
         Monthly Weather Review 78(1), 1-3.
         doi:10.1175/1520-0493(1950)078<0001:VOFEIT>2.0.CO;2.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("brier")
 
@@ -323,11 +270,6 @@ class MetricMethods:
         ----------
         Good, I. J. (1952). Rational Decisions. Journal of the Royal Statistical Society,
         Series B 14(1), 107-114. doi:10.1111/j.2517-6161.1952.tb00104.x.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("log_loss")
 
@@ -347,11 +289,6 @@ class MetricMethods:
         Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond ECE:
         Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics. arXiv
         preprint. arXiv:2605.01796. section 2.2.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("auc")
 
@@ -367,11 +304,6 @@ class MetricMethods:
         Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond ECE:
         Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics. arXiv
         preprint. arXiv:2605.01796. appendix A.3, Proposition 15.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("cwauc")
 
@@ -387,11 +319,6 @@ class MetricMethods:
         Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond ECE:
         Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics. arXiv
         preprint. arXiv:2605.01796. appendix A.3, Proposition 16.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("delta_auc")
 
@@ -412,11 +339,6 @@ class MetricMethods:
         Shahnazari, K., Ayyoubzadeh, S. M., Keshtparvar, M. & Ghaffari, P. (2025). Trust, or
         Don't Predict: Introducing the CWSA Family for Confidence-Aware Model Evaluation.
         arXiv preprint. arXiv:2505.18622. section 3.2.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("cwsa", tau=tau)
 
@@ -437,11 +359,6 @@ class MetricMethods:
         Shahnazari, K., Ayyoubzadeh, S. M., Keshtparvar, M. & Ghaffari, P. (2025). Trust, or
         Don't Predict: Introducing the CWSA Family for Confidence-Aware Model Evaluation.
         arXiv preprint. arXiv:2505.18622. section 3.3.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("cwsa_plus", tau=tau)
 
@@ -461,11 +378,6 @@ class MetricMethods:
         Geifman, Y., Uziel, G. & El-Yaniv, R. (2019). Bias-Reduced Uncertainty Estimation
         for Deep Neural Classifiers. International Conference on Learning Representations
         (ICLR). arXiv:1805.08206. section 3.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("aurc")
 
@@ -491,11 +403,6 @@ class MetricMethods:
         Cleveland, W. S. (1979). Robust Locally Weighted Regression and Smoothing
         Scatterplots. Journal of the American Statistical Association 74(368), 829-836.
         doi:10.1080/01621459.1979.10481038.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("lcs", view=view)
 
@@ -518,10 +425,161 @@ class MetricMethods:
         Dong, J., Jiang, Z., Pan, D. & Yu, Z. (2025). Combining Priors with Experience:
         Confidence Calibration Based on Binomial Process Modeling. Proceedings of the AAAI
         Conference on Artificial Intelligence 39. arXiv:2412.10658. section 3.
-
-        Returns
-        -------
-        float or Series
-            A float on a DataFrame; a Series indexed by the group keys on a GroupBy.
         """
         return self._metric("tce_bpm", view=view)
+
+    def smece(self, *, view: str | None = None) -> Any:
+        """Smooth ECE (smECE).
+
+        Parameters
+        ----------
+        view : {"top_label", "positive"}, optional
+            Calibration view (default: positive class for binary input with a score
+            column).
+
+        Notes
+        -----
+        smECE_σ = ∫ |r̂_σ(t) − t| δ̂_σ(t) dt, the calibration gap of the Gaussian-kernel
+        smoothed outcome r̂_σ (reflected at 0 and 1) under the smoothed score density δ̂_σ,
+        at the bandwidth σ* with smECE_σ* = σ*
+
+        References
+        ----------
+        Błasiok, J. & Nakkiran, P. (2024). Smooth ECE: Principled Reliability Diagrams via
+        Kernel Smoothing. International Conference on Learning Representations (ICLR).
+        arXiv:2309.12236. sections 3-4.
+        """
+        return self._metric("smece", view=view)
+
+    def classwise_ece(self, *, n_bins: int = 15) -> Any:
+        """Class-wise ECE.
+
+        Parameters
+        ----------
+        n_bins : int, default 15
+            Number of bins.
+
+        Notes
+        -----
+        mean over classes k of the binned ECE of p_k against 1[y = k], n_bins equal-width
+        bins over all rows
+
+        References
+        ----------
+        Nixon, J., Dusenberry, M. W., Zhang, L., Jerfel, G. & Tran, D. (2019). Measuring
+        Calibration in Deep Learning. CVPR Workshops. arXiv:1904.01685. section 3.
+        Kumar, A., Liang, P. & Ma, T. (2019). Verified Uncertainty Calibration. Advances in
+        Neural Information Processing Systems 32 (NeurIPS). arXiv:1909.10155. section 3.
+        """
+        return self._metric("classwise_ece", n_bins=n_bins)
+
+    def debiased_ece(self, *, view: str | None = None, n_bins: int = 15) -> Any:
+        """Debiased ECE (L2).
+
+        Parameters
+        ----------
+        view : {"top_label", "positive"}, optional
+            Calibration view (default: positive class for binary input with a score
+            column).
+        n_bins : int, default 15
+            Number of bins.
+
+        Notes
+        -----
+        √max(0, Σ_b (|B_b|/N)·[(ȳ_b − s̄_b)² − ȳ_b(1 − ȳ_b)/(|B_b| − 1)]) over n_bins
+        equal-mass bins: the squared plug-in gap minus its sampling variance
+
+        References
+        ----------
+        Kumar, A., Liang, P. & Ma, T. (2019). Verified Uncertainty Calibration. Advances in
+        Neural Information Processing Systems 32 (NeurIPS). arXiv:1909.10155. section 5,
+        Definition 5.2.
+        """
+        return self._metric("debiased_ece", view=view, n_bins=n_bins)
+
+    def eci(self, *, view: str | None = None) -> Any:
+        """Estimated calibration index (ECI).
+
+        Parameters
+        ----------
+        view : {"top_label", "positive"}, optional
+            Calibration view (default: positive class for binary input with a score
+            column).
+
+        Notes
+        -----
+        ECI = 100 · mean over rows of (ĝ(sᵢ) − sᵢ)², ĝ the LOWESS calibration curve
+
+        References
+        ----------
+        Van Hoorde, K., Van Huffel, S., Timmerman, D., Bourne, T. & Van Calster, B. (2015).
+        A Spline-Based Tool to Assess and Visualize the Calibration of Multiclass Risk
+        Predictions. Journal of Biomedical Informatics 54, 283-293.
+        doi:10.1016/j.jbi.2014.12.016. section 2.
+        """
+        return self._metric("eci", view=view)
+
+    def corp_mcb(self, *, view: str | None = None) -> Any:
+        """CORP miscalibration (MCB).
+
+        Parameters
+        ----------
+        view : {"top_label", "positive"}, optional
+            Calibration view (default: positive class for binary input with a score
+            column).
+
+        Notes
+        -----
+        MCB = S(p) − S(p̂_PAV): Brier score of the scores minus that of their isotonic (PAV)
+        recalibration; S = MCB − DSC + UNC
+
+        References
+        ----------
+        Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable Reliability Diagrams
+        for Probabilistic Classifiers. Proceedings of the National Academy of Sciences
+        118(8), e2016191118. doi:10.1073/pnas.2016191118. Eq. 3 and section 3.
+        """
+        return self._metric("corp_mcb", view=view)
+
+    def corp_dsc(self, *, view: str | None = None) -> Any:
+        """CORP discrimination (DSC).
+
+        Parameters
+        ----------
+        view : {"top_label", "positive"}, optional
+            Calibration view (default: positive class for binary input with a score
+            column).
+
+        Notes
+        -----
+        DSC = S(ȳ) − S(p̂_PAV): Brier score of the base rate minus that of the PAV
+        recalibration
+
+        References
+        ----------
+        Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable Reliability Diagrams
+        for Probabilistic Classifiers. Proceedings of the National Academy of Sciences
+        118(8), e2016191118. doi:10.1073/pnas.2016191118. Eq. 3 and section 3.
+        """
+        return self._metric("corp_dsc", view=view)
+
+    def corp_unc(self, *, view: str | None = None) -> Any:
+        """CORP uncertainty (UNC).
+
+        Parameters
+        ----------
+        view : {"top_label", "positive"}, optional
+            Calibration view (default: positive class for binary input with a score
+            column).
+
+        Notes
+        -----
+        UNC = S(ȳ) = ȳ(1 − ȳ): Brier score of the base rate (a property of the data)
+
+        References
+        ----------
+        Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable Reliability Diagrams
+        for Probabilistic Classifiers. Proceedings of the National Academy of Sciences
+        118(8), e2016191118. doi:10.1073/pnas.2016191118. Eq. 3 and section 3.
+        """
+        return self._metric("corp_unc", view=view)

@@ -80,10 +80,11 @@ class Interval:
 
     Attributes
     ----------
-    kind : {"bootstrap", "none"}
+    kind : {"bootstrap", "refit", "none"}
         ``"bootstrap"``: a batched bootstrap kernel (``columns`` + ``finish``)
-        evaluates the metric on many replicates at once; ``"none"``: no interval,
-        ``reason`` says why.
+        evaluates the metric on many replicates at once; ``"refit"``: a refitting
+        bootstrap recomputes the metric on each of ``min(n_boot, 200)`` resampled
+        data sets; ``"none"``: no interval, ``reason`` says why.
     columns : tuple of str
         Per-row quantities whose weighted sums the kernel needs
         (see :mod:`calreport.bootstrap.kernels`).
@@ -238,6 +239,43 @@ def _tce_bpm(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
     return float(bpm.tce_bpm(*_view(p, s)))
 
 
+def _smece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
+    from calreport.metrics import smooth
+
+    return float(smooth.smece(*_view(p, s), sample_weight=_w(p)))
+
+
+def _classwise_ece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
+    from calreport.metrics import classwise
+
+    return float(classwise.classwise_ece(p.y_true, p.proba, n_bins=s.n_bins,
+                                         sample_weight=_w(p)))
+
+
+def _debiased_ece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
+    from calreport.metrics import debiased
+
+    return float(debiased.debiased_ece(*_view(p, s), n_bins=s.n_bins, sample_weight=_w(p)))
+
+
+def _eci(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
+    from calreport.metrics import calibration_index
+
+    return float(calibration_index.eci(*_view(p, s)))
+
+
+def _corp(term: str) -> Callable[[ConfidenceProfile, Settings, MetricCache], float]:
+    def compute(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
+        from calreport.metrics import corp
+
+        key = ("corp", s.view)
+        if key not in cache.values:
+            cache.values[key] = corp.corp_decomposition(*_view(p, s), rule="brier",
+                                                        sample_weight=_w(p))
+        return float(getattr(cache.values[key], term))
+    return compute
+
+
 # ------------------------------------------------------------- replicate finishers
 # Each takes the replicate sums (calreport.bootstrap.kernels.ReplicateSums) and the
 # settings and returns one value per replicate, with the point computation's formula.
@@ -304,9 +342,9 @@ def _aurc(k: Any, s: Settings) -> np.ndarray:
 # ------------------------------------------------------------------------ entries
 _M26 = "MartinMaroto2026"
 _S25 = "Shahnazari2025"
-_NO_REFIT = Interval(
-    "none", reason="no bootstrap interval: the metric refits a curve on every sample "
-    "(pass ci_method='refit' for a refitting bootstrap)")
+#: Refitting bootstrap: the metric is recomputed on each resampled data set.
+_REFIT = Interval("refit", reason="refitting bootstrap (the metric refits a curve or "
+                  "re-bins on every sample)")
 
 _ENTRIES: tuple[Metric, ...] = (
     Metric(
@@ -458,15 +496,56 @@ _ENTRIES: tuple[Metric, ...] = (
         "points, wⱼ the reflected kernel density of the scores",
         (Reference("FernandesMachado2024", "Local Calibration Score"),
          Reference("Cleveland1979")),
-        _lcs, _NO_REFIT, needs=frozenset({"unweighted"}), settings=("view",)),
+        _lcs, _REFIT, needs=frozenset({"unweighted"}), settings=("view",)),
     Metric(
         "tce_bpm", "TCE_bpm (true calibration error, binomial process)", "calibration",
         "lower",
         "TCE = ∫ |g(x) − x| f(x) dx, g fitted by binomial maximum likelihood in the "
         "family logit g = c + a ln s − b ln(1 − s), f the Beta density of the scores",
         (Reference("Dong2025", "section 3"),),
-        _tce_bpm, _NO_REFIT, needs=frozenset({"unweighted"}), settings=("view",),
+        _tce_bpm, _REFIT, needs=frozenset({"unweighted"}), settings=("view",),
         nan_reason="too few rows to fit the binomial-process curve"),
+    Metric(
+        "smece", "Smooth ECE (smECE)", "calibration", "lower",
+        "smECE_σ = ∫ |r̂_σ(t) − t| δ̂_σ(t) dt, the calibration gap of the Gaussian-kernel "
+        "smoothed outcome r̂_σ (reflected at 0 and 1) under the smoothed score density "
+        "δ̂_σ, at the bandwidth σ* with smECE_σ* = σ*",
+        (Reference("Blasiok2024", "sections 3-4"),),
+        _smece, _REFIT, settings=("view",)),
+    Metric(
+        "classwise_ece", "Class-wise ECE", "calibration", "lower",
+        "mean over classes k of the binned ECE of p_k against 1[y = k], n_bins "
+        "equal-width bins over all rows",
+        (Reference("Nixon2019", "section 3"), Reference("Kumar2019", "section 3")),
+        _classwise_ece, _REFIT, needs=frozenset({"proba"}), settings=("n_bins",)),
+    Metric(
+        "debiased_ece", "Debiased ECE (L2)", "calibration", "lower",
+        "√max(0, Σ_b (|B_b|/N)·[(ȳ_b − s̄_b)² − ȳ_b(1 − ȳ_b)/(|B_b| − 1)]) over n_bins "
+        "equal-mass bins: the squared plug-in gap minus its sampling variance",
+        (Reference("Kumar2019", "section 5, Definition 5.2"),),
+        _debiased_ece, _REFIT, settings=("view", "n_bins")),
+    Metric(
+        "eci", "Estimated calibration index (ECI)", "calibration", "lower",
+        "ECI = 100 · mean over rows of (ĝ(sᵢ) − sᵢ)², ĝ the LOWESS calibration curve",
+        (Reference("VanHoorde2015", "section 2"),),
+        _eci, _REFIT, needs=frozenset({"unweighted"}), settings=("view",)),
+    Metric(
+        "corp_mcb", "CORP miscalibration (MCB)", "calibration", "lower",
+        "MCB = S(p) − S(p̂_PAV): Brier score of the scores minus that of their isotonic "
+        "(PAV) recalibration; S = MCB − DSC + UNC",
+        (Reference("Dimitriadis2021", "Eq. 3 and section 3"),),
+        _corp("mcb"), _REFIT, settings=("view",)),
+    Metric(
+        "corp_dsc", "CORP discrimination (DSC)", "calibration", "higher",
+        "DSC = S(ȳ) − S(p̂_PAV): Brier score of the base rate minus that of the PAV "
+        "recalibration",
+        (Reference("Dimitriadis2021", "Eq. 3 and section 3"),),
+        _corp("dsc"), _REFIT, settings=("view",)),
+    Metric(
+        "corp_unc", "CORP uncertainty (UNC)", "calibration", "target",
+        "UNC = S(ȳ) = ȳ(1 − ȳ): Brier score of the base rate (a property of the data)",
+        (Reference("Dimitriadis2021", "Eq. 3 and section 3"),),
+        _corp("unc"), _REFIT, settings=("view",), target=0.0),
 )
 
 #: Every summary metric, in summary order.

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -113,13 +114,40 @@ def test_p_risk_interval_only_for_the_estimator_it_belongs_to():
             assert "Monte Carlo" in out.reasons["p_risk"]
 
 
-def test_refit_metrics_have_a_reason():
+REFIT = [m for m, spec in REGISTRY.items() if spec.interval.kind == "refit"]
+
+
+def test_refit_metrics_get_refitting_bootstrap_intervals():
     prof = _binary(n=400)
-    res = summarize(prof, metrics=["lcs", "tce_bpm"])
-    out = bootstrap_intervals(prof, res, n_boot=20, seed=0, return_replicates=True)
-    for m in ("lcs", "tce_bpm"):
-        assert np.isnan(out.intervals[m][0])
-        assert "refits" in out.reasons[m]
+    res = summarize(prof, metrics=REFIT)
+    out = bootstrap_intervals(prof, res, n_boot=30, seed=0, return_replicates=True)
+    for m in REFIT:
+        lo, hi = out.intervals[m]
+        assert lo <= hi and m not in out.reasons, (m, out.reasons.get(m))
+        assert out.replicates[m].shape == (30,)
+    again = bootstrap_intervals(prof, res, n_boot=30, seed=0)
+    assert again == out.intervals
+    off = bootstrap_intervals(prof, res, n_boot=30, seed=0, return_replicates=True,
+                              refit=False)
+    for m in REFIT:
+        assert np.isnan(off.intervals[m][0]) and "refit=False" in off.reasons[m]
+
+
+@pytest.mark.parametrize("name", REFIT)
+def test_refit_replicate_is_the_core_on_resampled_rows(name):
+    """One refit replicate equals the core metric on the rows it drew."""
+    from calreport.bootstrap.intervals import _refit_one
+    from calreport.bootstrap.kernels import canonical_order
+
+    prof = _binary(n=300) if REGISTRY[name].missing_need(_binary(n=10)) is None else _multi()
+    prof = prof.take(canonical_order(prof))
+    res = summarize(prof, metrics=[name])
+    out = {name: np.full(1, np.nan)}
+    rng = np.random.default_rng(3)
+    _refit_one(prof, res, [name], 0, rng, "multinomial", out)
+    rows = np.sort(np.random.default_rng(3).integers(0, prof.n, prof.n))
+    ref = summarize(prof.take(rows), metrics=[name]).values[name]
+    assert out[name][0] == pytest.approx(ref, rel=1e-12, nan_ok=True)
 
 
 # ------------------------------------------------------------------ the methods
@@ -148,7 +176,9 @@ def test_method_equals_summary_column():
     for name in REGISTRY:
         spec = REGISTRY[name]
         kw = {"p_risk_method": "normal"} if "p_risk_method" in spec.settings else {}
-        val = getattr(df.calib, name)(**kw)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            val = getattr(df.calib, name)(**kw)
         assert val == pytest.approx(summ[name], nan_ok=True), name
 
 
@@ -163,9 +193,9 @@ def test_entry_is_well_formed(name):
     fields = {f.name for f in dataclasses.fields(Settings)}
     assert set(spec.settings) <= fields
     assert spec.needs <= {"labels", "proba", "unweighted"}
-    assert spec.interval.kind in ("bootstrap", "none")
+    assert spec.interval.kind in ("bootstrap", "refit", "none")
     if spec.interval.kind == "none":
         assert spec.interval.reason
-    else:
+    elif spec.interval.kind == "bootstrap":
         assert spec.interval.finish is not None
     assert "\\" not in spec.formula and "$" not in spec.formula  # no LaTeX

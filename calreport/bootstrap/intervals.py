@@ -18,10 +18,10 @@ import numpy as np
 from scipy import stats
 
 from calreport import _validate as v
-from calreport.bootstrap.kernels import bootstrap_replicates, row_columns
-from calreport.bootstrap.resampling import RESAMPLING
+from calreport.bootstrap.kernels import bootstrap_replicates, canonical_order, row_columns
+from calreport.bootstrap.resampling import RESAMPLING, _master
 from calreport.profile import ConfidenceProfile
-from calreport.registry import COUNT_COLUMNS, REGISTRY
+from calreport.registry import COUNT_COLUMNS, REGISTRY, MetricCache
 from calreport.summary import SummaryResult
 
 __all__ = [
@@ -34,6 +34,9 @@ __all__ = [
 
 #: Interval methods; None means each metric's registry default.
 CI_METHODS = ("percentile", "basic", "analytic")
+
+#: Replicates of the refitting bootstrap (each one refits the metric on a resample).
+REFIT_REPLICATES = 200
 
 
 class DegenerateReplicateWarning(UserWarning):
@@ -105,6 +108,7 @@ def bootstrap_intervals(
     return_replicates: bool = False,
     resampling: str = "multinomial",
     warn: bool = True,
+    refit: bool = True,
 ) -> Any:
     """Confidence intervals for the metrics of a :class:`SummaryResult`.
 
@@ -125,6 +129,10 @@ def bootstrap_intervals(
     resampling : {"multinomial", "poisson"}, default "multinomial"
     warn : bool
         Warn about degenerate replicates (grouped calls warn once for all groups).
+    refit : bool, default True
+        Compute the refitting bootstrap of the metrics whose registry interval is
+        ``"refit"`` (``min(n_boot, 200)`` refits each); False gives them NaN and a
+        reason.
 
     Returns
     -------
@@ -162,13 +170,20 @@ def bootstrap_intervals(
         iv, why = analytic_intervals(profile, result, ci=ci, metrics=analytic)
         intervals.update(iv)
         reasons.update(why)
-    wanted = []
+    wanted: list[str] = []
+    refits: list[str] = []
     for k in names:
         spec = REGISTRY[k].interval
         if methods[k] == "analytic":
             continue
         if math.isnan(result.values[k]):
             reasons[k] = "the point estimate is undefined"
+        elif spec.kind == "refit":
+            if refit:
+                refits.append(k)
+            else:
+                reasons[k] = ("refitting bootstrap not computed here (refit=False); "
+                              f"{spec.reason}")
         elif spec.kind != "bootstrap":
             reasons[k] = spec.reason
         elif k == "p_risk" and result.p_risk_method != "normal":
@@ -184,22 +199,67 @@ def bootstrap_intervals(
                                     n_boot=n_boot, seed=seed, progress=progress,
                                     resampling=resampling)
         degenerate = {k: int(np.isnan(r).sum()) for k, r in reps.items() if np.isnan(r).any()}
-        if degenerate and warn:
-            desc = ", ".join(f"{k}: {c}" for k, c in degenerate.items())
-            warnings.warn(
-                f"Some of the {n_boot} bootstrap replicates could not define a metric "
-                f"({desc}); they are left out of the interval.",
-                DegenerateReplicateWarning, stacklevel=2,
-            )
-        for k in wanted:
-            intervals[k] = _interval(reps[k], result.values[k], ci, methods[k])
-            if math.isnan(intervals[k][0]):
-                reasons[k] = (f"fewer than half of the {n_boot} replicates define the "
-                              "metric")
+    if refits:
+        reps.update(_refit_replicates(profile, result, refits, min(n_boot, REFIT_REPLICATES),
+                                      seed, resampling))
+        degenerate.update({k: int(np.isnan(reps[k]).sum()) for k in refits
+                           if np.isnan(reps[k]).any()})
+    if degenerate and warn:
+        desc = ", ".join(f"{k}: {c}" for k, c in degenerate.items())
+        warnings.warn(
+            f"Some bootstrap replicates could not define a metric ({desc} of "
+            f"{n_boot}); they are left out of the interval.",
+            DegenerateReplicateWarning, stacklevel=2,
+        )
+    for k in [*wanted, *refits]:
+        intervals[k] = _interval(reps[k], result.values[k], ci, methods[k])
+        if math.isnan(intervals[k][0]):
+            reasons[k] = (f"fewer than half of the {reps[k].size} replicates define the "
+                          "metric")
     if return_replicates:
         return BootstrapResult(reps, intervals, methods, ci, n_boot, reasons, resampling,
                                degenerate)
     return intervals
+
+
+def _refit_replicates(profile: ConfidenceProfile, result: SummaryResult, names: list[str],
+                      n_rep: int, seed: Any, resampling: str) -> dict[str, np.ndarray]:
+    """The refitting bootstrap: each metric recomputed on ``n_rep`` resampled data sets.
+
+    These metrics refit a curve (LOWESS, binomial process, isotonic regression,
+    kernel bandwidth) or re-bin on every sample, so each replicate is one call of
+    the core computation on the resampled rows; the loop runs over replicates,
+    never over rows.  Its stream is a fixed child of the seed, so it changes neither
+    the batched replicates nor another group's.
+    """
+    master = _master(seed)
+    rng = np.random.default_rng(np.random.SeedSequence(
+        master.entropy, spawn_key=(*master.spawn_key, 0x7EF17)))
+    prof = profile.take(canonical_order(profile))
+    out = {m: np.full(n_rep, np.nan) for m in names}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for b in range(n_rep):
+            _refit_one(prof, result, names, b, rng, resampling, out)
+    return out
+
+
+def _refit_one(prof: ConfidenceProfile, result: SummaryResult, names: list[str], b: int,
+               rng: np.random.Generator, resampling: str, out: dict[str, np.ndarray]) -> None:
+    n = prof.n
+    if resampling == "poisson":
+        rows = np.repeat(np.arange(n), rng.poisson(1.0, n))
+    else:
+        rows = np.sort(rng.integers(0, n, n))
+    if rows.size == 0:
+        return
+    rep = prof.take(rows)
+    cache = MetricCache()
+    for m in names:
+        try:
+            out[m][b] = REGISTRY[m].compute(rep, result.settings, cache)
+        except ValueError:
+            pass  # a degenerate replicate: NaN, counted and warned
 
 
 def analytic_intervals(
