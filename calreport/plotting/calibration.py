@@ -122,7 +122,8 @@ def reliability_diagram(
             # clip float noise: the Wilson interval contains the bin's mean
             yerr = np.clip(np.vstack([y - lo, hi - y]), 0.0, None)
             ax.errorbar(x, y, yerr=yerr, fmt="none", ecolor=st["color"], elinewidth=1.0,
-                        capsize=2.0, alpha=0.8, zorder=st["zorder"])
+                        capsize=2.0, alpha=0.8, zorder=st["zorder"],
+                        label=f"_{label or 'observed'} intervals")
         # points only: a line through sparse bins suggests a trend the data lack
         ax.scatter(x, y, s=sizes, color=st["color"], alpha=0.85 if not context else 0.6,
                    edgecolors="white", linewidths=0.5, zorder=st["zorder"] + 1,
