@@ -346,12 +346,14 @@ def test_pyplot_is_never_imported():
 
 # -------------------------------------------------------------------------- embedding
 def test_svg_ids_are_renamed_in_document_order():
-    svg = ('<defs><path id="m0123456789"/><clipPath id="p9876543210"/></defs>'
+    svg = ('<defs><path id="m0123456789"/><clipPath id="p9876543210"/>'
+           '<path id="C0_1_045b9c60ab"/></defs>'
            '<use xlink:href="#m0123456789"/><g clip-path="url(#p9876543210)"/>'
+           '<use xlink:href="#C0_1_045b9c60ab"/>'
            '<path id="DejaVuSans-41"/><g id="line2d_1"/>')
     out = plotting.stable_svg_ids(svg)
-    assert out == ('<defs><path id="cr0"/><clipPath id="cr1"/></defs>'
-                   '<use xlink:href="#cr0"/><g clip-path="url(#cr1)"/>'
+    assert out == ('<defs><path id="cr0"/><clipPath id="cr1"/><path id="cr2"/></defs>'
+                   '<use xlink:href="#cr0"/><g clip-path="url(#cr1)"/><use xlink:href="#cr2"/>'
                    '<path id="DejaVuSans-41"/><g id="line2d_1"/>')
 
 

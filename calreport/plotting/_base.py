@@ -273,8 +273,9 @@ def stable_svg_ids(svg: str) -> str:
     >>> stable_svg_ids('<path id="m1a2b3c4d5e"/><use xlink:href="#m1a2b3c4d5e"/>')
     '<path id="cr0"/><use xlink:href="#cr0"/>'
     """
+    # markers "m<hash>", clip paths "p<hash>", collection paths "C<k>_<i>_<hash>"
     hashed = [i for i in dict.fromkeys(_SVG_ID.findall(svg))
-              if re.fullmatch(r"[a-z]?[0-9a-f]{8,}", i)]
+              if re.fullmatch(r"[A-Za-z]?(?:\d+_\d+_)?[0-9a-f]{10}", i)]
     if not hashed:
         return svg
     names = {old: f"cr{k}" for k, old in enumerate(hashed)}

@@ -132,7 +132,7 @@ def _z_reason(z: float, g: Any) -> str:
     if math.isnan(z):
         why = g.reasons.get("z_csr", "")
         return f"z is undefined{': ' + why if why else ''}"
-    return f"z = {z:.2f}".replace("-", "−")
+    return "z ≤ 1" if z <= 1.0 else "1 < z ≤ 3" if z <= 3.0 else "z > 3"
 
 
 def _certainty(r: Any, prof: ConfidenceProfile | None, eps: float) -> dict[str, Any]:
@@ -161,15 +161,17 @@ def overall_story(overall: Mapping[str, Any] | None, groups: list[dict[str, Any]
     counts = {b: sum(g["band"] == b for g in groups) for b in BAND_ORDER}
     n = len(groups)
     head = overall if overall is not None else (groups[0] if n == 1 else None)
-    band = head["band"] if head is not None else next(
-        (b for b in BAND_ORDER if counts[b]), "undetermined")
+    # the headline is the most severe of the pooled verdict and every group's: pooling
+    # can hide an overconfident subgroup behind well-calibrated ones
+    worst_band = next((b for b in BAND_ORDER if counts[b]), "undetermined")
+    band = worst_band if head is None else min(head["band"], worst_band, key=_SEVERITY.get)
     flagged = counts["risky"] + counts["evidence"]
     if n == 1:
         sentence = f"The predictions: {labels[band]}."
         if band == "risky":
             sentence = "The predictions are risky: their confidence is not to be trusted."
     else:
-        pooled = f"All {n} groups pooled: {labels[band]}. " if head is not None else ""
+        pooled = f"All {n} groups pooled: {labels[head['band']]}. " if head is not None else ""
         sentence = pooled + (
             f"{flagged} of {n} groups show overconfidence ({counts['risky']} risky, "
             f"{counts['evidence']} with evidence); {counts['undetermined']} undetermined."
