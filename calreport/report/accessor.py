@@ -76,8 +76,8 @@ eps, progress
     >>> import pandas as pd, calreport
     >>> df = pd.DataFrame({"y": [0, 1, 1, 0] * 30, "p": [0.2, 0.7, 0.9, 0.4] * 30})
     >>> rep = df.calib(y="y", proba="p").report(ci=None, timestamp="2026-01-01T00:00:00Z")
-    >>> rep.context["overall"]["band"]
-    'risky'
+    >>> rep.context["overall"]["band"]  # every prediction is right: CSR = 0
+    'no_evidence'
     """
     result = accessor.evaluate(metrics, ci=ci, n_boot=n_boot, ci_method=ci_method, seed=seed,
                                n_bins=n_bins, strategy=strategy, tau=tau, view=view,

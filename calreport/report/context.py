@@ -113,8 +113,8 @@ def build_report(
     >>> res = df.calib(y="y", proba="p").evaluate(["accuracy", "csr"])
     >>> rep = build_report(res, {"all": df.calib(y="y", proba="p").profile()},
     ...                    timestamp="2026-01-01T00:00:00Z")
-    >>> rep.context["overall"]["counts"][0]["band"]
-    'risky'
+    >>> rep.context["overall"]["band"]  # every prediction is right: CSR = 0
+    'no_evidence'
     """
     if not isinstance(result, CalibrationResult):
         raise TypeError(f"`result` must be a CalibrationResult (df.calib.evaluate(...)), got "
