@@ -1,17 +1,19 @@
-"""Report rendering end to end: 3 groups x 1e5 rows, B = 200 bootstrap replicates.
+"""Report rendering end to end: 3 groups x 1e5 rows and 200 groups x 1000 rows, B = 200.
 
-Times ``df.groupby("model").calib.report(ci=0.95, n_boot=200)`` (summary, intervals,
-figures, context) and each output format, and records the PDF size.  Target: at most
-15 s end to end.  No peer renders a calibration audit report, so there
-is nothing to time beside it.
+Times ``df.groupby(key).calib.report(ci=0.95, n_boot=200)`` (evaluation with
+intervals, figures, context), ``to_html()`` and ``to_pdf()``, and counts the PDF's
+pages.  Targets (200 groups): at most 15 s end to end and 30 pages.  No peer renders
+a calibration audit report, so there is nothing to time beside it.
 
-Usage: ``python benchmarks/bench_report.py [--quick]``; writes its section of
-benchmarks/RESULTS.md unless ``--quick``.
+Usage: ``python benchmarks/bench_report.py [--quick] [--keep DIR]``; writes its
+section of benchmarks/RESULTS.md unless ``--quick``; ``--keep`` writes the PDFs there
+(render them with ``pdftoppm -r 60 -png`` to look at the pages).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 import time
 import warnings
@@ -26,29 +28,33 @@ from _common import machine, table, write_section
 import calreport  # noqa: F401
 
 
-def data(n_per_group: int, seed: int = 0) -> pd.DataFrame:
+def data(n_groups: int, n_per_group: int, seed: int = 0) -> pd.DataFrame:
+    """Beta(2, 2) scores; each group's truth is p**power, power in [0.8, 1.4]."""
     rng = np.random.default_rng(seed)
-    frames = []
-    for g, power in (("model_a", 1.0), ("model_b", 1.3), ("model_c", 0.8)):
-        p = rng.beta(2.0, 2.0, n_per_group)
-        y = (rng.random(n_per_group) < p**power).astype(np.int64)
-        frames.append(pd.DataFrame({"model": g, "y_true": y, "proba": p}))
-    return pd.concat(frames, ignore_index=True)
+    n = n_groups * n_per_group
+    p = rng.beta(2.0, 2.0, n)
+    power = np.linspace(0.8, 1.4, n_groups).repeat(n_per_group)
+    y = (rng.random(n) < p**power).astype(np.int64)
+    width = len(str(n_groups - 1))
+    return pd.DataFrame({"group": np.repeat([f"g{i:0{width}d}" for i in range(n_groups)],
+                                            n_per_group),
+                         "y_true": y, "proba": p,
+                         "row_id": [f"R{i:07d}" for i in range(n)]})
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
-    n = 10_000 if args.quick else 100_000
-    df = data(n)
-    rows = []
+def run(n_groups: int, n_per_group: int, keep: Path | None) -> list[list]:
+    import pypdf
+
+    df = data(n_groups, n_per_group)
+    acc = df.groupby("group").calib(y="y_true", proba="proba")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
-        rep = df.groupby("model").calib.report(title="Benchmark", ci=0.95, n_boot=200,
-                                               seed=0, progress=False,
-                                               timestamp="2026-01-01T00:00:00")
+        result = acc.evaluate(ci=0.95, n_boot=200, seed=0)
+        t_eval = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        rep = acc.report(title="Benchmark", ci=0.95, n_boot=200, seed=0, progress=False,
+                         row_label="row_id", timestamp="2026-01-01T00:00:00Z")
         t_build = time.perf_counter() - t0
         t0 = time.perf_counter()
         html = rep.to_html()
@@ -56,26 +62,35 @@ def main() -> None:
         t0 = time.perf_counter()
         pdf = rep.to_pdf()
         t_pdf = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        js = rep.to_json()
-        md = rep.to_markdown()
-        t_text = time.perf_counter() - t0
-    rows += [
-        [f"report() build: summary + B=200 intervals + figures, 3 x {n:.0e} rows", t_build],
-        ["to_html()", t_html],
-        ["to_pdf() (WeasyPrint)", t_pdf],
-        ["to_json() + to_markdown()", t_text],
-        ["end to end (build + HTML + PDF)", t_build + t_html + t_pdf],
-    ]
-    sizes = [["PDF", len(pdf) / 1024], ["HTML", len(html.encode()) / 1024],
-             ["JSON", len(js.encode()) / 1024], ["Markdown", len(md.encode()) / 1024]]
+    del result
+    pages = len(pypdf.PdfReader(io.BytesIO(pdf)).pages)
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        (keep / f"report_{n_groups}x{n_per_group}.pdf").write_bytes(pdf)
+    label = f"{n_groups} x {n_per_group:g}"
+    return [[label, "evaluate(ci=0.95, B=200) alone", t_eval, ""],
+            [label, "report() build (evaluate + figures + context)", t_build, ""],
+            [label, "to_html()", t_html, f"{len(html.encode()) / 1024:.0f} KiB"],
+            [label, "to_pdf()", t_pdf, f"{len(pdf) / 1024:.0f} KiB, {pages} pages"],
+            [label, "end to end (build + HTML + PDF)", t_build + t_html + t_pdf, ""]]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--keep", type=Path, default=None)
+    args = ap.parse_args()
+    cases = [(3, 10_000), (20, 500)] if args.quick else [(3, 100_000), (200, 1000)]
+    rows = []
+    for g, n in cases:
+        rows += run(g, n, args.keep)
+        print(table(["groups x rows", "step", "seconds", "output"], rows[-5:]), flush=True)
     body = (
         "## Report rendering\n\n"
         f"Machine: {machine(('calreport', 'numpy', 'pandas', 'matplotlib', 'weasyprint'))}"
         "\n\nCommand: `python benchmarks/bench_report.py`\n\n"
-        + table(["step", "seconds"], rows)
-        + "\n\n" + table(["output", "size (KiB)"], sizes)
-        + "\n\nTarget: <= 15 s end to end for 3 groups x 1e5 rows with B = 200."
+        + table(["groups x rows", "step", "seconds", "output"], rows)
+        + "\n\nTargets: 200 groups x 1000 rows <= 15 s end to end and <= 30 pages."
     )
     if args.quick:
         print(body)

@@ -48,16 +48,21 @@ def multiclass() -> ConfidenceProfile:
 
 
 def _data_line(ax: Axes, label: str):
-    """The line labelled ``label`` (for error bars: the container's data line)."""
-    found = [ln for ln in ax.lines if ln.get_label() == label]
-    found += [c.lines[0] for c in ax.containers if c.get_label() == label]
+    """The line labelled ``label``, searched in every axes of the figure."""
+    found = [ln for a in ax.figure.axes for ln in a.lines if ln.get_label() == label]
     (line,) = found
     return line
 
 
+def _points(ax: Axes, label: str) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets (x, y) and marker sizes of the scatter labelled ``label``."""
+    (col,) = [c for c in ax.collections if c.get_label() == label]
+    return np.asarray(col.get_offsets()), np.asarray(col.get_sizes())
+
+
 def _error_bars(ax: Axes, label: str) -> np.ndarray:
     """Segments ``[[(x, low), (x, high)], ...]`` of the error bars of series ``label``."""
-    (container,) = [c for c in ax.containers if c.get_label() == label]
+    (container,) = [c for c in ax.containers if c.get_label() == f"_{label} intervals"]
     return np.array(container.lines[2][0].get_segments())
 
 
@@ -67,11 +72,14 @@ def test_reliability_points_and_intervals_are_the_table(binary):
     score, outcome = binary.view()
     t = binned.reliability_table(score, outcome, n_bins=10, strategy="uniform")
     ok = np.asarray(t.count) > 0
-    line = _data_line(ax, "observed frequency (95 % Wilson interval)")
-    np.testing.assert_allclose(line.get_xdata(), np.asarray(t.mean_score)[ok])
-    np.testing.assert_allclose(line.get_ydata(), np.asarray(t.mean_outcome)[ok])
+    xy, sizes = _points(ax, "observed frequency (95 % Wilson interval)")
+    np.testing.assert_allclose(xy[:, 0], np.asarray(t.mean_score)[ok])
+    np.testing.assert_allclose(xy[:, 1], np.asarray(t.mean_outcome)[ok])
+    # marker area grows linearly with the bin count: size = 8 + 110 * count / max
+    count = np.asarray(t.count, float)[ok]
+    np.testing.assert_allclose(sizes, 8 + 110 * count / count.max())
     # the error bars run from ci_low to ci_high at each point
-    seg = _error_bars(ax, "observed frequency (95 % Wilson interval)")
+    seg = _error_bars(ax, "observed")
     np.testing.assert_allclose(seg[:, 0, 1], np.asarray(t.ci_low)[ok])
     np.testing.assert_allclose(seg[:, 1, 1], np.asarray(t.ci_high)[ok])
     # the occupancy bars underneath count the rows: independent count with equal-width
@@ -87,8 +95,8 @@ def test_reliability_quantile_and_top_label_view(binary):
     ax = plotting.reliability_diagram(binary, view="top_label", n_bins=5, strategy="quantile")
     t = binned.reliability_table(binary.conf, binary.correct.astype(float), n_bins=5,
                                  strategy="quantile")
-    line = _data_line(ax, "observed frequency (95 % Wilson interval)")
-    np.testing.assert_allclose(line.get_ydata(), np.asarray(t.mean_outcome)[
+    xy, _ = _points(ax, "observed frequency (95 % Wilson interval)")
+    np.testing.assert_allclose(xy[:, 1], np.asarray(t.mean_outcome)[
         np.asarray(t.count) > 0])
     assert ax.get_ylabel() == "Accuracy"
     assert "quantile" in ax.get_title()
@@ -100,9 +108,20 @@ def test_reliability_overlay_one_series_per_group(groups):
     assert labels == ["perfect calibration", "calibrated", "overconfident"]
     for name, prof in groups.items():
         t = binned.reliability_table(*prof.view(), n_bins=8, strategy="uniform")
-        np.testing.assert_allclose(_data_line(ax, name).get_ydata(),
+        np.testing.assert_allclose(_points(ax, name)[0][:, 1],
                                    np.asarray(t.mean_outcome)[np.asarray(t.count) > 0])
     assert len(ax.child_axes[0].patches) == 2 * 8
+
+
+def test_grey_series_are_context(groups):
+    ax = plotting.reliability_diagram(groups, n_bins=8, grey=["calibrated"])
+    (col,) = [c for c in ax.collections if c.get_label() == "calibrated"]
+    assert matplotlib.colors.to_hex(col.get_facecolor()[0]) == plotting.GREY
+    # context series carry no error bars
+    assert [c.get_label() for c in ax.containers] == ["_overconfident intervals"]
+    ax = plotting.lowess_curve_plot(groups, grey=["calibrated"])
+    (line,) = [ln for ln in ax.lines if ln.get_label().startswith("calibrated")]
+    assert line.get_color() == plotting.GREY
 
 
 def test_reliability_draws_on_given_axes(binary):
@@ -113,8 +132,15 @@ def test_reliability_draws_on_given_axes(binary):
 
 
 # ------------------------------------------------------------------ calibration curve
-def test_calibration_curve_is_the_lowess_curve_with_lcs(groups):
-    ax = plotting.calibration_curve_plot(groups)
+def test_calibration_curve_old_name_warns(binary):
+    with pytest.warns(FutureWarning, match="renamed lowess_curve_plot"):
+        plotting.calibration_curve_plot(binary)
+    with pytest.warns(FutureWarning, match="renamed lowess_curve_plot"):
+        plotting.CalibPlots({"all": binary}).calibration_curve_plot()
+
+
+def test_lowess_curve_is_the_lowess_curve_with_lcs(groups):
+    ax = plotting.lowess_curve_plot(groups)
     for name, prof in groups.items():
         score, outcome = prof.view()
         curve = local.lowess_curve(score, outcome)
@@ -215,6 +241,7 @@ def test_roc_needs_labels():
 def test_selective_lines_are_the_sweep(groups):
     taus = np.linspace(0.5, 0.95, 10)
     ax = plotting.selective_plot(groups, taus=taus)
+    assert len(ax.figure.axes) == 4  # one panel per quantity
     for name, prof in groups.items():
         sweep = selective.selective_sweep(prof.conf, prof.correct, taus=taus)
         for key, label in (("coverage", "coverage"), ("cwsa", "CWSA"),
@@ -257,6 +284,25 @@ def test_risk_plot_positions_are_z_scores():
     # profiles are accepted and summarised the same way
     ax2 = plotting.risk_plot({"bad": bad})
     assert ax2.collections[0].get_offsets()[0, 0] == pytest.approx(z_bad)
+    # marker colour = the band's colour
+    colours = [matplotlib.colors.to_hex(c) for c in ax.collections[0].get_facecolors()]
+    assert colours[labels.index("bad")] == plotting.BAND_COLORS["risky"]
+
+
+def test_risk_plot_many_groups_top_rows_and_a_strip():
+    rng = np.random.default_rng(5)
+    profs = {f"g{i:03d}": ConfidenceProfile.from_arrays(
+        conf=rng.uniform(0.5, 0.99, 80), correct=rng.random(80) < 0.7) for i in range(60)}
+    ax = plotting.risk_plot(profs, top=10)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(labels) == 11 and labels[-1] == "other 50 groups"
+    zs = {k: risk.risk_summary(p.conf, p.correct).z for k, p in profs.items()}
+    top = sorted(zs, key=lambda k: -zs[k])[:10]
+    assert labels[:10] == top
+    assert len(ax.collections[1].get_offsets()) == 50
+    # the height grows with the rows drawn
+    small = plotting.risk_plot(dict(list(profs.items())[:3]))
+    assert ax.figure.get_size_inches()[1] > small.figure.get_size_inches()[1]
 
 
 def test_risk_drivers_cumulative_share():
@@ -271,7 +317,7 @@ def test_risk_drivers_cumulative_share():
 def test_rcparams_unchanged_by_all_figures(binary, groups, multiclass):
     before = matplotlib.rcParams.copy()
     plotting.reliability_diagram(groups)
-    plotting.calibration_curve_plot(binary)
+    plotting.lowess_curve_plot(binary)
     plotting.confidence_histogram(binary)
     plotting.roc_plot(groups)
     plotting.selective_plot(multiclass)
@@ -299,6 +345,18 @@ def test_pyplot_is_never_imported():
 
 
 # -------------------------------------------------------------------------- embedding
+def test_svg_ids_are_renamed_in_document_order():
+    svg = ('<defs><path id="m0123456789"/><clipPath id="p9876543210"/>'
+           '<path id="C0_1_045b9c60ab"/></defs>'
+           '<use xlink:href="#m0123456789"/><g clip-path="url(#p9876543210)"/>'
+           '<use xlink:href="#C0_1_045b9c60ab"/>'
+           '<path id="DejaVuSans-41"/><g id="line2d_1"/>')
+    out = plotting.stable_svg_ids(svg)
+    assert out == ('<defs><path id="cr0"/><clipPath id="cr1"/><path id="cr2"/></defs>'
+                   '<use xlink:href="#cr0"/><g clip-path="url(#cr1)"/><use xlink:href="#cr2"/>'
+                   '<path id="DejaVuSans-41"/><g id="line2d_1"/>')
+
+
 def test_figure_encoding_is_deterministic_svg_for_lines(binary):
     a = plotting.figure_to_data_uri(plotting.reliability_diagram(binary).figure)
     b = plotting.figure_to_data_uri(plotting.reliability_diagram(binary).figure)
@@ -332,7 +390,7 @@ def test_bad_inputs_have_clear_errors(binary):
     with pytest.raises(TypeError, match="must be a ConfidenceProfile or a mapping"):
         plotting.reliability_diagram([0.1, 0.2])
     with pytest.raises(TypeError, match=r"`profile\['a'\]` is a list"):
-        plotting.calibration_curve_plot({"a": [1, 2]})
+        plotting.lowess_curve_plot({"a": [1, 2]})
     with pytest.raises(ValueError, match="empty mapping"):
         plotting.selective_plot({})
     with pytest.raises(TypeError, match="`ax` must be a matplotlib Axes"):
@@ -362,6 +420,6 @@ def test_calib_plots_with_mapping_and_callable(groups):
     with pytest.raises(KeyError, match="No group 'nope'"):
         plots.roc_plot(group="nope")
     single = plotting.CalibPlots({"all": groups["calibrated"]})
-    assert single.calibration_curve_plot().get_legend_handles_labels()[1][1].startswith("LCS")
+    assert single.lowess_curve_plot().get_legend_handles_labels()[1][1].startswith("LCS")
     with pytest.raises(TypeError, match="CalibPlots needs a mapping"):
         plotting.CalibPlots(3)

@@ -5,70 +5,61 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
-import math
 import re
 import sys
+import threading
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from calreport import ConfidenceProfile, report
-from calreport.bootstrap import bootstrap_intervals
-from calreport.settings import Settings as SummarySettings
-from calreport.summary import summarize
+import calreport  # noqa: F401  (registers the accessors)
+from calreport import references, report
+from calreport.registry import REGISTRY
+from calreport.report import pdf as report_pdf
 
 HOSTILE = "<script>alert(1)</script>"
 TS = "2026-03-01T09:30:00Z"
+METRICS = ["accuracy", "cwa", "csr", "sigma_csr", "z_csr", "p_risk", "ece", "brier", "auc",
+           "cwsa"]
+#: Internal file names and paths that must never reach a reader.
+INTERNAL = re.compile(r"[0-9]{3}_[0-9a-f]{16}\.txt|shared/|formulas\.md|DESIGN\.md")
 
 
-def _profile(seed: int, n: int, sharpen: float) -> ConfidenceProfile:
-    rng = np.random.default_rng(seed)
-    true_p = rng.beta(2, 2, n)
-    y = np.where(rng.random(n) < true_p, "yes", "no")
-    logit = np.log(true_p / (1 - true_p)) * sharpen
-    return ConfidenceProfile.from_arrays(y, 1 / (1 + np.exp(-logit)), classes=["no", "yes"])
-
-
-def _summary(profiles: dict, *, ci: bool = True, n_boot: int = 60) -> pd.DataFrame:
-    """Groups x (metric, stat) built from the summary and bootstrap functions."""
-    settings = SummarySettings(seed=0)
-    parts = {}
-    for key, prof in profiles.items():
-        res = summarize(prof, settings=settings)
-        iv = bootstrap_intervals(prof, res, n_boot=n_boot, seed=1) if ci else {}
-        row = {}
-        for m, val in res.values.items():
-            row[(m, "value")] = val
-            if ci:
-                row[(m, "ci_low")], row[(m, "ci_high")] = iv.get(m, (math.nan, math.nan))
-        parts[key] = row
-    out = pd.DataFrame.from_dict(parts, orient="index")
-    if ci:
-        out.columns = pd.MultiIndex.from_tuples(out.columns, names=["metric", "stat"])
-        out.attrs["ci"] = {"level": 0.95, "method": "percentile", "n_boot": n_boot, "seed": 1}
-    else:
-        out.columns = [c[0] for c in out.columns]
-    out.attrs["settings"] = settings.to_dict()
-    return out
+def _frame() -> pd.DataFrame:
+    """Three cohorts: calibrated, overconfident (logits x3) and a hostile-named one."""
+    rng = np.random.default_rng(0)
+    parts = []
+    for name, n, sharpen in (("calibrated", 500, 1.0), ("overconfident", 500, 3.0),
+                             (HOSTILE, 300, 1.4)):
+        true_p = rng.beta(2, 2, n)
+        y = np.where(rng.random(n) < true_p, "yes", "no")
+        logit = np.log(true_p / (1 - true_p)) * sharpen
+        parts.append(pd.DataFrame({"cohort": name, "y": y, "p": 1 / (1 + np.exp(-logit))}))
+    df = pd.concat(parts, ignore_index=True)
+    df["pid"] = [f"P{i:05d}" for i in range(len(df))]
+    return df
 
 
 @pytest.fixture(scope="module")
-def profiles() -> dict[str, ConfidenceProfile]:
-    return {"calibrated": _profile(0, 500, 1.0), "overconfident": _profile(1, 500, 3.0),
-            HOSTILE: _profile(2, 300, 1.4)}
+def frame() -> pd.DataFrame:
+    return _frame()
+
+
+def _acc(frame):
+    return frame.groupby("cohort").calib(y="y", proba="p", pos_label="yes")
+
+
+def _build(frame, **kw):
+    return _acc(frame).report(metrics=METRICS, n_boot=60, seed=1, timestamp=TS,
+                              title="Audit of model X", subject="test set", row_label="pid",
+                              model="model X", model_version="1.2",
+                              data_description="hold-out 2025", **kw)
 
 
 @pytest.fixture(scope="module")
-def summary(profiles) -> pd.DataFrame:
-    return _summary(profiles)
-
-
-@pytest.fixture(scope="module")
-def rep(profiles, summary) -> report.Report:
-    labels = {k: [f"row-{i}" for i in range(p.n)] for k, p in profiles.items()}
-    return report.build_report(profiles, summary, title="Audit of model X", subject="test set",
-                               group_label="cohort", row_labels=labels, timestamp=TS)
+def rep(frame) -> report.Report:
+    return _build(frame)
 
 
 @pytest.fixture(scope="module")
@@ -82,21 +73,29 @@ def pdf(rep) -> bytes:
     return rep.to_pdf()
 
 
-def _z(prof: ConfidenceProfile) -> float:
-    """z = (CSR - 1) / sigma_CSR by the formulas of 000, section 2.1 (c < 1 here)."""
-    c, wrong = prof.conf, ~prof.correct
-    csr = np.sum(1 / (1 - c[wrong])) / prof.n
-    sigma = np.sqrt(np.sum(c / (1 - c))) / prof.n
+def _z(conf: np.ndarray, correct: np.ndarray) -> float:
+    """z = (CSR - 1) / sigma_CSR written out (c < 1 here, no weights)."""
+    n = conf.size
+    csr = np.sum(1 / (1 - conf[~correct])) / n
+    sigma = np.sqrt(np.sum(conf / (1 - conf))) / n
     return (csr - 1) / sigma
 
 
+def _group_rows(frame, name):
+    sub = frame[frame["cohort"] == name]
+    p = sub["p"].to_numpy()
+    pred_yes = p >= 0.5
+    conf = np.where(pred_yes, p, 1 - p)
+    correct = pred_yes == (sub["y"].to_numpy() == "yes")
+    return sub, conf, correct
+
+
 # ------------------------------------------------------------------------------ HTML
-def test_hostile_names_are_escaped(profiles):
-    frame = _summary(profiles, ci=False)
-    frame["<img src=x onerror=alert(2)>"] = 1.0
-    rep = report.build_report(profiles, frame, title="<b>t</b>", subject="<i>s</i>",
-                              data_notes={"<u>k</u>": "<a href='http://x'>v</a>"},
-                              timestamp=TS)
+def test_hostile_names_are_escaped(frame):
+    rep = _acc(frame).report(metrics=["accuracy", "csr"], ci=None, title="<b>t</b>",
+                             subject="<i>s</i>", model="<img src=x onerror=alert(2)>",
+                             data_notes={"<u>k</u>": "<a href='http://x'>v</a>"},
+                             timestamp=TS)
     html = rep.to_html()
     assert HOSTILE not in html and "<img src=x" not in html and "<b>t</b>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -115,7 +114,7 @@ def test_html_has_no_external_reference(html):
 
 def test_html_holds_the_figures(rep, html):
     ids = [f["id"] for f in rep.context["figures"]]
-    assert ids == ["risk", "reliability", "calibration_curve", "confidence_histogram", "roc",
+    assert ids == ["risk", "reliability", "lowess_curve", "confidence_histogram", "roc",
                    "selective", "risk_drivers"]
     assert all(f["uri"] for f in rep.context["figures"])
     assert html.count('src="data:image/svg+xml;base64,') == len(ids)
@@ -123,69 +122,92 @@ def test_html_holds_the_figures(rep, html):
         assert f'id="fig-{fig_id}"' in html
 
 
-def test_html_shows_metrics_with_intervals(profiles, summary, html):
-    for key in profiles:
-        acc = summary.loc[key, ("accuracy", "value")]
-        lo, hi = summary.loc[key, ("accuracy", "ci_low")], summary.loc[key, ("accuracy",
-                                                                            "ci_high")]
-        assert f"{acc:.4f}" in html
+def test_band_colours_come_from_plotting(html):
+    from calreport.plotting import BAND_COLORS
+
+    for band, colour in BAND_COLORS.items():
+        assert f".calreport .badge.band-{band} {{ background: {colour}; }}" in html
+    css = (report.template_dir() / "report.css").read_text(encoding="utf-8")
+    # the neutral grey of "undetermined" is also the muted text colour
+    assert not any(BAND_COLORS[b] in css for b in ("risky", "evidence", "no_evidence"))
+
+
+def test_html_shows_metrics_with_intervals(rep, html):
+    res = rep.result
+    for g in res.groups:
+        lo, hi = g.intervals["accuracy"]
+        assert f"{g.get('accuracy'):.4f}" in html
         assert f"{lo:.4f} to {hi:.4f}" in html
-        brier = summary.loc[key, ("brier", "value")]
-        assert f"{brier:.4f}" in html
-    for label in ("ECE", "MCE", "Brier score", "Log loss", "CWSA", "P_risk"):
-        assert label in html
-    # the binning behind ECE and the bootstrap behind the intervals are stated
-    assert "15 uniform bins" in html and "Replicates" in html and "percentile" in html
 
 
-def test_verdict_first_with_band_by_z(rep, profiles, html):
-    order = [html.index(f'id="{s}"') for s in ("verdict", "data", "metrics", "groups",
-                                                "figures", "drivers", "methods", "signoff")]
+def test_verdict_first_page_story(rep, frame, html):
+    order = [html.index(f'id="{s}"') for s in ("verdict", "cards", "groups", "figures",
+                                                "metrics", "data", "methods", "drivers",
+                                                "signoff")]
     assert order == sorted(order)
-    expected = {}
-    for key, prof in profiles.items():
-        z = _z(prof)
-        expected[key] = ("no evidence of overconfidence" if z <= 1 else
-                         "evidence of overconfidence" if z <= 3 else "risky")
-    got = {g["name"]: g["band_label"] for g in rep.context["groups"]}
-    assert got == expected
-    zs = [g["z"] for g in rep.context["groups"]]
-    assert zs == sorted(zs, reverse=True)
-    assert got["overconfident"] == "risky"
-    verdict = html[html.index('id="verdict"'):html.index('id="data"')]
+    for g in rep.context["groups"]:
+        _, conf, correct = _group_rows(frame, g["name"])
+        assert g["z"] == pytest.approx(_z(conf, correct), rel=1e-9)
+    bands = {g["name"]: g["band"] for g in rep.context["groups"]}
+    assert bands["overconfident"] == "risky" and bands["calibrated"] != "risky"
+    counts = {c["band"]: c["count"] for c in rep.context["overall"]["counts"]}
+    assert sum(counts.values()) == 3 and counts["risky"] >= 1
+    verdict = html[html.index('id="verdict"'):html.index('id="cards"')]
+    assert "Worst groups by z" in verdict and "Recommended next steps" in verdict
+    assert "Certainty claims" in verdict and "model X" in html[:html.index('id="verdict"')]
     assert verdict.index("overconfident") < verdict.index("calibrated")
-    assert "normal approximation" in verdict
+    steps = " ".join(s["action"] for s in rep.context["next_steps"])
+    assert "Recalibrate" in steps
 
 
-def test_groups_table_worst_group_gap(rep, summary):
-    gaps = {g["name"]: g for g in rep.context["group_table"]["gaps"]}
-    acc = summary[("accuracy", "value")]
-    assert gaps["accuracy"]["gap"] == pytest.approx(acc.max() - acc.min())
-    assert gaps["accuracy"]["worst"] == acc.idxmin()
-    csr = summary[("csr", "value")]
-    assert gaps["csr"]["worst"] == (csr - 1).abs().idxmax()
+def test_card_prints_p_risk_with_its_meaning(rep):
+    for g in rep.context["groups"]:
+        if g["csr"] <= 1.0 and g["p_risk"] == 0.0:
+            assert g["p_risk_note"].startswith("CSR ≤ 1")
+        assert g["p_risk_method"]
+        # badge and P_risk come from one verdict: risky groups have P_risk near 1
+        if g["band"] == "risky" and g["n_certain_wrong"] == 0:
+            assert g["p_risk"] > 0.99
 
 
-def test_drivers_are_the_most_overconfident_errors(rep, profiles):
-    prof = profiles["overconfident"]
+def test_drivers_are_the_most_overconfident_errors(rep, frame):
+    sub, conf, correct = _group_rows(frame, "overconfident")
     (d,) = [d for d in rep.context["drivers"] if d["group"] == "overconfident"]
-    wrong = np.flatnonzero(~prof.correct)
-    contrib = 1 / (1 - prof.conf[wrong]) / prof.n
-    top = wrong[np.argsort(-contrib)][:10]
-    assert [r["row"] for r in d["rows"]] == [f"row-{i}" for i in top]
+    wrong = np.flatnonzero(~correct)
+    contrib = 1 / (1 - conf[wrong]) / conf.size
+    top = wrong[np.argsort(-contrib, kind="stable")][:10]
+    assert [r["row"] for r in d["rows"]] == list(sub["pid"].to_numpy()[top])
     assert d["rows"][0]["share"] == pytest.approx(contrib.max() / contrib.sum())
-    assert d["share_top"] == pytest.approx(np.sort(contrib)[::-1][:10].sum() / contrib.sum())
     assert {r["y_true"] for r in d["rows"]} <= {"no", "yes"}
     assert all(r["y_true"] != r["y_pred"] for r in d["rows"])
+    assert rep.context["row_label_name"] == "pid"
 
 
-def test_methods_cite_papers(rep, html):
-    refs = {r["file"]: r["number"] for r in rep.context["methods"]["references"]}
-    assert "Beyond ECE: Calibrated Size Ratio" in html
-    assert "Source file 000_efda01fc1c8d5c44.txt" in html
-    assert f"[{refs['000_efda01fc1c8d5c44.txt']}] section 2.1, Definition 2" in html
-    assert f"[{refs['001_d2625f96c7f90dfa.txt']}] section 3.2" in html
+def test_methods_cite_registry_and_references(rep, html):
+    refs = {r["key"]: r["number"] for r in rep.context["methods"]["references"]}
+    assert references.cite("MartinMaroto2026") in html.replace("&amp;", "&")
+    assert "arXiv:2605.01796" in html
+    where = REGISTRY["csr"].references[0].where
+    assert f"[{refs['MartinMaroto2026']}] {where}" in html
+    assert REGISTRY["ece"].formula in html
     assert "Reviewer name" in html and "approved with conditions" in html
+
+
+def test_no_internal_file_names_in_any_output(rep, html):
+    for text in (html, rep.to_markdown(), rep.to_json()):
+        assert not INTERNAL.search(text)
+    for path in report.template_dir().iterdir():
+        assert not INTERNAL.search(path.read_text(encoding="utf-8"))
+
+
+def test_reliability_caption_is_right_for_both_views():
+    from calreport.plotting import reliability_caption
+
+    pos = reliability_caption("positive", 10, "uniform")
+    assert "above 0.5" in pos and "below 0.5" in pos
+    assert "above the diagonal are overconfident" in pos
+    top = reliability_caption("top_label", 10, "uniform")
+    assert "below the diagonal are overconfident" in top
 
 
 def test_repr_html_is_a_scoped_fragment(rep):
@@ -200,12 +222,22 @@ def test_repr_html_is_a_scoped_fragment(rep):
     assert selectors and all(s.startswith(".calreport") for s in selectors if s)
 
 
+def test_template_override_is_searched_first(frame, tmp_path):
+    (tmp_path / "report.html.j2").write_text(
+        '{% extends "base.html.j2" %}{% block body %}<p>custom {{ title }}</p>{% endblock %}',
+        encoding="utf-8")
+    rep = _acc(frame).report(metrics=["accuracy", "csr"], ci=None, timestamp=TS,
+                             template_dir=tmp_path)
+    html = rep.to_html()
+    assert "<p>custom Calibration audit</p>" in html and "report.css" not in html
+    assert "@page" in html  # the packaged base and CSS are still found
+    with pytest.raises(ValueError, match="is not a folder"):
+        _acc(frame).report(ci=None, metrics=["accuracy"], template_dir=tmp_path / "nope")
+
+
 # --------------------------------------------------------------------- determinism
-def test_output_is_deterministic(profiles, summary, rep, request):
-    again = report.build_report(profiles, summary, title="Audit of model X",
-                                subject="test set", group_label="cohort",
-                                row_labels={k: [f"row-{i}" for i in range(p.n)]
-                                            for k, p in profiles.items()}, timestamp=TS)
+def test_output_is_deterministic(frame, rep, request):
+    again = _build(frame)
     assert again.to_html() == rep.to_html()
     assert again.to_markdown() == rep.to_markdown()
     assert again.to_json() == rep.to_json()
@@ -213,41 +245,93 @@ def test_output_is_deterministic(profiles, summary, rep, request):
         assert again.to_pdf() == request.getfixturevalue("pdf")
 
 
+def test_concurrent_reports_are_byte_identical(frame):
+    serial = _acc(frame).report(metrics=["accuracy", "csr", "ece"], ci=None,
+                                timestamp=TS).to_html()
+    out: list[str] = []
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            out.append(_acc(frame).report(metrics=["accuracy", "csr", "ece"], ci=None,
+                                          timestamp=TS).to_html())
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(out) == 4
+    assert all(h == serial for h in out)
+
+
+def test_svg_ids_do_not_depend_on_the_process_salt():
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    from calreport.plotting import figure_to_data_uri
+
+    def draw() -> str:
+        fig = Figure()
+        fig.add_subplot().plot([0, 1], [0, 1], "o")
+        return figure_to_data_uri(fig, fmt="svg")
+
+    before = matplotlib.rcParams["svg.hashsalt"]
+    first = draw()
+    with matplotlib.rc_context({"svg.hashsalt": "something else"}):
+        assert draw() == first
+    assert matplotlib.rcParams["svg.hashsalt"] == before
+
+
 # ------------------------------------------------------------------------------ JSON
-def test_json_parses_without_nan(profiles):
-    frame = _summary(profiles, ci=False)
-    frame.loc["calibrated", "auc"] = np.nan
-    rep = report.build_report(profiles, frame, timestamp=TS)
+def _numbers_are_numbers(node, path="") -> None:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            _numbers_are_numbers(v, f"{path}.{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            _numbers_are_numbers(v, f"{path}[{i}]")
+    elif isinstance(node, str) and not path.endswith("schema_version") and not \
+            path.startswith(".signoff"):  # user text such as a model version "1.2"
+        assert not re.fullmatch(r"[-−]?[\d,]+(\.\d+)?( ?%)?", node), f"{path} = {node!r}"
+
+
+def test_json_numbers_are_numbers(rep):
     text = rep.to_json()
     assert "NaN" not in text and "Infinity" not in text
     data = json.loads(text)
     assert data["schema_version"] == report.SCHEMA_VERSION
-    auc = next(r for r in data["metrics"] if r["name"] == "auc")
-    assert auc["cells"][[g["name"] for g in data["groups"]].index("calibrated")][
-        "value"] is None
-    assert data["meta"]["timestamp"] == "2026-03-01 09:30:00 UTC"
+    _numbers_are_numbers(data)
+    groups = {g["name"]: g for g in data["result"]["groups"]}
+    res = {g.name: g for g in rep.result.groups}
+    assert groups["calibrated"]["metrics"]["accuracy"]["value"] == res["calibrated"].get(
+        "accuracy")
+    assert isinstance(data["groups"][0]["n"], float)
+    assert data["meta"]["timestamp_iso"] == "2026-03-01T09:30:00Z"
+    assert data["signoff"] == {"model": "model X", "model_version": "1.2",
+                               "data_description": "hold-out 2025"}
     assert all("uri" not in f for f in data["figures"])
+    assert data["references"][0]["citation"].startswith("Martin-Maroto")
 
 
-def test_to_jsonable_handles_pandas_and_numpy(summary):
+def test_to_jsonable_handles_pandas_and_numpy(rep):
+    summary = rep.summary
     out = report.to_jsonable(summary)
-    assert set(out) == set(summary.index)
-    assert out["calibrated"]["accuracy"]["value"] == summary.loc["calibrated",
-                                                                 ("accuracy", "value")]
+    assert set(out) == {str(k) for k in summary.index}
     assert report.to_jsonable(pd.Series({"a": np.nan, "b": np.int64(3)})) == {"a": None,
                                                                               "b": 3}
-    json.dumps(report.to_jsonable(summary), allow_nan=False)
+    json.dumps(out, allow_nan=False)
 
 
 # -------------------------------------------------------------------------- Markdown
-def test_markdown_has_the_same_numbers(profiles, summary, rep, html):
+def test_markdown_has_the_same_numbers(rep, html):
     md = rep.to_markdown()
-    for key in profiles:
+    for g in rep.result.groups:
         for metric in ("accuracy", "ece", "brier"):
-            val = summary.loc[key, (metric, "value")]
-            lo, hi = summary.loc[key, (metric, "ci_low")], summary.loc[key, (metric,
-                                                                             "ci_high")]
-            for text in (f"{val:.4f}", f"{lo:.4f} to {hi:.4f}"):
+            lo, hi = g.intervals[metric]
+            for text in (f"{g.get(metric):.4f}", f"{lo:.4f} to {hi:.4f}"):
                 assert text in md and text in html
     assert HOSTILE not in md
     assert r"\<script\>alert(1)\</script\>" in md
@@ -256,17 +340,17 @@ def test_markdown_has_the_same_numbers(profiles, summary, rep, html):
 
 
 # ------------------------------------------------------------------------------- PDF
-def test_pdf_is_valid_multipage_with_verdict_and_attachment(pdf, rep, summary):
+def test_pdf_is_valid_multipage_with_verdict_and_attachment(pdf, rep):
     pypdf = pytest.importorskip("pypdf")
     assert pdf.startswith(b"%PDF-")
     reader = pypdf.PdfReader(io.BytesIO(pdf))
     assert len(reader.pages) >= 4
+    first = reader.pages[0].extract_text()
+    assert "Verdict" in first and "risky" in first and "Worst groups by z" in first
     text = "\n".join(p.extract_text() for p in reader.pages)
-    assert "Verdict" in text and "risky" in text
-    acc = summary.loc["overconfident", ("accuracy", "value")]
-    assert f"{acc:.4f}" in text
     assert "Page 1 of" in text
     assert "<script>alert(1)</script>" in text  # shown literally, as text
+
     def titles(items):
         for item in items:
             yield from titles(item) if isinstance(item, list) else [item.title]
@@ -281,9 +365,9 @@ def test_pdf_is_valid_multipage_with_verdict_and_attachment(pdf, rep, summary):
 
 def test_pdf_fetcher_refuses_everything_but_data_and_fonts():
     weasyprint = pytest.importorskip("weasyprint")
-    faces, allowed = report._font_faces()
+    faces, allowed = report_pdf._font_faces()
     assert len(allowed) >= 2 and "DejaVuSans.ttf" in faces
-    fetch = report._url_fetcher(weasyprint, allowed)
+    fetch = report_pdf._url_fetcher(weasyprint, allowed)
     call = getattr(fetch, "fetch", fetch)
     for url in ("http://example.com/x.png", "https://example.com", "file:///etc/passwd"):
         with pytest.raises(ValueError, match="fetch no external resource"):
@@ -300,51 +384,50 @@ def test_pdf_needs_weasyprint(rep, monkeypatch):
 # ------------------------------------------------------------------------- save, misc
 def test_save_dispatches_on_suffix(rep, tmp_path):
     assert rep.save(tmp_path / "r.html").read_text(encoding="utf-8") == rep.to_html()
-    assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8")) if rep.save(
-        tmp_path / "r.json") else False
+    assert json.loads(rep.save(tmp_path / "r.json").read_text(encoding="utf-8"))
     assert rep.save(tmp_path / "r.md").read_text(encoding="utf-8") == rep.to_markdown()
     with pytest.raises(ValueError, match=r"use \.html, \.pdf, \.json or \.md"):
         rep.save(tmp_path / "r.docx")
 
 
-def test_ungrouped_point_estimates(profiles):
-    prof = profiles["calibrated"]
-    s = pd.Series(summarize(prof).values)
-    rep = report.build_report({"all": prof}, s, timestamp=TS)
+def test_ungrouped_point_estimates(frame):
+    sub = frame[frame["cohort"] == "calibrated"]
+    rep = sub.calib(y="y", proba="p", pos_label="yes").report(metrics=METRICS, ci=None,
+                                                               timestamp=TS)
     html = rep.to_html()
     assert "No intervals were requested" in html
-    assert 'id="groups"' not in html  # no group comparison for one group
-    assert f"{s['accuracy']:.4f}" in html
+    assert 'id="groups"' not in html and 'id="cards"' not in html
+    assert f"{rep.result.groups[0].get('accuracy'):.4f}" in html
     assert next(f["id"] for f in rep.context["figures"]) == "reliability"
     assert rep.context["data"]["grouped"] is False
+    assert len(rep.context["cards"]) == 1  # the one verdict card is on the first page
+    assert rep.context["row_label_name"] == "Row"
 
 
-def test_minimal_profile_and_unknown_metric():
-    prof = ConfidenceProfile.from_arrays(conf=[0.6, 0.9, 0.95, 0.7, 0.8],
-                                         correct=[1, 1, 0, 1, 1])
-    s = pd.Series({"n": 5.0, "accuracy": 0.8, "my_metric": 0.123456})
-    rep = report.build_report({"all": prof}, s, timestamp=TS)
-    html = rep.to_html()
-    assert "my_metric" in html and "0.1235" in html
+def test_confidence_only_profile():
+    df = pd.DataFrame({"c": [0.6, 0.9, 0.95, 0.7, 0.8] * 20, "ok": [1, 1, 0, 1, 1] * 20})
+    rep = df.calib(conf="c", correct="ok").report(ci=None, metrics=["accuracy", "csr"],
+                                                  timestamp=TS)
     assert "roc" not in [f["id"] for f in rep.context["figures"]]
     assert rep.context["drivers"][0]["has_labels"] is False
-    # z from the profile when the summary lacks it: one error at 0.95 -> CSR = 20/5 = 4
+    # 20 errors at 0.95 among 100 rows: CSR = 20 * 20 / 100 = 4
     assert rep.context["groups"][0]["csr"] == pytest.approx(4.0)
 
 
-def test_bad_arguments():
-    prof = ConfidenceProfile.from_arrays(conf=[0.6, 0.9], correct=[1, 0])
-    s = pd.Series({"n": 2.0})
-    with pytest.raises(TypeError, match="non-empty mapping of group -> ConfidenceProfile"):
-        report.build_report({}, s)
-    with pytest.raises(TypeError, match=r"`profiles\['a'\]` is a list"):
-        report.build_report({"a": [1]}, s)
-    with pytest.raises(ValueError, match=r"`row_labels\['all'\]` has 1 labels"):
-        report.build_report({"all": prof}, s, row_labels={"all": ["x"]})
+def test_bad_arguments(frame, rep):
+    with pytest.raises(TypeError, match="must be a CalibrationResult"):
+        report.build_report({"n": 2}, {})
+    with pytest.raises(TypeError, match=r"`profiles\['calibrated'\]` is a list"):
+        report.build_report(rep.result, {"calibrated": [1]})
+    prof = _acc(frame).profiles()["calibrated"]
+    with pytest.raises(ValueError, match=r"`row_labels\['calibrated'\]` has 1 labels"):
+        report.build_report(rep.result, {"calibrated": prof}, row_labels={"calibrated": ["x"]})
     with pytest.raises(ValueError, match="not an ISO 8601 date-time"):
-        report.build_report({"all": prof}, s, timestamp="yesterday")
-    with pytest.raises(TypeError, match="`summary` must be a pandas DataFrame or Series"):
-        report.build_report({"all": prof}, {"n": 2})
+        report.build_report(rep.result, {"calibrated": prof}, timestamp="yesterday")
+    with pytest.raises(ValueError, match="`max_cards` must be a non-negative integer"):
+        report.build_report(rep.result, {"calibrated": prof}, max_cards=-1)
+    with pytest.raises(ValueError, match=r"`row_label` 'nope' is not a column"):
+        _acc(frame).report(ci=None, metrics=["accuracy"], row_label="nope")
 
 
 def test_templates_found_in_source_tree():
@@ -352,20 +435,7 @@ def test_templates_found_in_source_tree():
     assert (folder / "report.html.j2").is_file() and (folder / "report.css").is_file()
 
 
-# ------------------------------------------------------------------------- accessor
-def test_accessor_report(profiles):
-    import calreport  # noqa: F401  (registers the accessors)
-
-    rng = np.random.default_rng(4)
-    p = rng.uniform(size=400)
-    df = pd.DataFrame({"y_true": (rng.random(400) < p).astype(int), "proba": p,
-                       "site": np.repeat(["north", "south"], 200),
-                       "patient": [f"P{i:03d}" for i in range(400)]})
-    rep = df.groupby("site").calib(y="y_true", proba="proba").report(
-        n_boot=50, seed=0, row_label="patient", timestamp=TS)
-    assert {g["name"] for g in rep.context["groups"]} == {"north", "south"}
-    assert rep.context["data"]["group_label"] == "site"
-    assert all(r["row"].startswith("P") for d in rep.context["drivers"] for r in d["rows"])
-    single = df.calib(y="y_true", proba="proba").report(ci=None, timestamp=TS)
-    assert [g["name"] for g in single.context["groups"]] == ["all"]
-    assert single.context["data"]["n_rows"] == 400
+def test_summary_property_for_gates(rep):
+    summary = rep.summary
+    assert ("accuracy", "value") in summary.columns
+    assert set(summary.index) == {"calibrated", "overconfident", HOSTILE}

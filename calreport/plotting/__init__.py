@@ -1,0 +1,65 @@
+"""Figures: reliability diagram, LOWESS calibration curve, ROC vs cwROC, selective, risk.
+
+Every function takes the data (a :class:`~calreport.profile.ConfidenceProfile`, or a
+mapping ``group -> profile`` to overlay one series per group), draws on ``ax`` (a new
+:class:`matplotlib.figure.Figure` when ``ax`` is None) and returns the Axes.  The
+numbers drawn are the ones the metric functions compute: nothing is recomputed
+here.  Figures are built with the object API only (no ``pyplot`` state) and styles
+are passed explicitly, so plotting never reads or changes ``matplotlib.rcParams``.
+Overlays take ``grey=[...]``: groups drawn as thin grey context ("all other
+groups") behind the highlighted ones, so figures stay legible for many groups.
+
+Modules: :mod:`~calreport.plotting.calibration` (reliability diagram, LOWESS curve,
+confidence histogram), :mod:`~calreport.plotting.curves` (ROC, selective),
+:mod:`~calreport.plotting.risk` (risk by group, risk drivers),
+:mod:`~calreport.plotting.accessor` (:class:`CalibPlots`, ``df.calib.plot``).
+Colours of the risk bands are defined once, in :data:`BAND_COLORS`.
+"""
+
+from calreport._grouping import group_name
+from calreport.plotting._base import (
+    BAND_COLORS,
+    BAND_FILLS,
+    DENSE_POINTS,
+    GREY,
+    PALETTE,
+    band_key,
+    figure_to_data_uri,
+    pool_profiles,
+    stable_svg_ids,
+)
+from calreport.plotting.accessor import CalibPlots
+from calreport.plotting.calibration import (
+    calibration_curve_plot,
+    confidence_histogram,
+    lowess_curve_plot,
+    reliability_caption,
+    reliability_diagram,
+)
+from calreport.plotting.curves import default_taus, roc_plot, selective_plot
+from calreport.plotting.risk import cumulative_csr_share, risk_drivers_plot, risk_plot
+
+__all__ = [
+    "BAND_COLORS",
+    "BAND_FILLS",
+    "DENSE_POINTS",
+    "GREY",
+    "PALETTE",
+    "CalibPlots",
+    "band_key",
+    "calibration_curve_plot",
+    "confidence_histogram",
+    "cumulative_csr_share",
+    "default_taus",
+    "figure_to_data_uri",
+    "group_name",
+    "lowess_curve_plot",
+    "pool_profiles",
+    "reliability_caption",
+    "reliability_diagram",
+    "risk_drivers_plot",
+    "risk_plot",
+    "roc_plot",
+    "selective_plot",
+    "stable_svg_ids",
+]

@@ -1,0 +1,237 @@
+"""Risk figures: overconfidence z by group, share of CSR carried by the top errors."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.ticker import FuncFormatter
+
+from calreport._grouping import group_name
+from calreport.plotting._base import (
+    BAND_COLORS,
+    BAND_FILLS,
+    GREY,
+    ProfileData,
+    _axes,
+    _groups,
+    _legend,
+    _legend_outside,
+    _series_styles,
+    _style,
+    _tex_safe,
+    _thin_curve,
+    band_key,
+    z_band,
+)
+from calreport.profile import ConfidenceProfile
+
+__all__ = ["cumulative_csr_share", "risk_drivers_plot", "risk_plot"]
+
+# --------------------------------------------------------------------------------- risk
+def _risks(data: Any) -> dict[str, Any]:
+    from calreport.metrics import risk
+
+    if isinstance(data, ConfidenceProfile):
+        data = {"": data}
+    if not isinstance(data, Mapping) or not data:
+        raise TypeError("`risks` must be a non-empty mapping of group -> RiskResult "
+                        "(or -> ConfidenceProfile).")
+    out = {}
+    for key, val in data.items():
+        if isinstance(val, ConfidenceProfile):
+            val = risk.risk_summary(val.conf, val.correct, sample_weight=val.sample_weight)
+        out[_tex_safe(group_name(key))] = val
+    return out
+
+
+def risk_plot(
+    risks: Mapping[Hashable, Any],
+    *,
+    top: int = 25,
+    ax: Axes | None = None,
+) -> Axes:
+    """Overconfidence z-score of each group against the 1-sigma and 3-sigma bands.
+
+    The ``top`` groups with the highest z get a labelled row each (worst on top,
+    marker in the colour of the group's band); the others share one last row as a
+    strip of small markers, so the figure stays legible for hundreds of groups.  The
+    height grows with the number of rows.
+
+    Parameters
+    ----------
+    risks : mapping of group -> RiskResult (or -> ConfidenceProfile)
+        Results of :func:`calreport.metrics.risk.risk_summary`; profiles are
+        summarised with its defaults.  A result's own ``band`` (which also judges
+        certainty claims) colours its marker.
+    top : int, default 25
+        Groups drawn on their own row.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The labelled groups' markers in ``ax.collections[0]``: x = z, y = row (worst
+        group on top); the y tick labels are the group names.  The other groups, when
+        any, are ``ax.collections[1]``.
+
+    Notes
+    -----
+    ``z = (CSR - 1) / sigma_CSR``; bands z <= 1 no evidence of overconfidence,
+    1 < z <= 3 evidence of overconfidence, z > 3 risky.
+
+    References
+    ----------
+    Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond
+    ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics.
+    arXiv:2605.01796. Section 2.1 and appendix A.2.
+
+    Examples
+    --------
+    >>> from calreport import ConfidenceProfile
+    >>> p = ConfidenceProfile.from_arrays(conf=[0.6, 0.9, 0.95], correct=[1, 1, 0])
+    >>> risk_plot({"a": p}).get_yticklabels()[0].get_text()
+    'a'
+    """
+    if not isinstance(top, (int, np.integer)) or top < 1:
+        raise ValueError(f"`top` must be a positive integer, got {top!r}.")
+    res = _risks(risks)
+    order = sorted(res, key=lambda k: -_finite(_z(res[k])))
+    shown, rest = order[:top], order[top:]
+    n_rows = len(shown) + (1 if rest else 0)
+    ax = _axes(ax, (6.4, 1.5 + 0.24 * n_rows))
+    zs = np.array([_z(res[k]) for k in order], float)
+    finite = zs[np.isfinite(zs)]
+    hi = max(4.0, float(finite.max()) * 1.12 if finite.size else 4.0)
+    lo = min(-3.0, float(finite.min()) * 1.12 if finite.size else -3.0)
+    ax.axvspan(lo, 1.0, color=BAND_FILLS["no_evidence"], zorder=0)
+    ax.axvspan(1.0, 3.0, color=BAND_FILLS["evidence"], zorder=0)
+    ax.axvspan(3.0, hi, color=BAND_FILLS["risky"], zorder=0)
+    for x, text in ((1.0, "1σ"), (3.0, "3σ")):
+        ax.axvline(x, color="#6b7280", linewidth=0.9, linestyle="--")
+        ax.text(x, 1.0, f" {text}", transform=ax.get_xaxis_transform(), va="bottom",
+                ha="center", fontsize="small", color="#374151")
+    ypos = np.arange(n_rows)[::-1].astype(float)
+    z_shown = zs[:len(shown)]
+    colors = [BAND_COLORS.get(_band(res[k]), GREY) for k in shown]
+    ax.scatter(np.where(np.isfinite(z_shown), z_shown, np.nan), ypos[:len(shown)], c=colors,
+               s=40, zorder=3, edgecolors="white", linewidths=0.8)
+    for x, y, k in zip(z_shown, ypos, shown, strict=False):
+        if np.isfinite(x):
+            ax.annotate(f"CSR {float(res[k].csr):.3f}", (x, y), xytext=(7, 0),
+                        textcoords="offset points", va="center", fontsize="x-small",
+                        color="#374151")
+    labels = [k or "all" for k in shown]
+    if rest:
+        z_rest = zs[len(shown):]
+        # a deterministic jitter spreads the strip vertically within its row
+        jitter = (np.arange(z_rest.size) % 7 - 3) * 0.07
+        ax.scatter(np.where(np.isfinite(z_rest), z_rest, np.nan), ypos[-1] + jitter,
+                   c=[BAND_COLORS.get(_band(res[k]), GREY) for k in rest], s=9, alpha=0.6,
+                   zorder=2, linewidths=0)
+        labels.append(f"other {len(rest)} groups")
+    ax.set_yticks(ypos, labels=labels)
+    ax.tick_params(axis="y", labelsize="small" if n_rows > 12 else "medium")
+    ax.set(xlim=(lo, hi), ylim=(-0.7, n_rows - 0.3),
+           xlabel="z = (CSR − 1) / σ_CSR   (> 0: overconfident)")
+    ax.set_title("Overconfidence risk by group", fontsize="medium", pad=14)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return ax
+
+
+def _z(r: Any) -> float:
+    z = getattr(r, "z", None)
+    if z is None:
+        z = getattr(r, "z_csr", math.nan)
+    return float(z)
+
+
+def _band(r: Any) -> str:
+    band = getattr(r, "band", None)
+    return band_key(band) if band else z_band(_z(r))
+
+
+def _finite(z: float) -> float:
+    z = float(z)
+    return z if math.isfinite(z) else (-math.inf if math.isnan(z) else z)
+
+
+def risk_drivers_plot(
+    profile: ProfileData,
+    *,
+    grey: Any = (),
+    ax: Axes | None = None,
+) -> Axes:
+    """Cumulative share of CSR carried by the most overconfident errors.
+
+    Errors are sorted by their contribution ``1 / (1 - c)`` to CSR, largest first;
+    the curve shows which share of the group's CSR its top-k errors carry.  A curve
+    that rises steeply means a few confident errors drive the risk.
+
+    Parameters
+    ----------
+    profile : ConfidenceProfile or mapping of group -> ConfidenceProfile
+    grey : sequence of group keys, optional
+        Groups drawn as thin grey context lines (not in the legend).
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One line per group: x = number of errors (1..n_errors), y = cumulative share.
+
+    Notes
+    -----
+    ``CSR = (1/N) sum_{i wrong} 1 / (1 - c_i)``; contributions from
+    :func:`calreport.metrics.risk.csr_contributions`.
+
+    References
+    ----------
+    Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond
+    ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics.
+    arXiv:2605.01796. Section 2.1, Definition 2.
+
+    Examples
+    --------
+    >>> from calreport import ConfidenceProfile
+    >>> p = ConfidenceProfile.from_arrays(conf=[0.6, 0.9, 0.5], correct=[0, 0, 1])
+    >>> risk_drivers_plot(p).lines[0].get_ydata().round(3).tolist()
+    [0.8, 1.0]
+    """
+    groups = _groups(profile)
+    ax = _axes(ax, (6.4, 3.8))
+    styles = _series_styles(groups, grey)
+    for label, prof in groups.items():
+        share = cumulative_csr_share(prof)
+        if share.size == 0:
+            continue
+        x = np.arange(1, share.size + 1, dtype=float)
+        st = styles[label]
+        ax.plot(*_thin_curve(x, share), label=(label or None) if st["zorder"] > 1 else None,
+                drawstyle="steps-post" if share.size < 60 else "default", **st)
+    ax.set(ylim=(0.0, 1.02), xlabel="errors, most overconfident first",
+           ylabel="cumulative share of CSR")
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+    ax.set_title("What drives the risk: share of CSR from the top errors", fontsize="medium")
+    _style(ax)
+    if len(groups) - len(list(grey)) <= 1:
+        _legend(ax, loc="lower right")
+    else:
+        _legend_outside(ax)
+    return ax
+
+
+def cumulative_csr_share(prof: ConfidenceProfile) -> np.ndarray:
+    """Cumulative share of CSR of the errors sorted by decreasing contribution."""
+    from calreport.metrics import risk
+
+    contrib = np.asarray(risk.csr_contributions(prof.conf, prof.correct,
+                                                sample_weight=prof.sample_weight), float)
+    contrib = np.sort(contrib[contrib > 0])[::-1]
+    total = contrib.sum()
+    return np.cumsum(contrib) / total if total > 0 else contrib

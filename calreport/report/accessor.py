@@ -1,0 +1,118 @@
+"""``df.calib.report()`` and ``df.groupby(key).calib.report()``."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Hashable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from calreport.report.context import build_report
+from calreport.report.exporters import Report
+
+__all__ = ["report_from_accessor"]
+
+
+def report_from_accessor(
+    accessor: Any,
+    *,
+    title: str = "Calibration audit",
+    subject: str | None = None,
+    model: str | None = None,
+    model_version: str | None = None,
+    data_description: str | None = None,
+    metrics: Sequence[str] | None = None,
+    ci: float | None = 0.95,
+    n_boot: int = 1000,
+    ci_method: str | None = None,
+    seed: Any = None,
+    n_bins: int = 15,
+    strategy: str = "uniform",
+    tau: float = 0.5,
+    view: str | None = None,
+    p_risk_method: str = "auto",
+    eps: float = 1e-8,
+    row_label: Hashable | None = None,
+    data_notes: Mapping[str, Any] | None = None,
+    timestamp: _dt.datetime | str | None = None,
+    top_errors: int = 10,
+    max_cards: int = 24,
+    max_driver_groups: int = 10,
+    progress: bool | None = None,
+    template_dir: str | Path | None = None,
+) -> Report:
+    """The report of ``df.calib`` or ``df.groupby(key).calib`` (their ``report()``).
+
+    Evaluates the metrics once (``accessor.evaluate``, with bootstrap intervals
+    unless ``ci=None``) and passes the result and the groups' rows to
+    :func:`~calreport.report.build_report`.
+
+    Parameters
+    ----------
+    accessor : CalibAccessor or GroupByCalibAccessor
+    title, subject, model, model_version, data_description, data_notes, timestamp, \
+top_errors, max_cards, max_driver_groups, template_dir
+        See :func:`~calreport.report.build_report`.
+    metrics, ci, n_boot, ci_method, seed, n_bins, strategy, tau, view, p_risk_method, \
+eps, progress
+        See ``df.calib.evaluate``.
+    row_label : column name, optional
+        Column naming the rows in the lists of most overconfident errors (e.g.
+        ``"patient_id"``); default: the DataFrame index.
+
+    Returns
+    -------
+    Report
+
+    Raises
+    ------
+    ValueError
+        ``row_label`` is not a column.
+
+    Examples
+    --------
+    >>> import pandas as pd, calreport
+    >>> df = pd.DataFrame({"y": [0, 1, 1, 0] * 30, "p": [0.2, 0.7, 0.9, 0.4] * 30})
+    >>> rep = df.calib(y="y", proba="p").report(ci=None, timestamp="2026-01-01T00:00:00Z")
+    >>> rep.context["overall"]["band"]  # every prediction is right: CSR = 0
+    'no_evidence'
+    """
+    result = accessor.evaluate(metrics, ci=ci, n_boot=n_boot, ci_method=ci_method, seed=seed,
+                               n_bins=n_bins, strategy=strategy, tau=tau, view=view,
+                               p_risk_method=p_risk_method, eps=eps, progress=progress)
+    split = accessor._split()
+    frame = accessor._gb.obj if hasattr(accessor, "_gb") else accessor._obj
+    names = _row_names(frame, split.row_labels, row_label)
+    profiles, labels = {}, {}
+    for g in split.groups:
+        if g.rows.size == 0:
+            continue
+        profiles[g.name] = split.group_profile(g)
+        labels[g.name] = names if not split.grouped else names[g.rows]
+    heading = row_label if row_label is not None else frame.index.name
+    return build_report(result, profiles, title=title, subject=subject, model=model,
+                        model_version=model_version, data_description=data_description,
+                        row_labels=labels, row_label_name="Row" if heading is None
+                        else str(heading), data_notes=data_notes, timestamp=timestamp,
+                        top_errors=top_errors, max_cards=max_cards,
+                        max_driver_groups=max_driver_groups, template_dir=template_dir)
+
+
+def _row_names(frame: Any, row_labels: Any, row_label: Hashable | None) -> np.ndarray:
+    """A name per profile row: the frame index, or the ``row_label`` column."""
+    if row_label is None:
+        return np.asarray(row_labels, dtype=object)
+    if row_label not in frame.columns:
+        raise ValueError(f"`row_label` {row_label!r} is not a column; columns: "
+                         f"{list(frame.columns)[:20]}. Pass the column naming each row "
+                         "(e.g. row_label='patient_id').")
+    column = frame[row_label]
+    if len(row_labels) == len(frame):
+        return column.to_numpy(dtype=object)
+    if not frame.index.is_unique:
+        raise ValueError(f"`row_label` needs a unique index when rows are dropped: "
+                         f"{int(frame.index.duplicated().sum())} duplicated index labels. "
+                         "Call df.reset_index(drop=True) first.")
+    return column.to_numpy(dtype=object)[frame.index.get_indexer(row_labels)]

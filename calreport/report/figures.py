@@ -1,0 +1,152 @@
+"""The report's figures, legible for any number of groups.
+
+With many groups a figure overlaying one series per group is unreadable, so every
+overlay shows the riskiest groups in colour (at most :data:`HIGHLIGHT`) and all
+other groups pooled into one grey series (or, where pooling has no meaning, as
+thin grey lines); the risk plot gives the riskiest groups a row each and the rest a
+strip; legends sit outside the data.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from calreport.profile import ConfidenceProfile
+
+__all__ = ["HIGHLIGHT", "build_figures"]
+
+#: Groups highlighted in colour in the overlays (the riskiest first).
+HIGHLIGHT = 5
+#: Groups with a labelled row in the risk plot.
+RISK_ROWS = 25
+
+
+def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str, Any],
+                  order: list[str], *, view: str | None, n_bins: int,
+                  strategy: str) -> list[dict[str, Any]]:
+    """The figure entries of the report context (id, title, caption, data URI).
+
+    Parameters
+    ----------
+    profiles : mapping of group name -> ConfidenceProfile
+    risks : mapping of group name -> risk verdict (``z``, ``csr``, ``band``)
+    order : list of str
+        Group names, riskiest first.
+    view, n_bins, strategy
+        Settings of the calibration figures.
+    """
+    from matplotlib.figure import Figure
+
+    from calreport import plotting
+
+    names = [g for g in order if g in profiles]
+    out: list[dict[str, Any]] = []
+    if not names:
+        return out
+    single = len(names) == 1
+    first = profiles[names[0]]
+    used_view = view or first.default_view
+    shown = names if len(names) <= HIGHLIGHT + 1 else names[:HIGHLIGHT]
+    rest = [g for g in names if g not in shown]
+    others = f"all other {len(rest)} groups" if rest else None
+    overlay: Any
+    if single:
+        overlay = profiles[names[0]]
+    else:
+        overlay = {g: profiles[g] for g in shown}
+        if rest:
+            overlay[others] = plotting.pool_profiles(profiles[g] for g in rest)
+    grey = [others] if others else []
+    note = (f" In colour the {len(shown)} riskiest groups; grey: the other {len(rest)} "
+            "groups pooled." if rest else "")
+
+    def add(fig_id: str, title: str, caption: str, draw: Callable[[], Any]) -> None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ax = draw()
+        except (ValueError, np.linalg.LinAlgError) as exc:
+            out.append({"id": fig_id, "title": title, "caption": caption, "uri": None,
+                        "format": None, "error": str(exc), "tall": False})
+            return
+        fig = ax.figure
+        if len(fig.axes) == 1:
+            ax.set_title("")  # the report's heading names the figure
+        uri = plotting.figure_to_data_uri(fig)
+        height = fig.get_size_inches()[1]
+        out.append({"id": fig_id, "title": title, "caption": caption, "uri": uri,
+                    "format": uri[5:uri.index(";")], "error": None, "tall": height > 6.0})
+
+    if not single:
+        n_rows = min(len(names), RISK_ROWS)
+        more = (f" The {n_rows} groups with the highest z have a row each; the other "
+                f"{len(names) - n_rows} share the last row." if len(names) > n_rows else "")
+        add("risk", "Overconfidence risk by group",
+            "z = (CSR − 1) / σ_CSR per group against the 1σ and 3σ bands, coloured by the "
+            "group's verdict; the worst group is on top." + more,
+            lambda: plotting.risk_plot({g: risks[g] for g in names}, top=RISK_ROWS))
+    add("reliability", "Reliability diagram",
+        plotting.reliability_caption(used_view, n_bins, strategy) + note,
+        lambda: plotting.reliability_diagram(overlay, view=view, n_bins=n_bins,
+                                             strategy=strategy, grey=grey))
+    add("lowess_curve", "Calibration curve (LOWESS)",
+        "LOWESS estimate of the observed frequency given the score, with the Local "
+        "Calibration Score of each series in the legend. Where few scores lie, the curve "
+        "rests on a handful of rows: read it with the reliability diagram's counts." + note,
+        lambda: plotting.lowess_curve_plot(overlay, view=view, grey=grey))
+    hist = names[:6]
+    add("confidence_histogram", "Confidence histograms",
+        "Top-label confidence of correct predictions and errors; solid line: accuracy, "
+        "dotted line: mean confidence (right of the accuracy = overconfident on average)."
+        + (f" The {len(hist)} riskiest of {len(names)} groups are shown."
+           if len(names) > len(hist) else ""),
+        lambda: _histograms(Figure, plotting, profiles, hist))
+    if first.is_binary and all(profiles[g].y_true is not None for g in names):
+        add("roc", "ROC and confidence-weighted ROC",
+            "Solid: ROC; dashed: cwROC, where every row counts with its confidence, so its "
+            "area is cwAUC. cwAUC above AUC: confidence helps ranking." + note,
+            lambda: plotting.roc_plot(overlay, grey=grey))
+    add("selective", "Selective prediction",
+        "Coverage, selective accuracy, CWSA and CWSA+ when predictions with confidence "
+        "below τ are withheld" + ("; one panel per quantity." if not single else ".") + note,
+        lambda: plotting.selective_plot(overlay, grey=grey))
+    drivers: Any = profiles[names[0]] if single else {g: profiles[g] for g in names}
+    add("risk_drivers", "Share of CSR from the top errors",
+        "Cumulative share of CSR carried by the errors, most overconfident first (log "
+        "scale): a steep rise means a few confident errors make the risk."
+        + (" Grey: each of the other groups." if rest else ""),
+        lambda: plotting.risk_drivers_plot(drivers, grey=rest))
+    return out
+
+
+def _histograms(figure: Any, plotting: Any, profiles: Mapping[str, ConfidenceProfile],
+                shown: list[str]) -> Any:
+    """Small multiples of the confidence histogram, one legend outside the panels."""
+    ncols = 1 if len(shown) == 1 else 2
+    nrows = math.ceil(len(shown) / ncols)
+    fig = figure(figsize=(6.4 if ncols == 1 else 7.6,
+                          3.4 * nrows if ncols == 1 else 2.5 * nrows + 0.6),
+                 layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for ax, g in zip(axes, shown, strict=False):
+        plotting.confidence_histogram(profiles[g], ax=ax)
+        if len(shown) > 1:
+            ax.set_title(g, fontsize="small")
+            ax.get_legend().remove()
+            ax.tick_params(labelsize="x-small")
+            ax.xaxis.label.set_size("small")
+            ax.yaxis.label.set_size("small")
+    for ax in axes[len(shown):]:
+        ax.set_visible(False)
+    if len(shown) > 1:
+        handles, labels = axes[0].get_legend_handles_labels()
+        # accuracy and mean confidence differ per panel: keep their line styles only
+        labels = [lab.split(" = ")[0] for lab in labels]
+        fig.legend(handles, labels, fontsize="small", frameon=False, loc="outside lower center",
+                   ncols=4)
+    return axes[0]

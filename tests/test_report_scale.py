@@ -1,0 +1,68 @@
+"""The report at scale: 200 groups stay within 30 pages and page 1 tells the story."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import calreport  # noqa: F401  (registers the accessors)
+
+TS = "2026-03-01T09:30:00Z"
+N_GROUPS, N_ROWS = 200, 300
+
+
+@pytest.fixture(scope="module")
+def big_report():
+    rng = np.random.default_rng(7)
+    n = N_GROUPS * N_ROWS
+    p = rng.beta(2, 2, n)
+    # a third of the groups overconfident (true probability p**1.6 < p)
+    power = np.where(np.arange(N_GROUPS) % 3 == 0, 1.6, 1.0).repeat(N_ROWS)
+    y = (rng.random(n) < p ** power).astype(int)
+    df = pd.DataFrame({"site": np.repeat([f"site_{i:03d}" for i in range(N_GROUPS)], N_ROWS),
+                       "y": y, "p": p, "patient_id": [f"P{i:06d}" for i in range(n)]})
+    acc = df.groupby("site").calib(y="y", proba="p")
+    return acc.report(metrics=["accuracy", "csr", "sigma_csr", "z_csr", "p_risk", "ece",
+                               "brier"], ci=None, timestamp=TS, row_label="patient_id",
+                      model="triage model", model_version="4.1",
+                      data_description="synthetic sites")
+
+
+def test_200_groups_fit_in_30_pages_with_the_story_first(big_report):
+    pypdf = pytest.importorskip("pypdf")
+    pytest.importorskip("weasyprint")
+    reader = pypdf.PdfReader(io.BytesIO(big_report.to_pdf()))
+    assert len(reader.pages) <= 30
+    first = reader.pages[0].extract_text()
+    assert "Verdict" in first and "triage model" in first
+    counts = {c["band"]: c["count"] for c in big_report.context["overall"]["counts"]}
+    assert sum(counts.values()) == N_GROUPS
+    for c in big_report.context["overall"]["counts"]:
+        assert c["label"] in first
+    assert "Worst groups by z" in first and "Recommended next steps" in first
+    worst = big_report.context["overall"]["worst"][0]["name"]
+    assert worst in first
+    assert f"All {N_GROUPS} groups pooled" in first
+
+
+def test_200_groups_cards_tables_and_appendix_are_bounded(big_report):
+    ctx = big_report.context
+    assert len(ctx["cards"]) <= 24
+    assert all(c["band"] != "no_evidence" for c in ctx["cards"][:-3]) or len(ctx["cards"]) <= 3
+    assert len(ctx["group_table"]["rows"]) == N_GROUPS
+    zs = [r["cells"][2]["value"] for r in ctx["group_table"]["rows"]
+          if r["band"] == ctx["group_table"]["rows"][0]["band"]]
+    assert zs == sorted(zs, reverse=True)
+    assert 0 < len(ctx["drivers"]) <= 10
+    assert all(d["rows"][0]["row"].startswith("P") for d in ctx["drivers"] if d["rows"])
+    assert {d["group"] for d in ctx["drivers"]} <= {g["name"] for g in ctx["groups"]
+                                                   if g["band"] in ("risky", "evidence")
+                                                   or g["n_certain_wrong"]}
+    # figures: risk plot sized to its rows, overlays keep 5 colours + a grey pool
+    risk = next(f for f in ctx["figures"] if f["id"] == "risk")
+    assert "other 175 share the last row" in risk["caption"]
+    rel = next(f for f in ctx["figures"] if f["id"] == "reliability")
+    assert "the other 195 groups pooled" in rel["caption"]
