@@ -78,6 +78,7 @@ def evaluate(
     progress: bool | None = None,
     overall: bool | None = None,
     with_risk: bool = False,
+    refit: bool = True,
 ) -> CalibrationResult:
     """The summary of every group of a split (and overall), with optional intervals.
 
@@ -94,9 +95,11 @@ def evaluate(
             raise ValueError(f"`n_boot` must be an integer >= 2, got {n_boot!r}.")
     collector = _Collector()
     fast = _segmented(split, names, settings) if (split.grouped and ci is None) else None
+    boot = dict(n_boot=n_boot, ci_method=ci_method, resampling=resampling, seed=seed,
+                progress=progress, refit=refit)
     results = [collector.run(g.name, lambda g=g, i=i: _one(
-        split, g, names, settings, ci, n_boot, ci_method, resampling, seed, progress,
-        with_risk, fast=None if fast is None else (fast, i)))
+        split, g, names, settings, ci, boot, with_risk,
+        fast=None if fast is None else (fast, i)))
         for i, g in enumerate(split.groups)]
     total = None
     if overall if overall is not None else split.grouped:
@@ -105,8 +108,7 @@ def evaluate(
         whole = Group("overall", "overall", np.sort(rows),
                       sum(g.n_dropped for g in split.groups))
         total = collector.run("overall", lambda: _one(split, whole, names, settings, ci,
-                                                      n_boot, ci_method, resampling, seed,
-                                                      progress, with_risk, force=True))
+                                                      boot, with_risk, force=True))
     n_ones = _exact_ones(split)
     if n_ones and any(m in names for m in ("csr", "sigma_csr", "z_csr", "p_risk")):
         collector.seen.setdefault(
@@ -120,7 +122,7 @@ def evaluate(
                                        "seed": seed if isinstance(seed, (int, type(None)))
                                        else None}
     return CalibrationResult(results, total, split.index, names, settings, ci_info,
-                             _data_facts(split), split.as_index)
+                             _data_facts(split), split.as_index, split)
 
 
 def _segmented(split: Split, names: list[str], s: Settings) -> dict[str, np.ndarray]:
@@ -138,8 +140,7 @@ def _segmented(split: Split, names: list[str], s: Settings) -> dict[str, np.ndar
 
 
 def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None,
-         n_boot: int, ci_method: str | None, resampling: str, seed: Any,
-         progress: bool | None, with_risk: bool, force: bool = False,
+         boot: dict[str, Any], with_risk: bool, force: bool = False,
          fast: tuple[dict[str, np.ndarray], int] | None = None) -> GroupResult:
     if g.rows.size == 0:
         why = "empty group" if not g.n_dropped else "every row has a missing value"
@@ -158,10 +159,12 @@ def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None
     if ci is not None:
         from calreport.bootstrap import bootstrap_intervals, group_seed
 
-        child = group_seed(seed, ("overall",) if force and g.key == "overall" else g.key)
-        bres = bootstrap_intervals(prof, res, n_boot=n_boot, ci=ci, method=ci_method,
-                                   seed=np.random.default_rng(child), progress=progress,
-                                   resampling=resampling, return_replicates=True)
+        child = group_seed(boot["seed"], ("overall",) if force and g.key == "overall"
+                           else g.key)
+        bres = bootstrap_intervals(prof, res, n_boot=boot["n_boot"], ci=ci,
+                                   method=boot["ci_method"], seed=np.random.default_rng(child),
+                                   progress=boot["progress"], resampling=boot["resampling"],
+                                   return_replicates=True, refit=boot["refit"])
         out.intervals = dict(bres.intervals)
         out.interval_methods = dict(bres.methods)
         for k, why in bres.reasons.items():

@@ -65,6 +65,8 @@ class Split:
     as_index : bool
         Whether pandas would put the keys in the index (else as columns).
     roles : Roles
+    frame : pandas.DataFrame
+        The frame the profile was built from (never modified).
     """
 
     profile: ConfidenceProfile
@@ -74,6 +76,7 @@ class Split:
     group_label: str | None
     as_index: bool
     roles: Roles
+    frame: pd.DataFrame | None = None
 
     @property
     def grouped(self) -> bool:
@@ -124,7 +127,7 @@ def split_frame(df: pd.DataFrame, roles: Roles) -> Split:
     profile, n_dropped, keep = build_profile(df, roles)
     rows = np.arange(profile.n)
     return Split(profile, [Group(None, "all", rows, int(n_dropped))], None,
-                 df.index[keep], None, True, roles)
+                 df.index[keep], None, True, roles, df)
 
 
 def _key_columns(gb: Any) -> list[Hashable]:
@@ -194,4 +197,5 @@ def split_groupby(gb: Any, roles: Roles) -> Split:
     for g, key in enumerate(keys):
         rows = order[bounds[g]:bounds[g + 1]]
         groups.append(Group(key, names[g], rows, int(dropped[g])))
-    return Split(profile, groups, index, obj.index[keep], group_label(gb), as_index, roles)
+    return Split(profile, groups, index, obj.index[keep], group_label(gb), as_index, roles,
+                 obj)

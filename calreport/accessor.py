@@ -112,11 +112,13 @@ class _Base(MetricMethods):
         min_count: int = 1,
         progress: bool | None = None,
         overall: bool | None = None,
+        refit: bool = True,
     ) -> CalibrationResult:
         """The typed result behind ``summary()``, the report and the gates.
 
         Same arguments as :meth:`summary`; ``overall`` adds the pooled rows of all
-        groups (default: True for a GroupBy).  The result carries every group's
+        groups (default: True for a GroupBy).  ``refit=False`` skips the refitting
+        bootstrap of the metrics that refit a curve (their reason says so).  The result carries every group's
         values, intervals, interval methods, NaN reasons and risk verdict.
 
         Returns
@@ -128,7 +130,7 @@ class _Base(MetricMethods):
                                         min_count=min_count, seed=seed)
         return evaluate(self._split(), metrics, settings=settings, ci=ci, n_boot=n_boot,
                         ci_method=ci_method, resampling=resampling, seed=seed,
-                        progress=progress, overall=overall, with_risk=True)
+                        progress=progress, overall=overall, with_risk=True, refit=refit)
 
     def summary(
         self,
@@ -147,6 +149,7 @@ class _Base(MetricMethods):
         eps: float = 1e-8,
         min_count: int = 1,
         progress: bool | None = None,
+        refit: bool = True,
     ) -> pd.Series | pd.DataFrame:
         """Every headline metric.
 
@@ -165,6 +168,10 @@ class _Base(MetricMethods):
             default; ``"percentile"``, ``"basic"``, ``"analytic"``);
             ``"multinomial"``/``"poisson"`` resampling; seed (each group's stream is
             derived from it and the group's key); progress bar.
+        refit : bool, default True
+            Compute the refitting bootstrap (``min(n_boot, 200)`` refits) of the
+            metrics that refit a curve (LCS, TCE_bpm, smECE...); False leaves their
+            intervals NaN with the reason.
         n_bins, strategy, tau, view, p_risk_method, eps, min_count
             See :class:`calreport.settings.Settings`.
 
@@ -179,7 +186,7 @@ class _Base(MetricMethods):
                                         min_count=min_count, seed=seed)
         res = evaluate(self._split(), metrics, settings=settings, ci=ci, n_boot=n_boot,
                        ci_method=ci_method, resampling=resampling, seed=seed,
-                       progress=progress, overall=False)
+                       progress=progress, overall=False, refit=refit)
         return res.summary()
 
     # -------------------------------------------------------- structured results

@@ -107,6 +107,9 @@ class CalibrationResult:
         weight meaning, group label.
     as_index : bool
         pandas' ``as_index`` of the GroupBy.
+    split : Split or None
+        The validated rows and groups the result was computed from (profiles and
+        row labels for the report's figures and error lists); not serialised.
     """
 
     groups: list[GroupResult]
@@ -117,6 +120,7 @@ class CalibrationResult:
     ci: dict[str, Any] | None = None
     data: dict[str, Any] = field(default_factory=dict)
     as_index: bool = True
+    split: Any = field(default=None, repr=False, compare=False)
 
     @property
     def grouped(self) -> bool:

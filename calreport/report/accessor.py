@@ -12,7 +12,11 @@ import numpy as np
 from calreport.report.context import build_report
 from calreport.report.exporters import Report
 
-__all__ = ["report_from_accessor"]
+__all__ = ["REFIT_GROUPS", "report_from_accessor"]
+
+#: Reports of more groups skip the refitting bootstrap unless ``refit=True``
+#: (200 refits per metric and group); the reason is printed beside the metric.
+REFIT_GROUPS = 10
 
 
 def report_from_accessor(
@@ -42,6 +46,7 @@ def report_from_accessor(
     max_driver_groups: int = 10,
     progress: bool | None = None,
     template_dir: str | Path | None = None,
+    refit: bool | None = None,
 ) -> Report:
     """The report of ``df.calib`` or ``df.groupby(key).calib`` (their ``report()``).
 
@@ -61,6 +66,10 @@ eps, progress
     row_label : column name, optional
         Column naming the rows in the lists of most overconfident errors (e.g.
         ``"patient_id"``); default: the DataFrame index.
+    refit : bool, optional
+        Refitting bootstrap of the metrics that refit a curve; default: only for at
+        most :data:`REFIT_GROUPS` groups (their intervals are otherwise NaN, with
+        the reason in the report).
 
     Returns
     -------
@@ -79,11 +88,14 @@ eps, progress
     >>> rep.context["overall"]["band"]  # every prediction is right: CSR = 0
     'no_evidence'
     """
+    if refit is None:
+        refit = len(accessor.profiles()) <= REFIT_GROUPS
     result = accessor.evaluate(metrics, ci=ci, n_boot=n_boot, ci_method=ci_method, seed=seed,
                                n_bins=n_bins, strategy=strategy, tau=tau, view=view,
-                               p_risk_method=p_risk_method, eps=eps, progress=progress)
-    split = accessor._split()
-    frame = accessor._gb.obj if hasattr(accessor, "_gb") else accessor._obj
+                               p_risk_method=p_risk_method, eps=eps, progress=progress,
+                               refit=refit)
+    split = result.split
+    frame = split.frame
     names = _row_names(frame, split.row_labels, row_label)
     profiles, labels = {}, {}
     for g in split.groups:
