@@ -118,8 +118,9 @@ class _Base(MetricMethods):
 
         Same arguments as :meth:`summary`; ``overall`` adds the pooled rows of all
         groups (default: True for a GroupBy).  ``refit=False`` skips the refitting
-        bootstrap of the metrics that refit a curve (their reason says so).  The result carries every group's
-        values, intervals, interval methods, NaN reasons and risk verdict.
+        bootstrap of the metrics that refit a curve (their reason says so).  The
+        result carries every group's values, intervals, interval methods, NaN
+        reasons and risk verdict.
 
         Returns
         -------
