@@ -1,15 +1,17 @@
 """Bin edges, reliability table, ECE_p, MCE and signed ECE (calreport.metrics.binned).
 
-Reference values come from a hand-worked example (formulas.md section 4), scalar-loop
-bin membership and brute-force loops over bins, scikit-learn's
-``calibration_curve``, statsmodels' Wilson interval and the published plug-in ECEs
-of Kumar et al.'s ``verified_calibration`` on the deterministic D datasets
-(formulas.md, "Shared test datasets" and section 4.2).
+Reference values come from a hand-worked example (eight rows, four bins; the
+arithmetic is in the comments), scalar-loop bin membership and brute-force loops over
+bins, scikit-learn's ``calibration_curve``, statsmodels' Wilson interval and the
+plug-in ECEs computed by scalar loops over bins (the L1 plug-in estimator of Kumar,
+Liang & Ma 2019, as in their ``verified_calibration`` package) on deterministic
+"D" datasets defined in :func:`d_dataset`.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -18,7 +20,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from calreport.metrics import binned
 
-# formulas.md section 4, "Hand-checkable example"
+# hand-worked example: eight rows, four equal-width bins (arithmetic in the tests)
 HAND_P = np.array([0.0, 0.25, 0.25, 0.5, 0.6, 0.75, 1.0, 1.0])
 HAND_Y = np.array([0, 1, 0, 1, 1, 0, 1, 0])
 
@@ -57,7 +59,7 @@ def brute_ece(per_bin, p):
 
 
 def d_dataset(kind: str, n: int):
-    """formulas.md D(kind, n): f_i = (i - 0.5)/n, u_i = frac(i * golden), y = 1[u < f^2 or f]."""
+    """D(kind, n): f_i = (i - 0.5)/n, u_i = frac(i * golden), y = 1[u < f^2 or f]."""
     i = np.arange(1, n + 1)
     f = (i - 0.5) / n
     u = np.mod(i * 0.6180339887498949, 1.0)
@@ -91,7 +93,7 @@ def test_hand_example_table():
 
 def test_hand_example_scalars():
     # ECE = 3/8 * 1/6 + 1/8 * 0.5 + 2/8 * 0.175 + 2/8 * 0.5
-    #     = 0.0625 + 0.0625 + 0.04375 + 0.125 = 0.29375 (formulas.md section 4)
+    #     = 0.0625 + 0.0625 + 0.04375 + 0.125 = 0.29375
     assert binned.ece(HAND_P, HAND_Y, n_bins=4) == pytest.approx(0.29375, abs=1e-15)
     # the [lo, hi) convention would give 0.39375: make sure we are not on it
     assert binned.ece(HAND_P, HAND_Y, n_bins=4) != pytest.approx(0.39375)
@@ -246,7 +248,8 @@ def test_quantile_normalised_weights_do_not_collapse():
      ("id", 500, 0.022888, 5e-7), ("id", 2000, 0.0066555, 5e-8)],
 )
 def test_kumar_plugin_ece_on_d_datasets(kind, n, expected, tol):
-    # formulas.md 4.2: L1 plug-in, 15 equal-width (lo, hi] bins, verified_calibration
+    # L1 plug-in, 15 equal-width (lo, hi] bins, as verified_calibration; values from
+    # scalar loops over the bins
     f, y = d_dataset(kind, n)
     assert binned.ece(f, y, n_bins=15) == pytest.approx(expected, abs=tol)
 
@@ -393,3 +396,51 @@ def test_specific_option_errors():
         binned.assign_bins([0.2], [0.5])
     with pytest.raises(ValueError, match="`strategy` must be one of"):
         binned.bin_edges([0.2], strategy="kmeans")
+
+
+# ------------------------------------------------------------------ extreme weights
+@pytest.mark.parametrize("scale", [1e160, 1e-100, 1e80, 1e300, 5e-324])
+def test_constant_extreme_weights_equal_unit_weights(scale):
+    # sums of 1e160-sized weights (and their squares, for Kish's n_eff) overflowed and
+    # 1e-200-sized ones underflowed; the weights are rescaled by a power of two first
+    f, y = d_dataset("sq", 400)
+    w = np.full(f.size, scale)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = {
+            "ece": binned.ece(f, y, sample_weight=w),
+            "ece2": binned.ece(f, y, p=2, sample_weight=w),
+            "mce": binned.mce(f, y, sample_weight=w),
+            "mce5": binned.mce(f, y, min_count=5, sample_weight=w),
+            "signed": binned.signed_ece(f, y, sample_weight=w),
+            "quantile": binned.ece(f, y, strategy="quantile", sample_weight=w),
+        }
+        t = binned.reliability_table(f, y, sample_weight=w)
+    ref = {
+        "ece": binned.ece(f, y), "ece2": binned.ece(f, y, p=2), "mce": binned.mce(f, y),
+        "mce5": binned.mce(f, y, min_count=5), "signed": binned.signed_ece(f, y),
+    }
+    for name, value in ref.items():
+        assert math.isfinite(got[name])
+        assert got[name] == pytest.approx(value, rel=1e-12, abs=1e-15), name
+    # quantile edges read weights as frequencies (the mean weight enters them): finite
+    # always, and equal to the unweighted edges when the weights are below 1
+    assert math.isfinite(got["quantile"])
+    if scale < 1:
+        assert got["quantile"] == pytest.approx(binned.ece(f, y, strategy="quantile"),
+                                                rel=1e-12)
+    ref_t = binned.reliability_table(f, y)
+    np.testing.assert_allclose(t.n_eff, ref_t.n_eff, rtol=1e-12)
+    np.testing.assert_allclose(t.mean_outcome, ref_t.mean_outcome, rtol=1e-12)
+    np.testing.assert_allclose(t.ci_low, ref_t.ci_low, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(t.weight_sum, ref_t.count * scale, rtol=1e-12)
+
+
+def test_weight_sum_beyond_the_float_range_is_inf_without_warning():
+    f, y = d_dataset("id", 100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        t = binned.reliability_table(f, y, n_bins=2, sample_weight=np.full(100, 1e307))
+        e = binned.ece(f, y, n_bins=2, sample_weight=np.full(100, 1e307))
+    assert np.isinf(t.weight_sum).all()  # 50 rows of 1e307 each: beyond 1.8e308
+    assert e == pytest.approx(binned.ece(f, y, n_bins=2), rel=1e-12)

@@ -6,6 +6,10 @@ brute-force loops over all (positive, negative) pairs and from a hand-worked exa
 
 from __future__ import annotations
 
+import tracemalloc
+import warnings
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
@@ -209,6 +213,151 @@ def test_auc_and_cwauc_agree_with_auc_cwauc():
                                   per_cw)
 
 
+@pytest.mark.parametrize(("k", "decimals", "weighted"),
+                         [(11, None, False), (19, 1, True), (9, 2, False)])
+def test_classes_in_several_column_blocks_match_sklearn_and_brute_force(k, decimals, weighted):
+    # more classes than one block of columns (8): every block must map to its classes
+    y, p, c = multiclass(n=240, k=k, seed=k, decimals=decimals)
+    w = np.random.default_rng(k).uniform(0.0, 2.0, len(y)) if weighted else None
+    per_auc, per_cw = ranking.auc_cwauc(y, p, c, sample_weight=w)
+    pair_w = c if w is None else w * c
+    for cls in range(k):
+        pos = y == cls
+        if pos.all() or not pos.any():
+            assert np.isnan(per_auc[cls]) and np.isnan(per_cw[cls])
+            continue
+        assert per_auc[cls] == pytest.approx(
+            roc_auc_score(pos, p[:, cls], sample_weight=w), rel=1e-12)
+        assert per_cw[cls] == pytest.approx(brute_pair_auc(pos, p[:, cls], pair_w), rel=1e-12)
+
+
+def test_zero_weights_keep_their_label():
+    # a zero payload is carried as +0.0 / -0.0: the label survives the sort
+    y, s, c = binary(n=300, seed=8, decimals=1)
+    w = np.random.default_rng(8).integers(0, 3, len(y)).astype(float)
+    assert ranking.weighted_auc(y, s, weight=w) == pytest.approx(
+        roc_auc_score(y, s, sample_weight=w), rel=1e-12)
+    c0 = np.where(np.arange(len(y)) % 3 == 0, 0.0, c)
+    assert ranking.cwauc(y, s, c0) == pytest.approx(
+        brute_pair_auc(y == 1, s, c0), rel=1e-12)
+    assert ranking.cwauc(y, s, c0, sample_weight=w) == pytest.approx(
+        brute_pair_auc(y == 1, s, w * c0), rel=1e-12)
+
+
+def test_unweighted_auc_is_exact_with_and_without_ties():
+    # integer pair counts: the value is the exact fraction, bit for bit
+    y = np.array([0, 1, 0, 1, 1, 0, 0, 1])
+    s = np.array([0.1, 0.9, 0.4, 0.4, 0.35, 0.8, 0.2, 0.7])
+    # positives 0.9, 0.4, 0.35, 0.7 beat 4, 2.5 (0.1, 0.2 and half of the tie), 2, 3
+    assert ranking.auc(y, s) == (4 + 2.5 + 2 + 3) / 16
+    rng = np.random.default_rng(0)
+    for s2 in (rng.random(5000), np.round(rng.random(5000), 2)):
+        y2 = (rng.random(5000) < s2).astype(int)
+        neg = np.sort(s2[y2 == 0])
+        pos = s2[y2 == 1]
+        # twice the won pairs, in exact integers: 2 * below + tied
+        twice = int(np.searchsorted(neg, pos, "left").sum() + np.searchsorted(neg, pos, "right").sum())
+        assert ranking.auc(y2, s2) == float(Fraction(twice, 2 * pos.size * neg.size))
+
+
+# ------------------------------------------------------------------ extreme weights
+@pytest.mark.parametrize("scale", [1e160, 1e-100, 1e80, 1e300, 5e-324])
+def test_constant_extreme_weights_equal_unit_weights(scale):
+    y, p, c = multiclass(n=400, k=4, seed=3, decimals=2)
+    w = np.full(len(y), scale)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow / underflow RuntimeWarning leaks
+        per_auc, per_cw = ranking.auc_cwauc(y, p, c, sample_weight=w)
+        ys, s, _ = binary(n=400, seed=3)
+        got_binary = ranking.weighted_auc(ys, s, weight=np.full(len(ys), scale))
+    ref_auc, ref_cw = ranking.auc_cwauc(y, p, c)
+    assert np.isfinite(per_auc).all() and np.isfinite(per_cw).all()
+    np.testing.assert_allclose(per_auc, ref_auc, rtol=1e-13)
+    np.testing.assert_allclose(per_cw, ref_cw, rtol=1e-13)
+    assert got_binary == pytest.approx(roc_auc_score(ys, s), rel=1e-13)
+
+
+def test_weight_scale_invariance_over_the_float_range():
+    y, p, c = multiclass(n=300, k=3, seed=4, decimals=1)
+    v = np.random.default_rng(4).uniform(0.0, 4.0, len(y))
+    ref_auc, ref_cw = ranking.auc_cwauc(y, p, c, sample_weight=v)
+    for exponent in (-1000, -500, 500, 1000):
+        # a power-of-two scale: the values must be identical bit for bit
+        auc2, cw2 = ranking.auc_cwauc(y, p, c, sample_weight=np.ldexp(v, exponent))
+        np.testing.assert_array_equal(auc2, ref_auc)
+        np.testing.assert_array_equal(cw2, ref_cw)
+    # mixed magnitudes: rows of weight 1e-200 next to rows of weight 1e160 count for
+    # nothing, as if their weight were 0
+    huge = np.where(np.arange(len(y)) % 2 == 0, 1e160, 1e-200)
+    zero = np.where(np.arange(len(y)) % 2 == 0, 1.0, 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = ranking.auc_cwauc(y, p, c, sample_weight=huge)
+    np.testing.assert_allclose(got[0], ranking.auc(y, p, sample_weight=zero, average=None),
+                               rtol=1e-12)
+    np.testing.assert_allclose(got[1], ranking.cwauc(y, p, c, sample_weight=zero,
+                                                     average=None), rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- memory
+def test_multiclass_extra_memory_is_bounded_by_the_rows_not_the_classes():
+    # no (K, N) transposed copy, no N x K sort orders: the peak beyond the input is a
+    # few per-class arrays of N values (complex key, tie marks, sums) and one block of
+    # 8 columns; the earlier implementation needed about 10 times the input here
+    rng = np.random.default_rng(0)
+    n, k = 20_000, 20
+    p = rng.dirichlet(np.ones(k), n)
+    y = rng.integers(0, k, n)
+    c = p.max(axis=1)
+    w = rng.random(n)
+    ranking.auc_cwauc(y, p, c, sample_weight=w)  # warm-up: imports, caches
+    tracemalloc.start()
+    try:
+        ranking.auc_cwauc(y, p, c, sample_weight=w)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * p.nbytes
+    # and it does not grow with K: 100 classes of the same rows use no more
+    p100 = rng.dirichlet(np.ones(100), n)
+    tracemalloc.start()
+    try:
+        ranking.auc_cwauc(rng.integers(0, 100, n), p100, p100.max(axis=1))
+        _, peak100 = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak100 < 0.5 * p100.nbytes
+
+
+# ------------------------------------------------------------- fixed class set
+def test_macro_average_over_a_fixed_class_set():
+    per = np.array([[0.9, 0.5, 0.7], [0.8, np.nan, 0.6], [np.nan, np.nan, np.nan]])
+    # default: the defined classes of each row
+    np.testing.assert_allclose(ranking.macro_average(per), [0.7, 0.7, np.nan])
+    # fixed set: a replicate missing a class is NaN, never a mean of fewer classes
+    np.testing.assert_allclose(ranking.macro_average(per, classes=[0, 1, 2]),
+                               [0.7, np.nan, np.nan])
+    np.testing.assert_allclose(ranking.macro_average(per, classes=[0, 2]), [0.8, 0.7, np.nan])
+    assert ranking.macro_average([0.25, 0.75]) == 0.5
+
+
+def test_rare_class_missing_from_a_resample_gives_nan_with_fixed_classes():
+    y, p, c = multiclass(n=300, k=4, seed=6)
+    rare = np.flatnonzero(y == 3)[0]
+    y = np.where(y == 3, 0, y)
+    y[rare] = 3  # class 3 has a single row
+    classes = np.flatnonzero(~np.isnan(ranking.auc(y, p, average=None)))
+    assert classes.tolist() == [0, 1, 2, 3]
+    resample = np.delete(np.arange(len(y)), rare)  # a replicate without the rare row
+    yr, pr, cr = y[resample], p[resample], c[resample]
+    assert np.isnan(ranking.auc(yr, pr, classes=classes))
+    assert np.isnan(ranking.cwauc(yr, pr, cr, classes=classes))
+    # without the fixed set the macro silently averages three classes
+    assert ranking.auc(yr, pr) == pytest.approx(
+        np.mean([roc_auc_score(yr == k, pr[:, k]) for k in range(3)]), rel=1e-12)
+    assert ranking.auc(y, p, classes=classes) == pytest.approx(ranking.auc(y, p), rel=1e-14)
+
+
 # -------------------------------------------------------------------------- curves
 @pytest.mark.parametrize("decimals", [1, 3])
 def test_roc_curve_matches_sklearn(decimals):
@@ -299,3 +448,9 @@ def test_error_messages():
         ranking.weighted_auc([0, 1, 1], [0.1, 0.2, 0.3], weight=[1, 1, -2])
     with pytest.raises(ValueError, match=r"`y_binary` has 2, `score` has 3"):
         ranking.cw_roc_curve([0, 1], [0.1, 0.2, 0.3], [0.9, 0.8, 0.7])
+    with pytest.raises(ValueError, match=r"`classes` must list distinct class codes"):
+        ranking.macro_average([0.5, 0.6, 0.7], classes=[0, 0])
+    with pytest.raises(ValueError, match=r"`classes` has 1 value that is not a class code 0\.\.2"):
+        ranking.auc([0, 1, 2], p, classes=[0, 3])
+    with pytest.raises(ValueError, match=r"`per_class` must have one value per class"):
+        ranking.macro_average(0.5)

@@ -3,8 +3,8 @@
 Every function takes a ``score`` in [0, 1] and a binary ``outcome``: either the
 top-label confidence and the 0/1 correctness (confidence calibration), or the
 positive-class probability and ``1[y == positive class]`` (positive-class view).
-Scores are grouped into ``n_bins`` bins (002_848142561181ac46.txt, section 2.1)
-and each bin compares its mean score ``conf(B_m)`` with its mean outcome
+Scores are grouped into ``n_bins`` bins (Guo et al. 2017, section 2; Naeini et al.
+2015) and each bin compares its mean score ``conf(B_m)`` with its mean outcome
 ``acc(B_m)``.
 
 Bin conventions
@@ -50,18 +50,33 @@ __all__ = [
 #: Accepted values of ``strategy``.
 STRATEGIES = ("uniform", "quantile")
 
-_PAPER = "002_848142561181ac46.txt"
-
 Strategy = Literal["uniform", "quantile"]
 
 
 # ----------------------------------------------------------------------------- core
+def _scale_weights(w: np.ndarray | None) -> tuple[np.ndarray | None, int]:
+    """Weights divided by ``2**e`` with ``max(w) = m 2**e``, ``0.5 <= m < 1``, and ``e``.
+
+    Weighted sums and squared weights overflow for weights near 1e160 and underflow
+    for weights near 1e-200.  Dividing by a power of two changes no mantissa, so every
+    ratio of weighted sums (bin means, ``|B_m| / N``, Kish's effective size) is bitwise
+    what it was, and the estimators are invariant to the scale of the weights over the
+    whole float range.
+    """
+    if w is None:
+        return None, 0
+    _, exponent = np.frexp(np.max(w))
+    return np.ldexp(w, -int(exponent)), int(exponent)
+
+
 def _uniform_edges(n_bins: int) -> np.ndarray:
     # m / M is the float nearest the true edge; linspace's m * (1 / M) can be one ulp off
     return np.arange(n_bins + 1, dtype=np.float64) / n_bins
 
 
-def _quantile_edges(s: np.ndarray, w: np.ndarray | None, n_bins: int) -> np.ndarray:
+def _quantile_edges(
+    s: np.ndarray, w: np.ndarray | None, n_bins: int, exponent: int = 0
+) -> np.ndarray:
     """Type-7 (linear) quantiles of ``s`` at ``m / n_bins``, weighted as repeated rows.
 
     Row ``i`` of the sorted positive-weight scores covers the weight interval
@@ -70,7 +85,9 @@ def _quantile_edges(s: np.ndarray, w: np.ndarray | None, n_bins: int) -> np.ndar
     ``(C_i - u, C_i)``; the quantile of order ``q`` is read at ``h = q (W - u)``.
     With unit weights and ``u = 1`` this is ``np.percentile``; integer weights act
     as repeated rows.  ``u = min(1, mean positive weight)`` keeps the edges from
-    collapsing when the weights are normalised (sum to 1, say).
+    collapsing when the weights are normalised (sum to 1, say).  ``w`` may be scaled
+    by ``2**-exponent`` (see :func:`_scale_weights`); ``u`` is taken on the original
+    scale, so the edges do not depend on the scaling.
     """
     steps = np.arange(n_bins + 1, dtype=np.float64)
     if w is None:
@@ -92,7 +109,9 @@ def _quantile_edges(s: np.ndarray, w: np.ndarray | None, n_bins: int) -> np.ndar
         cum_end = np.cumsum(ws)
         cum_before = cum_end - ws
         total = float(cum_end[-1])
-        unit = min(1.0, total / n)
+        # u = min(1, mean weight) on the original scale, expressed on the scaled one
+        with np.errstate(over="ignore"):  # 2**1074 is inf: then u is the mean weight
+            unit = min(total / n, float(np.ldexp(1.0, -exponent)))
         h = steps * (total - unit) / n_bins
         i = np.clip(np.searchsorted(cum_before, h, side="right") - 1, 0, n - 1)
         frac = np.clip((h - (cum_end[i] - unit)) / unit, 0.0, 1.0)
@@ -106,10 +125,12 @@ def _quantile_edges(s: np.ndarray, w: np.ndarray | None, n_bins: int) -> np.ndar
     return np.maximum.accumulate(edges)
 
 
-def _edges(s: np.ndarray, w: np.ndarray | None, n_bins: int, strategy: str) -> np.ndarray:
+def _edges(
+    s: np.ndarray, w: np.ndarray | None, n_bins: int, strategy: str, exponent: int = 0
+) -> np.ndarray:
     if strategy == "uniform":
         return _uniform_edges(n_bins)
-    return _quantile_edges(s, w, n_bins)
+    return _quantile_edges(s, w, n_bins, exponent)
 
 
 def _assign(s: np.ndarray, edges: np.ndarray) -> np.ndarray:
@@ -120,7 +141,11 @@ def _assign(s: np.ndarray, edges: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _BinSums:
-    """Per-bin weighted sums (float64 arrays of length ``n_bins``)."""
+    """Per-bin weighted sums (float64 arrays of length ``n_bins``).
+
+    With weights, the sums are of the weights scaled by ``2**-exponent`` (see
+    :func:`_scale_weights`); ratios of sums are unaffected.
+    """
 
     edges: np.ndarray
     index: np.ndarray
@@ -130,13 +155,15 @@ class _BinSums:
     score: np.ndarray
     outcome: np.ndarray
     total: float
+    exponent: int = 0
 
 
 def _bin_sums(
     s: np.ndarray, y: np.ndarray, w: np.ndarray | None, n_bins: int, strategy: str
 ) -> _BinSums:
     """Bin the validated rows and accumulate their sums with ``np.bincount``."""
-    edges = _edges(s, w, n_bins, strategy)
+    w, exponent = _scale_weights(w)
+    edges = _edges(s, w, n_bins, strategy, exponent)
     idx = _assign(s, edges)
     yf = y.astype(np.float64)
     if w is None:
@@ -154,7 +181,7 @@ def _bin_sums(
         outcome = np.bincount(idx, weights=w * yf, minlength=n_bins)
         total = float(w.sum())
     return _BinSums(edges, idx, count.astype(np.int64), weight, weight_sq, score, outcome,
-                    total)
+                    total, exponent)
 
 
 def _prepare(
@@ -220,8 +247,9 @@ def bin_edges(
 
     Notes
     -----
-    Uniform: ``edges[m] = m / M`` (002_848142561181ac46.txt, section 2.1,
-    ``B_m = ((m-1)/M, m/M]``).  Quantile (section 6.2, equal-mass binning): the
+    Uniform: ``edges[m] = m / M`` (Guo et al. 2017, section 2,
+    ``B_m = ((m-1)/M, m/M]``).  Quantile (equal-mass or adaptive binning, Nixon et al.
+    2019): the
     type-7 quantiles ``x_(k) + g (x_(k+1) - x_(k))`` with ``k + g = q (N - 1)``,
     ``q = m / M`` -- the edges of ``np.percentile`` and of scikit-learn's
     ``calibration_curve(strategy="quantile")``.  With sample weights each row
@@ -232,6 +260,14 @@ def bin_edges(
     interpolated edge is kept strictly below the next score, so bin membership
     follows the sorted positions exactly.  Heavy ties give repeated edges, hence
     empty bins: the number of non-empty bins can be below ``n_bins``.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On Calibration
+       of Modern Neural Networks. Proceedings of the 34th International Conference
+       on Machine Learning (ICML), PMLR 70, 1321-1330. arXiv:1706.04599. section 2.
+    .. [2] Nixon, J., Dusenberry, M. W., Zhang, L., Jerfel, G. & Tran, D. (2019).
+       Measuring Calibration in Deep Learning. CVPR Workshops. arXiv:1904.01685.
 
     Examples
     --------
@@ -244,7 +280,8 @@ def bin_edges(
     v.check_option(strategy, "strategy", STRATEGIES)
     s = v.check_probability(score, "score")
     w = v.check_sample_weight(sample_weight, s.shape[0])
-    return _edges(s, w, n_bins, strategy)
+    w, exponent = _scale_weights(w)
+    return _edges(s, w, n_bins, strategy, exponent)
 
 
 def assign_bins(score: Any, edges: Any) -> np.ndarray:
@@ -269,13 +306,19 @@ def assign_bins(score: Any, edges: Any) -> np.ndarray:
 
     Notes
     -----
-    Bins are right-closed, ``(edges[m], edges[m + 1]]`` (002_848142561181ac46.txt,
-    section 2.1), found by a binary search of the interior edges
+    Bins are right-closed, ``(edges[m], edges[m + 1]]`` (Guo et al. 2017,
+    section 2), found by a binary search of the interior edges
     (``searchsorted(edges[1:-1], score, side="left")``, as scikit-learn): a score
     equal to an interior edge belongs to the lower bin, and scores at or below
     ``edges[1]`` -- 0 included -- to the first bin.  Scores outside
     ``[edges[0], edges[-1]]`` (quantile edges of another sample) go to the first
     or last bin.  Equal scores always share a bin.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On Calibration
+       of Modern Neural Networks. Proceedings of the 34th International Conference
+       on Machine Learning (ICML), PMLR 70, 1321-1330. arXiv:1706.04599. section 2.
 
     Examples
     --------
@@ -398,7 +441,7 @@ def reliability_table(
 
     Notes
     -----
-    002_848142561181ac46.txt, section 2.1: ``acc(B_m) = (1/|B_m|) sum 1[y_hat = y]``,
+    Guo et al. (2017), section 2: ``acc(B_m) = (1/|B_m|) sum 1[y_hat = y]``,
     ``conf(B_m) = (1/|B_m|) sum p_hat``, signed gap ``acc(B_m) - conf(B_m)`` (bins
     below the diagonal, gap < 0, are overconfident).  With weights both means are
     weighted.  The Wilson score interval for ``acc`` uses
@@ -407,9 +450,19 @@ def reliability_table(
         (acc + z^2/(2n) -+ z sqrt(acc (1 - acc)/n + z^2/(4n^2))) / (1 + z^2/n)
 
     with ``n`` the bin's row count, or with weights its Kish effective sample size
-    ``(sum w)^2 / sum w^2`` (so rescaling the weights leaves the interval unchanged,
-    and integer weights are *not* read as repeated rows here).  Section 2.2 and 6.5
-    recommend showing the bin counts next to the diagram.
+    ``(sum w)^2 / sum w^2`` (Kish 1965; so rescaling the weights leaves the interval
+    unchanged, and integer weights are *not* read as repeated rows here).  Show the
+    bin counts next to the diagram.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On Calibration
+       of Modern Neural Networks. Proceedings of the 34th International Conference
+       on Machine Learning (ICML), PMLR 70, 1321-1330. arXiv:1706.04599. section 2.
+    .. [2] Wilson, E. B. (1927). Probable Inference, the Law of Succession, and
+       Statistical Inference. Journal of the American Statistical Association
+       22(158), 209-212. doi:10.1080/01621459.1927.10502953.
+    .. [3] Kish, L. (1965). Survey Sampling. John Wiley & Sons, New York.
 
     Examples
     --------
@@ -426,11 +479,13 @@ def reliability_table(
     conf, acc, _ = _bin_means(sums)
     n_eff = _kish(sums)
     low, high = _wilson(acc, n_eff, a)
+    with np.errstate(over="ignore"):  # a weight sum beyond 1.8e308 is reported as inf
+        weight_sum = np.ldexp(sums.weight, sums.exponent)
     return ReliabilityTable(
         lower=sums.edges[:-1].copy(),
         upper=sums.edges[1:].copy(),
         count=sums.count,
-        weight_sum=sums.weight,
+        weight_sum=weight_sum,
         n_eff=n_eff,
         mean_score=conf,
         mean_outcome=acc,
@@ -483,12 +538,26 @@ def ece(
 
     Notes
     -----
-    002_848142561181ac46.txt, section 3.2:
+    Naeini et al. (2015); Guo et al. (2017), section 2; the ``l_p`` form as in
+    Kumar et al. (2019):
     ``ECE_p = (sum_m |B_m|/N |acc(B_m) - conf(B_m)|^p)^(1/p)``; empty bins add
-    nothing.  The value depends on the bin count and strategy (section 6.1-6.2):
-    report them with it.  ``ECE_p`` is not monotone in ``p`` in general.  When every
-    bin is overconfident (or every bin underconfident), ``ECE_1`` equals
+    nothing.  The value depends on the bin count and strategy (Nixon et al. 2019;
+    Kumar et al. 2019): report them with it.  ``ECE_p`` is not monotone in ``p`` in
+    general.  When every bin is overconfident (or every bin underconfident), ``ECE_1`` equals
     ``|mean(score) - mean(outcome)|`` whatever the binning.
+
+    References
+    ----------
+    .. [1] Naeini, M. P., Cooper, G. F. & Hauskrecht, M. (2015). Obtaining Well
+       Calibrated Probabilities Using Bayesian Binning. Proceedings of the AAAI
+       Conference on Artificial Intelligence 29, 2901-2907.
+       doi:10.1609/aaai.v29i1.9602.
+    .. [2] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On Calibration
+       of Modern Neural Networks. Proceedings of the 34th International Conference
+       on Machine Learning (ICML), PMLR 70, 1321-1330. arXiv:1706.04599. section 2.
+    .. [3] Kumar, A., Liang, P. & Ma, T. (2019). Verified Uncertainty Calibration.
+       Advances in Neural Information Processing Systems 32 (NeurIPS).
+       arXiv:1909.10155.
 
     Examples
     --------
@@ -546,13 +615,24 @@ def mce(
 
     Notes
     -----
-    002_848142561181ac46.txt, section 4.1, ``MCE = max_m |acc(B_m) - conf(B_m)|``;
-    section 4.2 recommends restricting the maximum to bins above a minimum
-    occupancy because sparse bins give noisy accuracies.  The occupancy of a bin is
+    Naeini et al. (2015); Guo et al. (2017), section 2:
+    ``MCE = max_m |acc(B_m) - conf(B_m)|``.  The maximum can be restricted to bins
+    above a minimum occupancy because sparse bins give noisy accuracies.  The occupancy of a bin is
     its row count, or with weights its Kish effective sample size
     ``(sum w)^2 / sum w^2``, the same ``n`` as the Wilson interval of
     :func:`reliability_table` (so with ``min_count > 1`` integer weights are not
     read as repeated rows).
+
+    References
+    ----------
+    .. [1] Naeini, M. P., Cooper, G. F. & Hauskrecht, M. (2015). Obtaining Well
+       Calibrated Probabilities Using Bayesian Binning. Proceedings of the AAAI
+       Conference on Artificial Intelligence 29, 2901-2907.
+       doi:10.1609/aaai.v29i1.9602.
+    .. [2] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On Calibration
+       of Modern Neural Networks. Proceedings of the 34th International Conference
+       on Machine Learning (ICML), PMLR 70, 1321-1330. arXiv:1706.04599. section 2.
+    .. [3] Kish, L. (1965). Survey Sampling. John Wiley & Sons, New York.
 
     Examples
     --------
@@ -610,13 +690,19 @@ def signed_ece(
 
     Notes
     -----
-    The signed counterpart of 002_848142561181ac46.txt, section 3.2: the bin gaps
-    ``conf(B_m) - acc(B_m)`` (the negative of the table's ``gap``, section 2.1)
+    The signed counterpart of the ECE of Guo et al. (2017), section 2: the bin gaps
+    ``conf(B_m) - acc(B_m)`` (the negative of the table's ``gap``)
     averaged with weights ``|B_m|/N``.  Because the weights are the bin sizes the
     sum telescopes to ``mean(score) - mean(outcome)`` for *every* binning; the
     binning arguments are validated and kept for a signature common with
     :func:`ece`.  ``|signed_ece| <= ece``, with equality exactly when all bins err in
     the same direction.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On Calibration
+       of Modern Neural Networks. Proceedings of the 34th International Conference
+       on Machine Learning (ICML), PMLR 70, 1321-1330. arXiv:1706.04599. section 2.
 
     Examples
     --------

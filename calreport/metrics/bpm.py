@@ -1,33 +1,33 @@
 """TCE_bpm: the true calibration error of a binomial-process calibration curve.
 
-Dong, Jiang, Pan and Yu (004_590dfa3be64c29d9.txt) estimate a continuous
+Dong, Jiang, Pan and Yu (2025, AAAI, arXiv:2412.10658) estimate a continuous
 calibration curve ``g`` from equal-mass bins and integrate its gap to the diagonal
 under a Beta density of the confidences:
 
 * :func:`fit_bpm_curve` -- the curve ``logit g(s) = c + a ln s - b ln(1 - s)``,
-  ``a, b >= 0`` (the beta-calibration family, 004 section 3.2, Eq. 12), fitted by
+  ``a, b >= 0`` (the beta-calibration family, their section 3.2, Eq. 12), fitted by
   maximum binomial likelihood of the bin hits over a set of equal-mass binnings
-  (004 section 3.1, Eqs. 8-9);
+  (section 3.1, Eqs. 8-9);
 * :func:`tce_integral` -- ``(int_0^1 |g(x) - x|^p f(x) dx)^(1/p)`` for any curve and
-  confidence distribution (004 Eq. 13);
+  confidence distribution (Eq. 13);
 * :func:`tce_bpm` -- both steps, with the method-of-moments Beta density of the
-  confidences (004 Algorithm 2).
+  confidences (Algorithm 2).
 
-The paper's equations were lost in the text extraction; shared/DESIGN.md
-("TCE_bpm") restates them and shared/reference/formulas.md section 1 describes the
-authors' published code, whose differences from this module are listed in the Notes
-of :func:`tce_bpm`.
+The differences between this module and the authors' published code are listed
+in the Notes of :func:`tce_bpm`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, overload
 
 import numpy as np
 from scipy import optimize, special
+from threadpoolctl import ThreadpoolController
 
 from calreport import _validate as v
 
@@ -44,6 +44,24 @@ __all__ = [
 #: in the fit (as the authors' code does); crossings of ``g`` with the diagonal are
 #: searched in that range.
 CLIP = 1e-10
+
+
+_THREADPOOLS: list[ThreadpoolController] = []  # created on first use (it scans libraries)
+
+
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """Run the block with every loaded BLAS limited to one thread.
+
+    The fit multiplies a few hundred rows by three columns, far too little work to
+    share: with a multithreaded OpenBLAS and both cores busy, every product waits for
+    the other threads to be scheduled, and the fit stalls.  The controller is built
+    once; entering the limit is cheap next to the fit.
+    """
+    if not _THREADPOOLS:
+        _THREADPOOLS.append(ThreadpoolController())
+    with _THREADPOOLS[0].limit(limits=1, user_api="blas"):
+        yield
 
 
 # --------------------------------------------------------------------------- the fit
@@ -153,13 +171,20 @@ def bpm_bin_counts(n: int, *, min_bin: int = 20, max_bin: int = 100,
     -----
     ``k = k_min, k_min + step, ... <= k_max`` with
     ``step = max(1, (k_max - k_min) // (n_binnings - 1))``: the authors' rule
-    ``range(n // 100, n // 20 + 1, (n // 20 - n // 100) // 10)`` (004 appendix B.2;
-    formulas.md 1.2) with ``ceil`` instead of ``floor`` for ``k_min``, so that the
-    two agree whenever 100 divides ``n``.  Binning ``k`` cuts the sorted rows at
-    ``floor(i * n / k)``, ``i = 0..k``: every row is used and every bin holds
+    ``range(n // 100, n // 20 + 1, (n // 20 - n // 100) // 10)`` (Dong et al. 2025,
+    appendix B.2, and their published code) with ``ceil`` instead of ``floor`` for
+    ``k_min``, so that the two agree whenever 100 divides ``n``.  Binning ``k`` cuts
+    the sorted rows at ``floor(i * n / k)``, ``i = 0..k``: every row is used and every bin holds
     ``floor(n / k)`` or ``ceil(n / k)`` rows, within ``[min_bin, max_bin]`` (the
     authors' code uses bins of ``n // k`` rows and drops the last bin and the
     remainder).
+
+    References
+    ----------
+    .. [1] Dong, J., Jiang, Z., Pan, D. & Yu, Z. (2025). Combining Priors with
+       Experience: Confidence Calibration Based on Binomial Process Modeling.
+       Proceedings of the AAAI Conference on Artificial Intelligence 39.
+       arXiv:2412.10658. appendix B.2.
 
     Examples
     --------
@@ -213,7 +238,7 @@ def _design(s: np.ndarray) -> np.ndarray:
 
 def fit_bpm_curve(conf: Any, correct: Any, *, min_bin: int = 20, max_bin: int = 100,
                   n_binnings: int = 11) -> BpmFit:
-    """Fit the binomial-process calibration curve of 004 by maximum likelihood.
+    """Fit the binomial-process calibration curve of Dong et al. (2025) by maximum likelihood.
 
     Parameters
     ----------
@@ -243,7 +268,8 @@ def fit_bpm_curve(conf: Any, correct: Any, *, min_bin: int = 20, max_bin: int = 
 
     Notes
     -----
-    Curve family (004 section 3.2, Eq. 12, the beta calibration map of Kull et al.)::
+    Curve family (Dong et al. 2025, section 3.2, Eq. 12; the beta calibration map of
+    Kull, Silva Filho & Flach, 2017, AISTATS)::
 
         logit g(s) = c + a ln s - b ln(1 - s),   a, b >= 0  (g non-decreasing).
 
@@ -252,7 +278,7 @@ def fit_bpm_curve(conf: Any, correct: Any, *, min_bin: int = 20, max_bin: int = 
     every binning has ``m_j`` rows, ``h_j`` hits and mean confidence ``s_j``
     (clipped to ``[1e-10, 1 - 1e-10]``).  The fit maximises the binomial
     log-likelihood of the bin hits summed over all bins of all binnings
-    (004 section 3.1, Eqs. 7-8, with a uniform weight on the binnings)::
+    (Dong et al. 2025, section 3.1, Eqs. 7-8, with a uniform weight on the binnings)::
 
         log L(a, b, c) = sum_j  h_j ln g(s_j) + (m_j - h_j) ln(1 - g(s_j)).
 
@@ -262,11 +288,18 @@ def fit_bpm_curve(conf: Any, correct: Any, *, min_bin: int = 20, max_bin: int = 
     found by L-BFGS-B with the bounds ``a, b >= 0`` and the analytic gradient, from the
     identity ``(1, 1, 0)``: deterministic and fast.  At least ``3 * min_bin`` rows are
     required so that one binning has three bins, the minimum that determines three
-    parameters (004 appendix A.6, Lemma 1).
+    parameters (Dong et al. 2025, appendix A.6, Lemma 1).
 
     The paper's "equivalent convex" objective (Eq. 9) is not recoverable from the
     extracted text; the authors' code maximises a Gaussian similarity instead (see
     :func:`tce_bpm`, Notes).
+
+    References
+    ----------
+    .. [1] Dong, J., Jiang, Z., Pan, D. & Yu, Z. (2025). Combining Priors with
+       Experience: Confidence Calibration Based on Binomial Process Modeling.
+       Proceedings of the AAAI Conference on Artificial Intelligence 39.
+       arXiv:2412.10658. sections 3.1-3.2, Eqs. 7-12.
 
     Examples
     --------
@@ -296,16 +329,17 @@ def _fit_sorted(s: np.ndarray, hit: np.ndarray, ks: tuple[int, ...]) -> BpmFit:
         grad = design.T @ (sizes * special.expit(eta) - hits) / total
         return value, grad
 
-    res = optimize.minimize(
-        neg_loglik, np.array([1.0, 1.0, 0.0]), jac=True, method="L-BFGS-B",
-        bounds=[(0.0, None), (0.0, None), (None, None)],
-        options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 10_000},
-    )
+    with _one_blas_thread():
+        res = optimize.minimize(
+            neg_loglik, np.array([1.0, 1.0, 0.0]), jac=True, method="L-BFGS-B",
+            bounds=[(0.0, None), (0.0, None), (None, None)],
+            options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 10_000},
+        )
+        # optimality (KKT): zero gradient, except outward-pointing at an active bound.
+        # L-BFGS-B may stop with "ABNORMAL" line-search status at a point already
+        # optimal to rounding, so convergence is judged by the projected gradient.
+        grad = neg_loglik(res.x)[1]
     a, b, c = (float(t) for t in res.x)
-    # optimality (KKT): zero gradient, except outward-pointing at an active bound.
-    # L-BFGS-B may stop with "ABNORMAL" line-search status at a point already optimal
-    # to rounding, so convergence is judged by the projected gradient itself.
-    grad = neg_loglik(res.x)[1]
     grad[:2][(res.x[:2] <= 0.0) & (grad[:2] > 0.0)] = 0.0
     return BpmFit(a=a, b=b, c=c, bin_counts=ks, n=int(s.shape[0]),
                   log_likelihood=-float(res.fun) * total,
@@ -466,7 +500,7 @@ def tce_integral(curve: BpmFit | tuple[float, float, float] | Callable[[np.ndarr
 
     Notes
     -----
-    004 Eq. 13 (formulas.md 1.5).  The integral is taken in quantile space,
+    Dong et al. (2025), Eq. 13.  The integral is taken in quantile space,
     ``int_0^1 h(F^-1(u)) du`` with ``h(x) = |g(x) - x|^p``: Beta densities with a
     shape parameter below 1 are unbounded at an end of [0, 1], but ``h o F^-1`` is
     bounded.  The interval is split at the crossings of ``g`` with the diagonal
@@ -474,6 +508,13 @@ def tce_integral(curve: BpmFit | tuple[float, float, float] | Callable[[np.ndarr
     piece is integrated with a tanh-sinh rule to about 1e-12.  A Beta density with
     ``alpha + beta > 1e12`` (standard deviation below 1e-6) is treated as a point mass
     at its mean: ``|g(m) - m|``.
+
+    References
+    ----------
+    .. [1] Dong, J., Jiang, Z., Pan, D. & Yu, Z. (2025). Combining Priors with
+       Experience: Confidence Calibration Based on Binomial Process Modeling.
+       Proceedings of the AAAI Conference on Artificial Intelligence 39.
+       arXiv:2412.10658. Eq. 13.
 
     Examples
     --------
@@ -514,7 +555,7 @@ def tce_integral(curve: BpmFit | tuple[float, float, float] | Callable[[np.ndarr
 
 
 def _moment_beta(s: np.ndarray) -> tuple[float, float]:
-    """Method-of-moments Beta fit (formulas.md 1.4), validated."""
+    """Method-of-moments Beta fit of the confidences (as the authors' code), validated."""
     mu = float(np.mean(s))
     # exactly equal confidences: np.var may still return ~1e-32 from rounding the mean
     var = float(np.var(s, ddof=1)) if np.ptp(s) > 0 else 0.0
@@ -576,23 +617,23 @@ def tce_bpm(conf: Any, correct: Any, *, p: float = 1.0, density: Any = None,
 
     Notes
     -----
-    004 section 3.3, Eq. 13 and Algorithm 2::
+    Dong et al. (2025), section 3.3, Eq. 13 and Algorithm 2::
 
         TCE_p = ( int_0^1 |g(x) - x|^p f(x) dx )^(1/p),
 
     ``g`` from :func:`fit_bpm_curve` and, by default, ``f`` the Beta density with
     ``alpha = mu^2 (1 - mu) / v - mu``, ``beta = alpha (1 - mu) / mu`` (``mu``, ``v``:
-    mean and ``ddof=1`` variance of ``conf``; formulas.md 1.4).  The integral is
+    mean and ``ddof=1`` variance of ``conf``, as in the authors' code).  The integral is
     computed by :func:`tce_integral`.
 
-    Departures from the authors' published code (formulas.md 1.2-1.7), on purpose:
+    Departures from the authors' published code, on purpose:
 
-    * the curve maximises a binomial likelihood of the bin hits (DESIGN.md); the code
+    * the curve maximises a binomial likelihood of the bin hits; the code
       maximises ``sum exp(-(g(s_j) - acc_j)^2)``, a Gaussian similarity that ignores
       bin sizes and binomial variance, with Nelder-Mead from ``(5, 5, -6.93)``;
     * every bin is used; the code skips the last (highest-confidence) bin of every
       binning and the remainder rows;
-    * ``a, b >= 0`` keeps ``g`` monotone (004 Eq. 11); the code leaves them free;
+    * ``a, b >= 0`` keeps ``g`` monotone (Eq. 11); the code leaves them free;
     * the smallest bin count is ``ceil(n / 100)`` (the code: ``n // 100``), so that
       every bin holds 20-100 rows (:func:`bpm_bin_counts`);
     * float64 vectorised arithmetic and a tanh-sinh quadrature in quantile space
@@ -601,7 +642,7 @@ def tce_bpm(conf: Any, correct: Any, *, p: float = 1.0, density: Any = None,
       (the code silently returns a meaningless value on unsorted input);
     * any ``p >= 1`` (the code has ``p = 1`` only).
 
-    On the paper's own simulation (004 Algorithm 3 with the curve
+    On the paper's own simulation (Algorithm 3 with the curve
     ``sigmoid(-0.88 + 0.49 logit x)`` and confidences Beta(1.1233, 0.1147), true
     TCE 0.130714) both objectives are equally accurate: mean absolute error over 200
     seeds 0.0097 (N = 1000) and 0.0045 (N = 5000) here, 0.0098 and 0.0045 with the
@@ -609,6 +650,13 @@ def tce_bpm(conf: Any, correct: Any, *, p: float = 1.0, density: Any = None,
     against 0.0166 at N = 1000 (benchmarks/bench_bpm.py, which also times both).
     The gains are robustness and speed: no failure below 240 rows, no dependence on
     row order, a monotone curve, about 15 ms at N = 10^4 instead of about 16 s.
+
+    References
+    ----------
+    .. [1] Dong, J., Jiang, Z., Pan, D. & Yu, Z. (2025). Combining Priors with
+       Experience: Confidence Calibration Based on Binomial Process Modeling.
+       Proceedings of the AAAI Conference on Artificial Intelligence 39.
+       arXiv:2412.10658. section 3.3, Eq. 13 and Algorithm 2.
 
     Examples
     --------
@@ -644,7 +692,7 @@ class _PublishedObjectiveResult(NamedTuple):
 def _published_objective_tce(conf: Any, correct: Any) -> _PublishedObjectiveResult:
     """TCE_bpm as computed by the authors' published code, for comparison only.
 
-    Re-implemented from the description in formulas.md 1.2-1.6 (vectorised float64):
+    Re-implemented from the authors' published code (vectorised float64):
     equal-mass binnings ``k in range(n//100, n//20 + 1, (n//20 - n//100) // 10)`` of
     ``m = n // k`` rows each, the last bin and the remainder skipped; the curve
     maximises ``sum_j exp(-(g(s_j) - acc_j)^2)`` by Nelder-Mead from

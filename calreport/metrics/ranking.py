@@ -1,11 +1,14 @@
 """Ranking metrics: AUC, confidence-weighted AUC (cwAUC), ROC and cwROC curves.
 
 All AUCs here are *pair-weighted*: a (positive ``i``, negative ``j``) pair counts
-``w_i * w_j`` and a tie in score counts one half (000_efda01fc1c8d5c44.txt,
+``w_i * w_j`` and a tie in score counts one half (Martin-Maroto et al. 2026,
 section 2.2 and appendix, Propositions 15-17).  The classical AUC uses ``w = 1``
 (or the sample weights); cwAUC uses the top-label confidence ``c`` (times the
-sample weight).  Every AUC is computed from one sort of the scores, tie
-groups and weighted cumulative sums, so it is exact with ties and O(N log N).
+sample weight).  Every AUC is computed from one sort of the scores, tie groups and
+weighted cumulative sums, so it is exact with ties and O(N log N).  The sort
+carries each row's label and weight inside a complex key (see :func:`_keyed`), so
+no permutation is applied afterwards; classes are sorted one at a time, so the
+memory beyond the input is O(N) whatever the number of classes.
 """
 
 from __future__ import annotations
@@ -22,69 +25,111 @@ __all__ = [
     "cw_roc_curve",
     "cwauc",
     "delta_auc",
+    "macro_average",
     "roc_curve",
     "weighted_auc",
 ]
 
 _AVERAGES = ("macro", None)
 
+#: Classes whose columns are copied out of the (N, K) input together: 8 float64
+#: columns fill one 64-byte cache line of each row.
+_BLOCK = 8
+
 
 # ----------------------------------------------------------------------------- core
-def _tie_groups(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Sort each row of ``scores`` (shape ``(R, N)``) once and find its tie groups.
+def _power_of_two_scale(w: np.ndarray) -> np.ndarray:
+    """``w`` divided by the power of two nearest below its maximum (exact, no rounding).
 
-    Returns the sort order ``(R, N)``, the flat start index of every tie group in the
-    row-major flattened sorted array, and the row of each group (None when R = 1).
-    A group never spans two rows because the first element of every row starts one.
-    Ties are summed as whole groups, so the order of the rows inside a tie (and hence
-    the stability of the sort) cannot change the result; the default introsort is
-    used because it is several times faster than a stable sort on float64.
+    Pair weights are products of two row weights, and their sums are products of
+    totals: weights near 1e160 would overflow them and weights near 1e-200 underflow.
+    Scaling by ``2**-e`` with ``max(w) = m 2**e``, ``0.5 <= m < 1``, changes no
+    mantissa, so every ratio of sums (each AUC) is bitwise what it was, and the
+    result is invariant to the scale of the weights over the whole float range.
     """
-    order = np.argsort(scores, axis=1)
-    if scores.shape[0] == 1:
-        ss = scores[0, order[0]][np.newaxis, :]  # plain gather: cheaper than take_along_axis
-    else:
-        ss = np.take_along_axis(scores, order, axis=1)
-    new = np.empty(ss.shape, dtype=bool)
-    new[:, 0] = True
-    np.not_equal(ss[:, 1:], ss[:, :-1], out=new[:, 1:])
-    starts = np.flatnonzero(new)
-    n_rows = scores.shape[0]
-    rows = None if n_rows == 1 else np.repeat(np.arange(n_rows), new.sum(axis=1))
-    return order, starts, rows
+    _, exponent = np.frexp(np.max(w))
+    return np.ldexp(w, -int(exponent))
 
 
-def _grouped_auc(
-    pos: np.ndarray, weight: np.ndarray | None, starts: np.ndarray, rows: np.ndarray | None,
-    n_rows: int,
-) -> np.ndarray:
-    """Pair-weighted AUC of every row from the sorted positive mask and weights.
+def _keyed(scores: np.ndarray, pos: np.ndarray, payload: np.ndarray | None) -> np.ndarray:
+    """Scores with a signed payload, sorted: one complex array, no permutation.
 
-    ``pos`` and ``weight`` are flattened ``(R, N)`` arrays in sorted order.  For a tie
-    group ``g`` with positive weight ``p_g`` and negative weight ``n_g``, the pairs it
-    wins are ``p_g * (negative weight strictly below g + n_g / 2)``.
+    ``real`` holds the score and ``imag`` the payload (a weight or a row index, never
+    negative) with its sign bit set on the negative rows.  NumPy sorts complex numbers
+    by real part first, so one ``sort`` puts the scores in order *and* carries each
+    row's label and payload along: no ``argsort`` and no random gathers, which cost
+    more than the sort itself once the arrays leave the cache (N >= 10^7).  ``-0.0``
+    keeps its sign bit, so a payload of zero still tells the label.
     """
-    if weight is None:
-        wp = np.add.reduceat(pos, starts, dtype=np.float64)
-        wn = np.diff(starts, append=pos.size) - wp
+    key = np.empty(scores.shape[0], dtype=np.complex128)
+    key.real = scores
+    if payload is None:
+        key.imag = np.where(pos, 1.0, -1.0)
     else:
-        wp = np.add.reduceat(weight * pos, starts)
-        # rounding may leave -1e-17 in a mixed group; an all-positive group gives exactly 0
-        wn = np.maximum(np.add.reduceat(weight, starts) - wp, 0.0)
-    cum_n = np.cumsum(wn)
-    if rows is None:
-        tot_p, tot_n = np.array([wp.sum()]), cum_n[-1:]
-        num = np.array([np.dot(wp, cum_n - 0.5 * wn)])
+        key.imag = np.where(pos, payload, -payload)
+    key.sort()
+    return key
+
+
+def _pair_auc(
+    sorted_scores: np.ndarray, negative: np.ndarray, weights: list[np.ndarray | None]
+) -> list[float]:
+    """Pair-weighted AUC for each weight vector, from rows sorted by score.
+
+    ``negative`` is the sorted label mask and each weight vector is in the same order
+    (``None``: unit weights).  For a tie group ``g`` with positive weight ``p_g`` and
+    negative weight ``n_g`` the pairs it wins are ``p_g * (N_<g + n_g / 2)`` with
+    ``N_<g`` the negative weight strictly below; the AUC is their sum over
+    ``P * N``.  Ties are summed as whole groups, so the order of the rows inside a
+    tie cannot change the result.
+    """
+    n = sorted_scores.shape[0]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_scores[1:], sorted_scores[:-1], out=new[1:])
+    starts = None if new.all() else np.flatnonzero(new)
+    out = []
+    for w in weights:
+        if w is None:
+            wn = negative.astype(np.float64)
+            wp = 1.0 - wn
+        else:
+            wp = np.where(negative, 0.0, w)
+            wn = w - wp  # exact: w - 0 or w - w
+        if starts is not None:
+            wp = np.add.reduceat(wp, starts)
+            # rounding may leave -1e-17 in a mixed group; an all-positive one gives 0
+            wn = np.maximum(np.add.reduceat(wn, starts), 0.0)
+        cum_n = np.cumsum(wn)
+        tot_p, tot_n = float(wp.sum()), float(cum_n[-1])
+        if tot_p > 0.0 and tot_n > 0.0:
+            # multiply and sum, not np.dot: BLAS threads stall on a busy machine
+            num = float(np.sum(wp * (cum_n - 0.5 * wn)))
+            out.append(num / (tot_p * tot_n))
+        else:
+            out.append(float("nan"))
+    return out
+
+
+def _class_auc(
+    scores: np.ndarray, pos: np.ndarray, conf: np.ndarray | None, w: np.ndarray | None
+) -> tuple[float, float]:
+    """AUC and cwAUC (NaN when ``conf`` is None) of one class from one sort."""
+    if w is None:
+        # the confidence itself rides along as the payload: nothing to gather
+        key = _keyed(scores, pos, conf)
+        negative = np.signbit(key.imag)
+        cw = None if conf is None else np.abs(key.imag)
+        res = _pair_auc(key.real, negative, [None] if conf is None else [None, cw])
     else:
-        tot_p = np.bincount(rows, weights=wp, minlength=n_rows)
-        tot_n = np.bincount(rows, weights=wn, minlength=n_rows)
-        # cumulative negative weight restarted at each row
-        offset = np.cumsum(tot_n) - tot_n
-        num = np.bincount(rows, weights=wp * (cum_n - offset[rows] - 0.5 * wn),
-                          minlength=n_rows)
-    den = tot_p * tot_n
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, num / den, np.nan)
+        # two weight vectors: carry the row index and gather them (sorted rows)
+        key = _keyed(scores, pos, np.arange(scores.shape[0], dtype=np.float64))
+        negative = np.signbit(key.imag)
+        rows = np.abs(key.imag).astype(np.intp)
+        ws = w[rows]
+        res = _pair_auc(key.real, negative,
+                        [ws] if conf is None else [ws, ws * conf[rows]])
+    return res[0], (res[1] if conf is not None else float("nan"))
 
 
 def _prepare(
@@ -92,9 +137,9 @@ def _prepare(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None, int, bool]:
     """Validate the multiclass inputs.
 
-    Returns the class codes, the one-vs-rest scores as an ``(R, N)`` array (one row per
-    class, or only the positive-class row for a binary problem), the confidence (or
-    None), the sample weights (or None), the number of classes and the binary flag.
+    Returns the class codes, the probabilities as validated (``(N,)`` or ``(N, K)``,
+    not copied), the confidence (or None), the sample weights (or None), the number
+    of classes and the binary flag.
     """
     p = v.check_proba_matrix(proba, "proba")
     n = p.shape[0]
@@ -102,54 +147,109 @@ def _prepare(
     n_classes = 2 if p.ndim == 1 else p.shape[1]
     y = v.check_class_codes(y_true, n_classes, "y_true")
     v.check_consistent_length(y_true=y.shape[0], proba=n)
-    if p.ndim == 1:
-        scores = p[np.newaxis, :]
-    elif binary:
-        # class 0 with score 1 - p is the mirror image of class 1: same AUC and cwAUC
-        scores = p[np.newaxis, :, 1].copy()
-    else:
-        scores = np.ascontiguousarray(p.T)
     c = None
     if with_conf:
         c = v.check_probability(conf, "conf")
         v.check_consistent_length(conf=c.shape[0], proba=n)
     w = v.check_sample_weight(sample_weight, n)
-    return y, scores, c, w, n_classes, binary
+    return y, p, c, w, n_classes, binary
 
 
 def _per_class(
     y_true: Any, proba: Any, conf: Any, sample_weight: Any, *, with_cw: bool
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    y, scores, c, w, n_classes, binary = _prepare(y_true, proba, conf, sample_weight,
-                                                  with_conf=with_cw)
-    order, starts, rows = _tie_groups(scores)
-    n_rows = scores.shape[0]
+    y, p, c, w, n_classes, binary = _prepare(y_true, proba, conf, sample_weight,
+                                             with_conf=with_cw)
+    if w is not None:
+        w = _power_of_two_scale(w)
+    c_used = c if with_cw else None
     if binary:
-        pos = (y == 1)[order]
+        # class 0 with score 1 - p is the mirror image of class 1: same AUC and cwAUC
+        scores = p if p.ndim == 1 else p[:, 1]
+        a, cw = _class_auc(scores, y == 1, c_used, w)
+        per_auc, per_cw = np.array([a, a]), np.array([cw, cw])
     else:
-        pos = y[order] == np.arange(n_classes)[:, np.newaxis]
-    pos = pos.ravel()
-    w_sorted = None if w is None else w[order].ravel()
-    per_auc = _grouped_auc(pos, w_sorted, starts, rows, n_rows)
-    per_cw = None
-    if with_cw:
-        assert c is not None
-        cw = c if w is None else w * c
-        per_cw = _grouped_auc(pos, cw[order].ravel(), starts, rows, n_rows)
-    if binary:
-        per_auc = np.repeat(per_auc, 2)
-        per_cw = None if per_cw is None else np.repeat(per_cw, 2)
-    return per_auc, per_cw
+        per_auc = np.full(n_classes, np.nan)
+        per_cw = np.full(n_classes, np.nan)
+        for first in range(0, n_classes, _BLOCK):
+            # a few columns at a time: one pass over the rows' cache lines serves
+            # _BLOCK classes, and no (K, N) transposed copy of the input is made
+            block = np.ascontiguousarray(p[:, first:first + _BLOCK].T)
+            for j, scores in enumerate(block):
+                k = first + j
+                pos = y == k
+                if pos.any() and not pos.all():
+                    per_auc[k], per_cw[k] = _class_auc(scores, pos, c_used, w)
+    return per_auc, (per_cw if with_cw else None)
 
 
-def _average(per_class: np.ndarray, average: str | None) -> float | np.ndarray:
+def _average(
+    per_class: np.ndarray, average: str | None, classes: Any = None
+) -> float | np.ndarray:
     if average is None:
         return per_class
-    ok = ~np.isnan(per_class)
-    return float(per_class[ok].mean()) if ok.any() else float("nan")
+    return macro_average(per_class, classes=classes)
 
 
 # --------------------------------------------------------------------------- public
+def macro_average(per_class: Any, *, classes: Any = None) -> float | np.ndarray:
+    """Macro average of per-class values, over the defined classes or a fixed set.
+
+    Parameters
+    ----------
+    per_class : array-like of float, shape (..., K)
+        Per-class values (NaN where undefined), e.g. from :func:`auc_cwauc`; leading
+        axes (bootstrap replicates, say) are averaged independently.
+    classes : array-like of int, optional
+        Class codes to average over.  Default: the classes whose value is defined.
+        Pass the classes defined on the full sample when averaging resamples of it,
+        so that every replicate averages the same set.
+
+    Returns
+    -------
+    float or ndarray
+        Mean over the last axis.  Without ``classes``: over the non-NaN entries, NaN
+        when there are none.  With ``classes``: NaN as soon as one of them is NaN
+        (a class missing from a resample), never a mean over a smaller set.
+
+    Raises
+    ------
+    ValueError
+        When ``classes`` is empty, repeats a class or is out of ``0..K-1``.
+
+    Notes
+    -----
+    ``macro = (1/|S|) sum_{k in S} AUC^(k)``.  With a varying ``S`` the average of a
+    replicate in which a rare class has no positive row runs over fewer classes and
+    is not comparable with the point estimate; a fixed ``S`` turns that replicate
+    into a degenerate one instead.
+
+    Examples
+    --------
+    >>> macro_average([0.9, float("nan"), 0.7])
+    0.8
+    >>> macro_average([[0.9, 0.5, 0.7], [0.8, float("nan"), 0.6]], classes=[0, 1, 2])
+    array([0.7, nan])
+    """
+    x = np.asarray(per_class, dtype=np.float64)
+    if x.ndim == 0:
+        raise ValueError("`per_class` must have one value per class (at least 1-D).")
+    if classes is None:
+        ok = ~np.isnan(x)
+        count = ok.sum(axis=-1)
+        total = np.where(ok, x, 0.0).sum(axis=-1)
+        out = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+    else:
+        idx = v.check_class_codes(classes, x.shape[-1], "classes")
+        if idx.size == 0 or np.unique(idx).size != idx.size:
+            raise ValueError(
+                f"`classes` must list distinct class codes, got {idx.tolist()}. Pass the "
+                "classes defined on the full sample, e.g. np.flatnonzero(~np.isnan(per_class))."
+            )
+        out = x[..., idx].mean(axis=-1)
+    return float(out) if out.ndim == 0 else out
+
+
 def weighted_auc(y_binary: Any, score: Any, *, weight: Any = None) -> float:
     """Pair-weighted area under the ROC curve of a binary problem.
 
@@ -176,11 +276,21 @@ def weighted_auc(y_binary: Any, score: Any, *, weight: Any = None) -> float:
 
     Notes
     -----
-    000_efda01fc1c8d5c44.txt, appendix, Equation 3 (``weight=None``) and Proposition 15
+    Martin-Maroto et al. (2026), appendix, Equation 3 (``weight=None``) and Proposition 15
     (``weight`` = confidence).  Computed from one sort of ``score``: for each
     tie group the positive weight times (negative weight strictly below plus half the
     tied negative weight), so the result is exact with ties, O(N log N), and equal to
     scikit-learn's ``roc_auc_score(y, score, sample_weight=weight)``.
+
+    References
+    ----------
+    .. [1] Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026).
+       Beyond ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted
+       Metrics. arXiv preprint. arXiv:2605.01796. appendix, Equation 3 and
+       Proposition 15.
+    .. [2] Hanley, J. A. & McNeil, B. J. (1982). The Meaning and Use of the Area
+       under a Receiver Operating Characteristic (ROC) Curve. Radiology 143(1),
+       29-36. doi:10.1148/radiology.143.1.7063747.
 
     Examples
     --------
@@ -193,9 +303,9 @@ def weighted_auc(y_binary: Any, score: Any, *, weight: Any = None) -> float:
     s = v.as_float_array(score, "score")
     v.check_consistent_length(y_binary=y.shape[0], score=s.shape[0])
     w = v.check_sample_weight(weight, s.shape[0], "weight")
-    order, starts, rows = _tie_groups(s[np.newaxis, :])
-    w_sorted = None if w is None else w[order].ravel()
-    return float(_grouped_auc(y[order].ravel(), w_sorted, starts, rows, 1)[0])
+    if w is not None:
+        w = _power_of_two_scale(w)
+    return _class_auc(s, y, None, w)[0]
 
 
 def auc_cwauc(
@@ -228,13 +338,21 @@ def auc_cwauc(
 
     Notes
     -----
-    000_efda01fc1c8d5c44.txt, section 2.2 and appendix, Proposition 15: class ``k``
+    Martin-Maroto et al. (2026), section 2.2 and appendix, Proposition 15: class ``k``
     ranks by ``proba[:, k]``; AUC^(k) weights a (positive, negative) pair by
     ``w_i w_j``, cwAUC^(k) by ``w_i c_i w_j c_j``; ties in score count one half.
-    All classes are sorted in one vectorised ``argsort`` of the ``(K, N)`` score
-    matrix, and both AUCs are read off the same tie groups.  For K = 2 the class-0
+    Each class is sorted once (one complex sort that carries the labels and the
+    confidences, no argsort), and both AUCs are read off the same tie groups; the
+    extra memory is O(N), not O(N K).  For K = 2 the class-0
     scores ``1 - p`` give exactly the mirror image of class 1 (same value), so only
     ``proba[:, 1]`` is sorted, as scikit-learn does for binary input.
+
+    References
+    ----------
+    .. [1] Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026).
+       Beyond ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted
+       Metrics. arXiv preprint. arXiv:2605.01796. section 2.2 and appendix,
+       Proposition 15.
 
     Examples
     --------
@@ -251,7 +369,7 @@ def auc_cwauc(
 
 def auc(
     y_true: Any, proba: Any, *, sample_weight: Any = None,
-    average: Literal["macro"] | None = "macro",
+    average: Literal["macro"] | None = "macro", classes: Any = None,
 ) -> float | np.ndarray:
     """One-vs-rest area under the ROC curve, macro-averaged over classes.
 
@@ -266,6 +384,9 @@ def auc(
     average : {"macro", None}, default "macro"
         ``"macro"``: unweighted mean over the classes that have both positives and
         negatives (NaN if none); ``None``: the per-class array.
+    classes : array-like of int, optional
+        Fixed class codes for the macro average (see :func:`macro_average`): NaN when
+        one of them lacks positives or negatives here.  For resamples of a sample.
 
     Returns
     -------
@@ -280,10 +401,19 @@ def auc(
 
     Notes
     -----
-    000_efda01fc1c8d5c44.txt, appendix, Equation 3: AUC^(k) =
+    Martin-Maroto et al. (2026), appendix, Equation 3: AUC^(k) =
     P(proba_k(x+) > proba_k(x-)) + P(proba_k(x+) = proba_k(x-)) / 2 with x+ of class
     k and x- of another class.  Same value as scikit-learn's
     ``roc_auc_score(y, proba, multi_class="ovr", average="macro")``.
+
+    References
+    ----------
+    .. [1] Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026).
+       Beyond ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted
+       Metrics. arXiv preprint. arXiv:2605.01796. appendix, Equation 3.
+    .. [2] Hanley, J. A. & McNeil, B. J. (1982). The Meaning and Use of the Area
+       under a Receiver Operating Characteristic (ROC) Curve. Radiology 143(1),
+       29-36. doi:10.1148/radiology.143.1.7063747.
 
     Examples
     --------
@@ -292,12 +422,12 @@ def auc(
     """
     v.check_option(average, "average", _AVERAGES)
     per_auc, _ = _per_class(y_true, proba, None, sample_weight, with_cw=False)
-    return _average(per_auc, average)
+    return _average(per_auc, average, classes)
 
 
 def cwauc(
     y_true: Any, proba: Any, conf: Any, *, sample_weight: Any = None,
-    average: Literal["macro"] | None = "macro",
+    average: Literal["macro"] | None = "macro", classes: Any = None,
 ) -> float | np.ndarray:
     """Confidence-weighted one-vs-rest AUC (cwAUC), macro-averaged over classes.
 
@@ -313,6 +443,8 @@ def cwauc(
         Non-negative row weights; the pair weight becomes ``w_i c_i w_j c_j``.
     average : {"macro", None}, default "macro"
         ``"macro"``: mean over the classes where cwAUC is defined; ``None``: per class.
+    classes : array-like of int, optional
+        Fixed class codes for the macro average (see :func:`macro_average`).
 
     Returns
     -------
@@ -325,7 +457,7 @@ def cwauc(
 
     Notes
     -----
-    000_efda01fc1c8d5c44.txt, appendix, Proposition 15: cwAUC^(k) is the area under
+    Martin-Maroto et al. (2026), appendix, Proposition 15: cwAUC^(k) is the area under
     the cwROC curve and equals
 
     ``sum_{i in D+_k} sum_{j in D-_k} c_i c_j z_ij / sum_{i in D+_k} sum_{j in D-_k} c_i c_j``,
@@ -333,6 +465,12 @@ def cwauc(
     ``z_ij = 1[proba_ik > proba_jk] + 1/2 1[proba_ik = proba_jk]``, where ``c`` is the
     *top-label* confidence, not ``proba[:, k]``.  With ``conf`` all ones it is the
     classical AUC (Proposition 17, proof).
+
+    References
+    ----------
+    .. [1] Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026).
+       Beyond ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted
+       Metrics. arXiv preprint. arXiv:2605.01796. appendix, Propositions 15 and 17.
 
     Examples
     --------
@@ -342,7 +480,7 @@ def cwauc(
     v.check_option(average, "average", _AVERAGES)
     _, per_cw = _per_class(y_true, proba, conf, sample_weight, with_cw=True)
     assert per_cw is not None
-    return _average(per_cw, average)
+    return _average(per_cw, average, classes)
 
 
 def delta_auc(y_true: Any, proba: Any, conf: Any, *, sample_weight: Any = None) -> float:
@@ -371,9 +509,15 @@ def delta_auc(y_true: Any, proba: Any, conf: Any, *, sample_weight: Any = None) 
 
     Notes
     -----
-    000_efda01fc1c8d5c44.txt, appendix, Proposition 16: per class,
+    Martin-Maroto et al. (2026), appendix, Proposition 16: per class,
     ``cwAUC - AUC = Cov(w_ij, z_ij) / E[w_ij]`` over (positive, negative) pairs with
     ``w_ij = c_i c_j``.  Both macro means run over the classes where each is defined.
+
+    References
+    ----------
+    .. [1] Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026).
+       Beyond ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted
+       Metrics. arXiv preprint. arXiv:2605.01796. appendix, Proposition 16.
 
     Examples
     --------
@@ -437,7 +581,13 @@ def roc_curve(
     One point per distinct score, as scikit-learn's
     ``roc_curve(..., drop_intermediate=False)``; tied scores give a diagonal segment,
     so the trapezoid area under the curve equals :func:`weighted_auc` exactly
-    (000_efda01fc1c8d5c44.txt, appendix, Equation 3).
+    (Martin-Maroto et al. 2026, appendix, Equation 3).
+
+    References
+    ----------
+    .. [1] Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026).
+       Beyond ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted
+       Metrics. arXiv preprint. arXiv:2605.01796. appendix, Equation 3.
 
     Examples
     --------
@@ -481,9 +631,15 @@ def cw_roc_curve(
 
     Notes
     -----
-    000_efda01fc1c8d5c44.txt, appendix, Proposition 15:
+    Martin-Maroto et al. (2026), appendix, Proposition 15:
     ``cwTPR(t) = sum_{i pos, s_i >= t} c_i / sum_{i pos} c_i`` and likewise cwFPR over
     the negatives; its trapezoid area is cwAUC.
+
+    References
+    ----------
+    .. [1] Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026).
+       Beyond ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted
+       Metrics. arXiv preprint. arXiv:2605.01796. appendix, Proposition 15.
 
     Examples
     --------

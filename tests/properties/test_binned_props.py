@@ -1,12 +1,12 @@
-"""Properties of the binned estimators of 002_848142561181ac46.txt (sections 2-5).
+"""Properties of the binned estimators (Naeini et al. 2015; Guo et al. 2017, section 2).
 
-* ECE_p lies in [0, 1] and below the MCE; |signed ECE| <= ECE_1 (section 3.2, 4.1).
+* ECE_p lies in [0, 1] and below the MCE; |signed ECE| <= ECE_1.
 * Binning is by value: a score never sits in two bins, bins are monotone in the
-  score, and equal-mass bins without ties differ by at most one row (section 6.2).
+  score, and equal-mass bins without ties differ by at most one row.
 * Signed ECE telescopes to mean(score) - mean(outcome) for every binning; when
-  every bin is overconfident ECE_1 equals it (the RN110 invariant of formulas.md
-  section 4.2).
-* The binned Murphy decomposition closes with its within-bin term (section 5.2).
+  every bin is overconfident ECE_1 equals it.
+* The binned Murphy decomposition closes with its within-bin term
+  (Murphy 1973).
 * Permutation and sample-weight invariances (all-ones = none, integer weights =
   repeated rows, zero weight = dropped rows).
 
@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from calreport.metrics import binned, scoring
@@ -241,6 +241,30 @@ def test_zero_weights_equal_dropped_rows(data, n_bins, strategy):
     for fn in (binned.ece, binned.mce, binned.signed_ece):
         assert fn(s, y, sample_weight=w, **kw) == _approx(
             fn(s[keep], y[keep], sample_weight=w[keep], **kw))
+
+
+@PROPS
+@given(rows(), bin_counts, strategies, orders, st.integers(min_value=0, max_value=1000))
+def test_power_of_two_weight_scale_changes_nothing(data, n_bins, strategy, p, k):
+    # weights at most 1/2 (mean below 1: the quantile edges are scale-free there) and
+    # the same weights 2**-k smaller, down to the subnormal range: dividing by a power
+    # of two changes no mantissa, and the estimators rescale internally, so every
+    # value is identical bit for bit; nothing underflows to a NaN
+    s, y, w = data
+    w = np.ldexp(w, -3)
+    small = np.ldexp(w, -k)
+    assume((small[w > 0] > 0).all() and np.ldexp(small.max(), k) == w.max())
+    kw = {"n_bins": n_bins, "strategy": strategy}
+    a = binned.reliability_table(s, y, sample_weight=w, **kw)
+    b = binned.reliability_table(s, y, sample_weight=small, **kw)
+    for f in TABLE_FIELDS:
+        if f != "weight_sum":
+            np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=f)
+    np.testing.assert_array_equal(np.ldexp(b.weight_sum, k), a.weight_sum)
+    assert binned.ece(s, y, p=p, sample_weight=w, **kw) == binned.ece(
+        s, y, p=p, sample_weight=small, **kw)
+    for fn in (binned.mce, binned.signed_ece):
+        assert fn(s, y, sample_weight=w, **kw) == fn(s, y, sample_weight=small, **kw)
 
 
 def _approx(x: float):

@@ -1,4 +1,7 @@
-"""Propositions 15-17 of 000_efda01fc1c8d5c44.txt (appendix) as hypothesis properties.
+"""Propositions 15-17 of Martin-Maroto et al. (2026, appendix) as hypothesis properties.
+
+Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond ECE:
+Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics. arXiv:2605.01796.
 
 Pair sums are brute-forced over every (positive, negative) pair on small inputs; scores
 come from a coarse grid so that ties are frequent.
@@ -182,3 +185,33 @@ def test_auc_bounds_and_label_flip(data):
     assert np.isclose(ranking.weighted_auc(~y, -s, weight=c), a, rtol=1e-12)
     # swapping the classes alone turns z into 1 - z
     assert np.isclose(ranking.weighted_auc(~y, s, weight=c), 1.0 - a, rtol=1e-12, atol=1e-14)
+
+
+# ------------------------------------------------------------ weight scale and order
+@PROPS
+@given(multiclass_rows(), st.integers(min_value=-1000, max_value=1000),
+       st.floats(min_value=1e-300, max_value=1e300))
+def test_auc_and_cwauc_are_invariant_to_the_weight_scale(data, exponent, scale):
+    y, p, c, w = data
+    ref_auc, ref_cw = ranking.auc_cwauc(y, p, c, sample_weight=w)
+    # a power of two changes no mantissa: bit for bit the same values
+    a2, c2 = ranking.auc_cwauc(y, p, c, sample_weight=np.ldexp(w, exponent))
+    np.testing.assert_array_equal(a2, ref_auc)
+    np.testing.assert_array_equal(c2, ref_cw)
+    # any scale of the float range: equal to rounding, never overflow to NaN
+    a3, c3 = ranking.auc_cwauc(y, p, c, sample_weight=w * scale)
+    np.testing.assert_allclose(a3, ref_auc, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(c3, ref_cw, rtol=1e-12, atol=1e-14)
+
+
+@PROPS
+@given(multiclass_rows(), st.randoms(use_true_random=False))
+def test_row_order_does_not_change_auc_or_cwauc(data, rnd):
+    # tie groups are summed as wholes: the order of tied rows after the sort is
+    # irrelevant, so any permutation of the rows gives the same values
+    y, p, c, w = data
+    perm = np.array(rnd.sample(range(len(y)), len(y)))
+    ref = ranking.auc_cwauc(y, p, c, sample_weight=w)
+    got = ranking.auc_cwauc(y[perm], p[perm], c[perm], sample_weight=w[perm])
+    np.testing.assert_allclose(got[0], ref[0], rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(got[1], ref[1], rtol=1e-13, atol=1e-15)

@@ -1,0 +1,287 @@
+"""The accessor path against its peers, side by side in one run.
+
+Every case times what a user calls -- ``df.calib...`` and
+``df.groupby("g").calib.summary(...)`` -- and the peer on the same data in the same
+process, alternating the two, and reports wall-clock medians and their ratio.  Memory
+is the peak traced by ``tracemalloc`` during one call beyond what was allocated before
+it (NumPy and pandas report their buffers to it).
+
+Usage::
+
+    python benchmarks/bench_accessor.py              # full sizes (several minutes)
+    python benchmarks/bench_accessor.py --quick      # small smoke run
+    python benchmarks/bench_accessor.py --out benchmarks/RESULTS.md   # also append
+
+Sizes are options (``--n``, ``--groups``, ``--group-rows``, ``--mc-n``, ``--mc-k``,
+``--boot-n``, ``--boot-mem-n``, ``--growth``); ``--skip`` leaves cases out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import math
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.calibration import calibration_curve
+from sklearn.metrics import roc_auc_score
+
+# this checkout's calreport (not an installed copy) and the shared helpers
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
+from _common import machine  # noqa: E402
+
+import calreport  # noqa: E402,F401  (registers the accessors)
+
+CASES = ("auc", "ece", "summary", "grouped", "multiclass", "boot_memory", "boot_time",
+         "growth")
+
+
+# ------------------------------------------------------------------------- timing
+def timed(fn: Callable[[], Any]) -> float:
+    gc.collect()
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def side_by_side(ours: Callable[[], Any], peer: Callable[[], Any] | None,
+                 repeat: int) -> tuple[float, float]:
+    """Medians of ``repeat`` alternating runs of ``ours`` and ``peer`` (after a warm-up)."""
+    ours()
+    if peer is not None:
+        peer()
+    a, b = [], []
+    for _ in range(repeat):
+        a.append(timed(ours))
+        if peer is not None:
+            b.append(timed(peer))
+    return statistics.median(a), (statistics.median(b) if b else math.nan)
+
+
+def extra_memory(fn: Callable[[], Any]) -> int:
+    """Peak bytes allocated during ``fn()`` beyond those held before it."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        fn()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return peak - base
+
+
+def growth_exponent(sizes: list[int], times: list[float]) -> float:
+    """Least-squares slope of log(time) on log(N)."""
+    return float(np.polyfit(np.log(sizes), np.log(times), 1)[0])
+
+
+def fmt_s(x: float) -> str:
+    return "-" if not math.isfinite(x) else (f"{x * 1e3:.1f} ms" if x < 1 else f"{x:.2f} s")
+
+
+def fmt_ratio(a: float, b: float) -> str:
+    return "-" if not (math.isfinite(a) and math.isfinite(b) and b > 0) else f"{a / b:.2f}x"
+
+
+def gib(x: float) -> str:
+    return f"{x / 2**30:.2f} GiB" if x >= 2**30 else f"{x / 2**20:.0f} MiB"
+
+
+# --------------------------------------------------------------------------- data
+def binary_frame(n: int, seed: int = 0, groups: int | None = None) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    p = rng.beta(2, 2, n)
+    y = (rng.random(n) < p**1.2).astype(np.int64)
+    df = pd.DataFrame({"y_true": y, "proba": p})
+    if groups is not None:
+        df["g"] = np.repeat(np.arange(groups), n // groups)[:n]
+    return df
+
+
+def multiclass_frame(n: int, k: int, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray,
+                                                              np.ndarray]:
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(size=(n, k)).astype(np.float64)
+    logits *= 2.0
+    logits -= logits.max(axis=1, keepdims=True)
+    np.exp(logits, out=logits)
+    logits /= logits.sum(axis=1, keepdims=True)
+    u = rng.random(n)
+    y = np.minimum((np.cumsum(logits, axis=1) < u[:, None]).sum(axis=1), k - 1)
+    df = pd.DataFrame(logits, columns=[f"proba_{j}" for j in range(k)], copy=False)
+    df.insert(0, "y_true", y)
+    return df, y, logits
+
+
+# -------------------------------------------------------------------------- cases
+def case_auc(a: argparse.Namespace, rows: list) -> None:
+    df = binary_frame(a.n)
+    y, p = df["y_true"].to_numpy(), df["proba"].to_numpy()
+    t, peer = side_by_side(lambda: (df.calib.auc(), df.calib.cwauc()),
+                           lambda: roc_auc_score(y, p), a.repeat)
+    rows.append((f"`df.calib.auc()` + `df.calib.cwauc()`, {a.n:.0e} rows", fmt_s(t),
+                 f"scikit-learn `roc_auc_score` {fmt_s(peer)}", fmt_ratio(t, peer), "<= 1.0x"))
+
+
+def case_ece(a: argparse.Namespace, rows: list) -> None:
+    df = binary_frame(a.n)
+    y, p = df["y_true"].to_numpy(), df["proba"].to_numpy()
+    t, peer = side_by_side(lambda: df.calib.ece(),
+                           lambda: calibration_curve(y, p, n_bins=15), a.repeat)
+    rows.append((f"`df.calib.ece()`, {a.n:.0e} rows", fmt_s(t),
+                 f"`calibration_curve` {fmt_s(peer)}", fmt_ratio(t, peer), "<= 1.0x"))
+
+
+def case_summary(a: argparse.Namespace, rows: list) -> None:
+    df = binary_frame(a.n)
+    y, p = df["y_true"].to_numpy(), df["proba"].to_numpy()
+    t, peer = side_by_side(lambda: df.calib.summary(), lambda: roc_auc_score(y, p),
+                           a.repeat)
+    rows.append((f"`df.calib.summary()`, {a.n:.0e} rows", fmt_s(t),
+                 f"`roc_auc_score` {fmt_s(peer)}", fmt_ratio(t, peer), "<= 3x"))
+
+
+def case_grouped(a: argparse.Namespace, rows: list) -> None:
+    n = a.groups * a.group_rows
+    df = binary_frame(n, groups=a.groups)
+    few = ["accuracy", "brier", "auc", "ece"]
+    one = df.assign(g=0)
+    rep = max(1, min(a.repeat, 3))
+    t, whole = side_by_side(lambda: df.groupby("g").calib.summary(metrics=few),
+                            lambda: one.groupby("g").calib.summary(metrics=few), rep)
+    rows.append((f"grouped summary {few}, {a.groups} groups x {a.group_rows} rows",
+                 f"{fmt_s(t)} ({t / a.groups * 1e6:.0f} µs/group)",
+                 f"same rows as one group {fmt_s(whole)}", fmt_ratio(t, whole), "<= 3x"))
+    t_all, whole_all = side_by_side(lambda: df.groupby("g").calib.summary(),
+                                    lambda: one.groupby("g").calib.summary(), 1)
+    rows.append((f"grouped summary, all metrics, {a.groups} x {a.group_rows}",
+                 fmt_s(t_all), f"same rows as one group {fmt_s(whole_all)}",
+                 fmt_ratio(t_all, whole_all), "<= 5x"))
+
+
+def case_multiclass(a: argparse.Namespace, rows: list) -> None:
+    df, y, p = multiclass_frame(a.mc_n, a.mc_k)
+    size = p.nbytes
+    mem = extra_memory(lambda: df.calib.summary())
+    t_summary, _ = side_by_side(lambda: df.calib.summary(), None, 1)
+    rows.append((f"multiclass {a.mc_n:.0e} x {a.mc_k}: `summary()`",
+                 f"{fmt_s(t_summary)}, +{gib(mem)} ({mem / size:.1f}x the {gib(size)} input)",
+                 "-", "-", "extra <= 3x input"))
+    rep = max(1, min(a.repeat, 2))
+    t, peer = side_by_side(
+        lambda: (df.calib.auc(), df.calib.cwauc()),
+        lambda: roc_auc_score(y, p, multi_class="ovr", average="macro"), rep)
+    rows.append((f"multiclass {a.mc_n:.0e} x {a.mc_k}: macro `auc()` + `cwauc()`", fmt_s(t),
+                 f"`roc_auc_score(ovr, macro)` {fmt_s(peer)}", fmt_ratio(t, peer), "<= 1.0x"))
+
+
+def case_boot_memory(a: argparse.Namespace, rows: list) -> None:
+    df = binary_frame(a.boot_mem_n)
+    size = df["y_true"].nbytes + df["proba"].nbytes
+    y, p = df["y_true"].to_numpy(), df["proba"].to_numpy()
+    mem = extra_memory(lambda: df.calib.summary(ci=0.95, n_boot=200, seed=0,
+                                                 progress=False))
+    peer = extra_memory(lambda: roc_auc_score(y, p))
+    rows.append((f"`summary(ci=0.95, n_boot=200)`, {a.boot_mem_n:.0e} rows: extra memory",
+                 f"+{gib(mem)} ({mem / size:.1f}x the {gib(size)} input)",
+                 f"`roc_auc_score` +{gib(peer)}", "-", "<= 4x input"))
+
+
+def case_boot_time(a: argparse.Namespace, rows: list) -> None:
+    df = binary_frame(a.boot_n)
+    t = timed(lambda: df.calib.summary(ci=0.95, n_boot=1000, seed=0, progress=False))
+    rows.append((f"`summary(ci=0.95, n_boot=1000)`, {a.boot_n:.0e} rows", fmt_s(t), "-", "-",
+                 "<= 8 s"))
+
+
+def case_growth(a: argparse.Namespace, rows: list) -> None:
+    sizes = [int(float(s)) for s in a.growth.split(",")]
+    paths: dict[str, Callable[[pd.DataFrame], Any]] = {
+        "auc + cwauc": lambda d: (d.calib.auc(), d.calib.cwauc()),
+        "ece": lambda d: d.calib.ece(),
+        "summary": lambda d: d.calib.summary(),
+    }
+    times: dict[str, list[float]] = {k: [] for k in paths}
+    for n in sizes:
+        df = binary_frame(n)
+        for name, fn in paths.items():
+            times[name].append(side_by_side(lambda fn=fn, df=df: fn(df), None,
+                                            1 if n >= 10**7 else a.repeat)[0])
+    for name in paths:
+        exp = growth_exponent(sizes, times[name])
+        pairs = ", ".join(f"{n:.0e}: {fmt_s(t)}" for n, t in zip(sizes, times[name],
+                                                                   strict=True))
+        last = (math.log(times[name][-1] / times[name][-2])
+                / math.log(sizes[-1] / sizes[-2])) if len(sizes) > 1 else math.nan
+        rows.append((f"growth of `{name}`, N = {sizes[0]:.0e}..{sizes[-1]:.0e}",
+                     f"exponent {exp:.2f} (last step {last:.2f})", pairs, "-", "<= 1.15"))
+
+
+RUNNERS = {"auc": case_auc, "ece": case_ece, "summary": case_summary,
+           "grouped": case_grouped, "multiclass": case_multiclass,
+           "boot_memory": case_boot_memory, "boot_time": case_boot_time,
+           "growth": case_growth}
+
+
+# --------------------------------------------------------------------------- main
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    ap.add_argument("--n", type=float, default=1e6, help="binary rows (auc, ece, summary)")
+    ap.add_argument("--groups", type=int, default=10_000)
+    ap.add_argument("--group-rows", type=int, default=50)
+    ap.add_argument("--mc-n", type=float, default=1e6, help="multiclass rows")
+    ap.add_argument("--mc-k", type=int, default=100, help="multiclass classes")
+    ap.add_argument("--boot-n", type=float, default=1e6, help="rows of the n_boot=1000 case")
+    ap.add_argument("--boot-mem-n", type=float, default=1e7,
+                    help="rows of the n_boot=200 memory case")
+    ap.add_argument("--growth", default="1e4,1e5,1e6,1e7", help="sizes of the growth run")
+    ap.add_argument("--repeat", type=int, default=5, help="timed repetitions (median)")
+    ap.add_argument("--skip", default="", help=f"comma-separated cases of {CASES}")
+    ap.add_argument("--out", type=Path, help="also append the table to this file")
+    a = ap.parse_args(argv)
+    if a.quick:
+        a.n, a.groups, a.group_rows = 2e4, 200, 50
+        a.mc_n, a.mc_k, a.boot_n, a.boot_mem_n = 5e3, 20, 2e4, 5e4
+        a.growth, a.repeat = "1e3,1e4,1e5", 3
+    for name in ("n", "mc_n", "boot_n", "boot_mem_n"):
+        setattr(a, name, int(getattr(a, name)))
+    a.skip = {s.strip() for s in a.skip.split(",") if s.strip()}
+    unknown = a.skip - set(CASES)
+    if unknown:
+        ap.error(f"--skip: unknown case(s) {sorted(unknown)}; choose from {CASES}")
+    return a
+
+
+def main(argv: list[str] | None = None) -> str:
+    a = parse(argv)
+    rows: list[tuple] = []
+    for name, run in RUNNERS.items():
+        if name in a.skip:
+            continue
+        print(f"[bench_accessor] {name} ...", file=sys.stderr, flush=True)
+        run(a, rows)
+    header = ("case", "calreport (accessor)", "peer, same run", "ratio", "target")
+    lines = [f"### Accessor path vs peers ({'quick' if a.quick else 'full'} sizes, "
+             f"medians of {a.repeat})", "", f"Machine: {machine()}.", "",
+             "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(x) for x in r) + " |" for r in rows]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if a.out is not None:
+        with a.out.open("a") as fh:
+            fh.write("\n" + text)
+    return text
+
+
+if __name__ == "__main__":
+    main()
