@@ -4,13 +4,13 @@ Three generators from the source papers, each returning a pandas DataFrame whose
 column names ``df.calib`` recognises:
 
 * :func:`beyond_ece_profile` -- the ten confidence distributions x eight calibration
-  modes of 000_efda01fc1c8d5c44.txt (section 4, appendix Table 4);
-* :func:`distorted_binary` -- the logistic data-generating process of
-  003_0bfdaf07cce6c3a5.txt ("Data Generating Process") with its alpha / gamma
-  distortions;
-* :func:`bpm_simulation` -- 004_590dfa3be64c29d9.txt Algorithm 3 (confidences from a
-  Beta law, hits from a preset calibration curve), with :func:`true_tce`, the
-  exact true calibration error of the preset.
+  modes of Martin-Maroto et al. (2026, arXiv:2605.01796), section 3.1 and appendix
+  Table 4;
+* :func:`distorted_binary` -- the logistic data-generating process of Fernandes
+  Machado et al. (2024, arXiv:2402.07790) with its alpha / gamma distortions;
+* :func:`bpm_simulation` -- Dong et al. (2025, arXiv:2412.10658), section 4 and
+  Algorithm 3 (confidences from a Beta law, hits from a preset calibration curve),
+  with :func:`true_tce`, the exact true calibration error of the preset.
 
 Every generator takes ``seed``: an int, a :class:`numpy.random.SeedSequence` or a
 :class:`numpy.random.Generator` (used as is), never the global NumPy state.  The
@@ -44,13 +44,13 @@ __all__ = [
 
 SeedLike = int | np.random.SeedSequence | np.random.Generator | None
 
-#: Confidence distributions of 000_efda01fc1c8d5c44.txt, appendix Table 4.
+#: Confidence distributions of Martin-Maroto et al. (2026), appendix Table 4.
 DISTRIBUTIONS: tuple[str, ...] = (
     "uniform", "skew_high", "skew_low", "bimodal", "tight_high", "tight_low",
     "normal", "log_uniform_low", "log_uniform_high", "bell",
 )
 
-#: Calibration modes ``p_true(c)`` of 000_efda01fc1c8d5c44.txt, appendix Table 4.
+#: Calibration modes ``p_true(c)`` of Martin-Maroto et al. (2026), appendix Table 4.
 CALIBRATION_MODES: tuple[str, ...] = (
     "random", "perfect", "underconf_linear", "underconf_sqrt", "random_over",
     "overconf_sqrt", "overconf_half", "random_under",
@@ -71,14 +71,16 @@ PAPER_LABELS: dict[str, str] = {
 #: Preset calibration curves of :func:`bpm_simulation`: coefficients ``(a, b, c)`` of
 #: ``logit g(s) = c + a ln s - b ln(1 - s)``, or a function for curves outside that family.
 BPM_CURVES: dict[str, tuple[float, float, float] | Callable[[np.ndarray], np.ndarray]] = {
-    # sigmoid(-0.88 + 0.49 logit s): the simulation of formulas.md ("P(seed, n)")
+    # sigmoid(-0.88 + 0.49 logit s), with Beta(1.1233, 0.1147) confidences: a strongly
+    # overconfident curve on mostly near-certain confidences (true TCE_1 = 0.130714)
     "tcebpm": (0.49, 0.49, -0.88),
     "calibrated": (1.0, 1.0, 0.0),
-    # g(s) = s^2, outside the family (formulas.md dataset "D(sq, n)")
+    # g(s) = s^2, outside the family (true TCE_1 = 1/6 under uniform confidences)
     "square": np.square,
 }
 
-#: Coefficients of the linear predictor of 003 (``a = [0.1, 0.05, 0.2, -0.05]``).
+#: Coefficients of the linear predictor of Fernandes Machado et al. (2024)
+#: (``a = [0.1, 0.05, 0.2, -0.05]``).
 _DGP_COEF = np.array([0.1, 0.05, 0.2, -0.05])
 
 
@@ -86,7 +88,7 @@ def _rng(seed: SeedLike) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-# ---------------------------------------------------------------- 000, Table 4
+# ------------------------------------------ Martin-Maroto et al. (2026), Table 4
 def _draw_confidence(distribution: str, n: int, rng: np.random.Generator) -> np.ndarray:
     if distribution == "uniform":
         return rng.random(n)
@@ -137,7 +139,7 @@ def _p_correct(mode: str, c: np.ndarray, rng: np.random.Generator) -> np.ndarray
 
 def beyond_ece_profile(distribution: str, mode: str, n: int, *,
                        seed: SeedLike = None) -> pd.DataFrame:
-    """Binary predictions from a confidence distribution and a calibration mode of 000.
+    """Binary predictions from a confidence distribution and a calibration mode.
 
     Parameters
     ----------
@@ -164,7 +166,8 @@ def beyond_ece_profile(distribution: str, mode: str, n: int, *,
 
     Notes
     -----
-    000_efda01fc1c8d5c44.txt, section 4 and appendix Table 4.  Confidences ``c``:
+    Martin-Maroto et al. (2026, arXiv:2605.01796), section 3.1 and appendix Table 4.
+    Confidences ``c``:
 
     ============  ===============================================================
     uniform       U(0, 1)
@@ -188,6 +191,12 @@ def beyond_ece_profile(distribution: str, mode: str, n: int, *,
     truncation (clipping would put an atom at 1 holding 0.13 % of the rows).  Draw
     order: confidences, predicted classes, the modes' uniforms, the hits.
 
+    References
+    ----------
+    .. [1] Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond
+       ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics.
+       arXiv preprint. arXiv:2605.01796. Section 3.1 and appendix Table 4.
+
     Examples
     --------
     >>> df = beyond_ece_profile("uniform", "perfect", 1000, seed=0)
@@ -209,10 +218,10 @@ def beyond_ece_profile(distribution: str, mode: str, n: int, *,
                          "confidence": c, "correct": correct, "true_proba": p_true})
 
 
-# ------------------------------------------------------------------------ 003
+# ------------------------------------------- Fernandes Machado et al. (2024)
 def distorted_binary(n: int, *, alpha: float = 1.0, gamma: float = 1.0,
                      seed: SeedLike = None) -> pd.DataFrame:
-    """Binary outcomes of 003's logistic model and scores distorted by alpha / gamma.
+    """Binary outcomes of a logistic model and scores distorted by alpha / gamma.
 
     Parameters
     ----------
@@ -238,18 +247,26 @@ def distorted_binary(n: int, *, alpha: float = 1.0, gamma: float = 1.0,
 
     Notes
     -----
-    003_0bfdaf07cce6c3a5.txt, "Data Generating Process" and "Forcing Poor
-    Calibration" (Eqs. 7-8), after Gutman et al. (2022)::
+    Fernandes Machado et al. (2024, arXiv:2402.07790), simulation set-up ("data
+    generating process" and "forcing poor calibration"), after Gutman et al. (2022)::
 
         x_i ~ U(0, 1)^4,  eps_i ~ N(0, 0.5^2),  eta_i = a . x_i + eps_i,
         a = (0.1, 0.05, 0.2, -0.05),  p_i = sigmoid(eta_i),  y_i ~ Bernoulli(p_i),
         score_i = sigmoid(gamma * eta_i) ** alpha.
 
     ``alpha = gamma = 1`` gives the calibrated score ``p_i``; the paper studies
-    alpha, gamma in {1/3, 1, 3} one at a time (setting both combines them).  Eq. 8
-    prints ``-0.1 x_1`` where the model has ``a_1 = +0.1``; the model's ``a`` is used
-    in both places so that ``gamma = 1`` is calibrated.  Draw order: ``x`` (n x 4),
-    ``eps``, the outcomes' uniforms.
+    alpha, gamma in {1/3, 1, 3} one at a time (setting both combines them).  The
+    printed linear predictor of the distortion shows ``-0.1 x_1`` where the model has
+    ``a_1 = +0.1``; the model's ``a`` is used in both places so that ``gamma = 1`` is
+    calibrated.  Draw order: ``x`` (n x 4), ``eps``, the outcomes' uniforms.
+
+    References
+    ----------
+    .. [1] Fernandes Machado, A., Charpentier, A., Flachaire, E., Gallic, E. & Hu, F.
+       (2024). From Uncertainty to Precision: Enhancing Binary Classifier
+       Performance through Calibration. arXiv preprint. arXiv:2402.07790.
+       Simulation set-up: data generating process and forcing poor
+       calibration.
 
     Examples
     --------
@@ -269,7 +286,7 @@ def distorted_binary(n: int, *, alpha: float = 1.0, gamma: float = 1.0,
     return pd.DataFrame({"y_true": y.astype(np.int64), "proba": score, "true_proba": p_true})
 
 
-# ------------------------------------------------------------------------ 004
+# ---------------------------------------------------------- Dong et al. (2025)
 def _curve(curve: Any) -> BpmFit | Callable[[np.ndarray], np.ndarray]:
     if isinstance(curve, str):
         curve = BPM_CURVES[v.check_option(curve, "curve", tuple(BPM_CURVES))]
@@ -287,7 +304,7 @@ def _curve(curve: Any) -> BpmFit | Callable[[np.ndarray], np.ndarray]:
 def bpm_simulation(n: int, *, curve: Any = "tcebpm",
                    beta: tuple[float, float] = (1.1233, 0.1147),
                    seed: SeedLike = None) -> pd.DataFrame:
-    """Calibration data from a preset curve and a Beta confidence law (004 Algorithm 3).
+    """Calibration data from a preset curve and a Beta confidence law (binomial process).
 
     Parameters
     ----------
@@ -314,13 +331,21 @@ def bpm_simulation(n: int, *, curve: Any = "tcebpm",
 
     Notes
     -----
-    004_590dfa3be64c29d9.txt, section 4 and Algorithm 3: ``s_i ~ Beta(alpha, beta)``,
-    ``correct_i ~ Bernoulli(g(s_i))``.  The default is the simulation of formulas.md
-    ("P(seed, n)"): ``g(s) = sigmoid(-0.88 + 0.49 logit s)`` with Beta(1.1233, 0.1147);
-    the confidences are sorted before the hits are drawn, so ``seed`` reproduces
-    those datasets (same NumPy version; they clip ``s`` at ``1 - 1e-10``, so a hit can
-    differ at a confidence of exactly 1, with probability about 0.2 % per 5,000
-    rows).  Its true TCE is :func:`true_tce`.
+    Dong et al. (2025, arXiv:2412.10658), section 4 and Algorithm 3:
+    ``s_i ~ Beta(alpha, beta)``, ``correct_i ~ Bernoulli(g(s_i))``.  The default
+    preset is ``g(s) = sigmoid(-0.88 + 0.49 logit s)`` with Beta(1.1233, 0.1147), the
+    reference simulation of calreport's TCE_bpm tests: the confidences are drawn and
+    sorted first, then one uniform per row decides the hits, so ``seed`` reproduces
+    a simulation written the same way (same NumPy version; one that clips ``s`` at
+    ``1 - 1e-10`` before applying ``g`` can differ at a confidence of exactly 1, with
+    probability about 0.2 % per 5,000 rows).  Its true TCE is :func:`true_tce`.
+
+    References
+    ----------
+    .. [1] Dong, J., Jiang, Z., Pan, D. & Yu, Z. (2025). Combining Priors with
+       Experience: Confidence Calibration Based on Binomial Process Modeling.
+       Proceedings of the AAAI Conference on Artificial Intelligence 39.
+       arXiv:2412.10658. Section 4 and Algorithm 3.
 
     Examples
     --------
@@ -358,9 +383,18 @@ def true_tce(curve: Any = "tcebpm", beta: tuple[float, float] = (1.1233, 0.1147)
 
     Notes
     -----
-    004_590dfa3be64c29d9.txt Eq. 2 (TCE) with the known curve and density,
-    integrated by :func:`calreport.metrics.bpm.tce_integral`.  The default preset has
-    true TCE_1 = 0.130714 (formulas.md, dataset P).
+    The true calibration error of Dong et al. (2025, arXiv:2412.10658), section 2.3
+    (Eq. 2), with the known curve and density, integrated by
+    :func:`calreport.metrics.bpm.tce_integral`.  The default preset has true
+    TCE_1 = 0.130714 (the same integral by ``scipy.integrate.quad`` and by
+    ``mpmath.quad`` at 15 digits, SciPy 1.17.1, mpmath 1.3.0).
+
+    References
+    ----------
+    .. [1] Dong, J., Jiang, Z., Pan, D. & Yu, Z. (2025). Combining Priors with
+       Experience: Confidence Calibration Based on Binomial Process Modeling.
+       Proceedings of the AAAI Conference on Artificial Intelligence 39.
+       arXiv:2412.10658. Section 2.3 (Eq. 2).
 
     Examples
     --------

@@ -1,13 +1,16 @@
 """Values transcribed from the papers' tables, for the reproduction examples.
 
-Numbers are copied as printed (four decimals, percentages in percent), from the
-extracted text of the papers in ``shared/papers/``:
+Numbers are copied as printed (four decimals, percentages in percent), from:
 
-* 000_efda01fc1c8d5c44.txt ("Beyond ECE"), appendix A.6: Table 5 (perfect
-  calibration, three sample sizes), Tables 8-9 (all calibration modes, N = 1000),
-  Table 10 (cwAUC vs AUC counts) and Table 11 (cwAUC on one calibrated sample).
-* 001_d2625f96c7f90dfa.txt (CWSA), section 5: Tables 1-3 (tau sweeps of the
-  synthetic calibrated, overconfident and random models).
+* Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond ECE:
+  Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics. arXiv
+  preprint. arXiv:2605.01796.  Appendix A.6: Table 5 (perfect calibration, three
+  sample sizes), Tables 8-9 (all calibration modes, N = 1000), Table 10 (cwAUC vs AUC
+  counts) and Table 11 (cwAUC on one calibrated sample).
+* Shahnazari, K., Ayyoubzadeh, S. M., Keshtparvar, M. & Ghaffari, P. (2025). Trust,
+  or Don't Predict: Introducing the CWSA Family for Confidence-Aware Model
+  Evaluation. arXiv preprint. arXiv:2505.18622.  Section 5: Tables 1-3 (tau sweeps
+  of the synthetic calibrated, overconfident and random models).
 
 Keys are the names of :mod:`calreport.synthetic` (``DISTRIBUTIONS``,
 ``CALIBRATION_MODES``; ``PAPER_LABELS`` maps them to the paper's row labels).
@@ -15,15 +18,17 @@ Nothing here is computed: the file is data, checked only by reading it against
 the papers.
 """
 
-#: Columns of Tables 5, 8 and 9 of 000.  ``gain``, ``gt_1_sigma``, ``gt_3_sigma``
-#: and ``p_risk`` are in percent.  ``gt_k_sigma`` is the percentage of the 100
-#: repetitions with CSR > 1 + k sigma_CSR (z > k), Table 5's caption; ``p_risk`` is
-#: the mean over repetitions of P_risk = Phi(z) when CSR > 1, else 0.
+#: Columns of Tables 5, 8 and 9 of Martin-Maroto et al. (2026).  ``gain``,
+#: ``gt_1_sigma``, ``gt_3_sigma`` and ``p_risk`` are in percent.  ``gt_k_sigma`` is the
+#: percentage of the 100 repetitions with CSR > 1 + k sigma_CSR (z > k), Table 5's
+#: caption; ``p_risk`` is the mean over repetitions of P_risk = Phi(z) when CSR > 1,
+#: else 0.
 BEYOND_ECE_COLUMNS = ("acc", "cwa", "gain", "csr", "sigma_csr", "gt_1_sigma", "gt_3_sigma",
                       "p_risk")
 
-#: 000, Table 5: perfect calibration, mean over 100 repetitions, by N (the table
-#: prints N = 100, 10,000 and 100,000 although the text says N in {100, 10,000}).
+#: Martin-Maroto et al. (2026), Table 5: perfect calibration, mean over 100 repetitions,
+#: by N (the table prints N = 100, 10,000 and 100,000 although the text says N in {100,
+#: 10,000}).
 TABLE_5 = {
     100: {
         "uniform": (0.4987, 0.6626, 32.87, 1.0251, 0.3108, 13.00, 3.00, 29.84),
@@ -62,11 +67,11 @@ TABLE_5 = {
         "bell": (0.5000, 0.5454, 9.09, 1.0001, 0.0035, 15.00, 0.00, 36.37),
     },
 }
-#: 000, Tables 8 (part A) and 9 (part B): every calibration mode, N = 1000, mean
-#: over 100 repetitions; ``TABLES_8_9[mode][distribution]``.  The sigma_CSR column
-#: repeats across modes because the paper draws the confidences with a seed per
-#: distribution (section 3.1), so sigma_CSR, a function of the confidences only,
-#: does not depend on the mode.
+#: Martin-Maroto et al. (2026), Tables 8 (part A) and 9 (part B): every calibration
+#: mode, N = 1000, mean over 100 repetitions; ``TABLES_8_9[mode][distribution]``.  The
+#: sigma_CSR column repeats across modes because the paper draws the confidences with a
+#: seed per distribution (section 3.1), so sigma_CSR, a function of the confidences
+#: only, does not depend on the mode.
 TABLES_8_9 = {
     "random": {
         "uniform": (0.5007, 0.5001, -0.13, 7.2495, 0.1045, 100.00, 100.00, 100.00),
@@ -165,11 +170,11 @@ TABLES_8_9 = {
         "bell": (0.2495, 0.2718, 2.97, 1.6220, 0.0352, 100.00, 100.00, 100.00),
     },
 }
-#: 000, Table 10: number of the ten distributions where the macro cwAUC exceeds
-#: (first) or falls below (second) the macro AUC, per calibration mode.  The
-#: seventh row is printed "Overconf sqrt(c)", a mode that does not exist (sqrt(c) >= c
-#: is underconfident); by its position in the table's mode order (Table 4) it is
-#: "Overconf 0.5c".
+#: Martin-Maroto et al. (2026), Table 10: number of the ten distributions where the
+#: macro cwAUC exceeds (first) or falls below (second) the macro AUC, per calibration
+#: mode.  The seventh row is printed "Overconf sqrt(c)", a mode that does not exist
+#: (sqrt(c) >= c is underconfident); by its position in the table's mode order (Table 4)
+#: it is "Overconf 0.5c".
 TABLE_10 = {
     "random": (0, 10),
     "perfect": (9, 1),
@@ -180,12 +185,13 @@ TABLE_10 = {
     "overconf_half": (2, 8),
     "random_under": (5, 5),
 }
-#: Columns of Table 11 of 000: ``gain`` and ``auc_gain`` in percent, ``auc_gain =
-#: (cwAUC - AUC) / (1 - min(cwAUC, AUC))`` (the gain formula applied to AUC).
+#: Columns of Table 11 of Martin-Maroto et al. (2026): ``gain`` and ``auc_gain`` in
+#: percent, ``auc_gain = (cwAUC - AUC) / (1 - min(cwAUC, AUC))`` (the gain formula
+#: applied to AUC).
 TABLE_11_COLUMNS = ("acc", "cwa", "delta_cwa", "gain", "auc", "cwauc", "delta_auc",
                     "auc_gain")
 
-#: 000, Table 11: one calibrated sample per distribution (the accuracies are
+#: Martin-Maroto et al. (2026), Table 11: one calibrated sample per distribution (the accuracies are
 #: multiples of 0.001, so N = 1000 and a single draw, not a mean over repetitions).
 TABLE_11 = {
     "uniform": (0.5130, 0.6949, 0.1819, 37.34, 0.6804, 0.8142, 0.1338, 41.85),
@@ -200,11 +206,12 @@ TABLE_11 = {
     "bell": (0.4900, 0.5371, 0.0471, 9.24, 0.5704, 0.5996, 0.0292, 6.79),
 }
 
-#: Columns of Tables 1-3 of 001.
+#: Columns of Tables 1-3 of Shahnazari et al. (2025).
 CWSA_COLUMNS = ("selective_accuracy", "cwsa", "cwsa_plus", "coverage")
 
-#: 001, Tables 1-3: ``CWSA_TABLES[model][printed threshold]``.  The published code
-#: (github.com/jay-gatz/CWSA, formulas.md section 5) divides CWSA by N and CWSA+ by
+#: Shahnazari et al. (2025), Tables 1-3: ``CWSA_TABLES[model][printed threshold]``.
+#: The published code (github.com/jay-gatz/CWSA at commit c55d6fb, ``Metrics/cwsa.py``)
+#: divides CWSA by N and CWSA+ by
 #: |S_tau|, and sweeps tau over ``linspace(0.5, 0.99, 20)``; the rows are grid points
 #: printed with rounded labels (see :data:`CWSA_ROW_TAUS`).
 CWSA_TABLES = {

@@ -1,4 +1,8 @@
-"""The synthetic models of the CWSA paper (001_d2625f96c7f90dfa.txt) and their tau sweeps.
+"""The synthetic models of the CWSA paper and their tau sweeps.
+
+Shahnazari, K., Ayyoubzadeh, S. M., Keshtparvar, M. & Ghaffari, P. (2025). Trust, or
+Don't Predict: Introducing the CWSA Family for Confidence-Aware Model Evaluation.
+arXiv preprint. arXiv:2505.18622.
 
 Section 4.2 of the paper builds five stylised three-class models on 1,000 rows;
 section 5 sweeps the selection threshold tau from 0.5 to 0.99 and prints, for three of
@@ -25,7 +29,8 @@ random          predicted class uniform, independent of the truth; U(0.3, 1)
 perfect         always right, confidence exactly 1
 ==============  ==================================================================
 
-How the tables are read.  The published code (formulas.md, section 5) divides CWSA
+How the tables are read.  The published code (github.com/jay-gatz/CWSA at commit
+c55d6fb, ``Metrics/cwsa.py``) divides CWSA
 by N -- ``normalize="all"``, i.e. coverage x the paper's formula -- while CWSA+
 divides by |S_tau| as the paper's formula; the tables follow the code.  Their rows
 are points of the grid ``linspace(0.5, 0.99, 20)`` printed with rounded labels (the
@@ -51,6 +56,7 @@ import pandas as pd
 
 import calreport  # noqa: F401  (registers the df.calib accessors)
 from calreport.metrics import selective
+from calreport.references import short
 
 HERE = Path(__file__).resolve().parent
 
@@ -76,7 +82,7 @@ def load_paper_tables() -> ModuleType:
 
 def simulate_model(model: str, n: int = 1000, *,
                    seed: int | np.random.SeedSequence = SEED) -> pd.DataFrame:
-    """One synthetic model of 001, section 4.2 (see the module docstring).
+    """One synthetic model of Shahnazari et al. (2025), section 4.2 (see the module docstring).
 
     Draw order: true classes, hits, the classes of the misses, confidences.
     """
@@ -170,7 +176,8 @@ def _print_one_sample(one: pd.DataFrame) -> None:
 
 
 def _print_comparison(comp: pd.DataFrame) -> None:
-    print("\nSide by side with 001, Tables 1-3 (ours: mean of the repetitions; z in "
+    print(f"\nSide by side with {short('Shahnazari2025')}, Tables 1-3 (ours: mean of the "
+          "repetitions; z in "
           "standard deviations of one sample; '!' |z| > 3)")
     for model, sub in comp.groupby("model", sort=False):
         table = {"calibrated": 1, "overconfident": 2, "random": 3}[str(model)]
@@ -233,7 +240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     reps = args.reps or (30 if args.quick else 300)
     tables = load_paper_tables()
     start = time.perf_counter()
-    print("The synthetic models of 001_d2625f96c7f90dfa.txt, section 4.2, with calreport")
+    print(f"The synthetic models of {short('Shahnazari2025')}, arXiv:2505.18622, section 4.2, "
+          "with calreport")
     print(f"N = 1000 per model, {N_CLASSES} classes, P(hit) = {P_HIT}; {reps} repetitions; "
           f"seed {args.seed}")
 

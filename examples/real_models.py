@@ -1,6 +1,8 @@
 """The real-data finding of "Beyond ECE" in miniature, on data that ships with scikit-learn.
 
-000_efda01fc1c8d5c44.txt (section 3.2, Tables 2 and 6-7) fits XGBoost on fifteen
+Martin-Maroto, Abderrahaman-Elena & de Polavieja (2026, "Beyond ECE: Calibrated Size
+Ratio, Risk Assessment, and Confidence-Weighted Metrics", arXiv:2605.01796; section
+3.2, Table 2 and appendix Tables 6-7) fit XGBoost on fifteen
 datasets, recalibrates its probabilities with isotonic regression and Platt scaling
 on a held-out split, and finds that isotonic calibration lowers ECE while it often
 makes the confidence profile *risky*: its plateaus at exactly 0 or 1 put full

@@ -1,4 +1,8 @@
-"""Reproduce the synthetic experiments of "Beyond ECE" (000_efda01fc1c8d5c44.txt).
+"""Reproduce the synthetic experiments of "Beyond ECE".
+
+Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond ECE:
+Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics. arXiv
+preprint. arXiv:2605.01796.  Section 3.1; appendix A.6, Tables 5 and 8-11.
 
 Regenerates, with :func:`calreport.synthetic.beyond_ece_profile` and the metrics of
 :mod:`calreport.metrics`, the paper's
@@ -78,6 +82,7 @@ import numpy as np
 
 from calreport import synthetic
 from calreport.metrics import ranking, risk, weighted
+from calreport.references import short
 
 HERE = Path(__file__).resolve().parent
 
@@ -361,7 +366,7 @@ def agreement_summary(results: Iterable[tuple[Cell, str, Comparison]], label: st
 # ---------------------------------------------------------------------- the tables
 def table_5(ns: Sequence[int], reps: int, *, seed: int = SEED, eps: float = EPS,
             distributions: Sequence[str] = synthetic.DISTRIBUTIONS) -> list[CellResult]:
-    """Perfect calibration at each N (000, Table 5)."""
+    """Perfect calibration at each N (Martin-Maroto et al. (2026), Table 5)."""
     return [simulate_cell(d, "perfect", n, reps, seed=seed, eps=eps)
             for n in ns for d in distributions]
 
@@ -369,7 +374,7 @@ def table_5(ns: Sequence[int], reps: int, *, seed: int = SEED, eps: float = EPS,
 def tables_8_9(reps: int, *, n: int = 1000, seed: int = SEED, eps: float = EPS,
                distributions: Sequence[str] = synthetic.DISTRIBUTIONS,
                modes: Sequence[str] = synthetic.CALIBRATION_MODES) -> list[CellResult]:
-    """Every mode x distribution at N = 1000, with AUC and cwAUC (000, Tables 8-11)."""
+    """Every mode x distribution at N = 1000, with AUC and cwAUC (Tables 8-11)."""
     return [simulate_cell(d, m, n, reps, seed=seed, eps=eps, with_auc=True)
             for m in modes for d in distributions]
 
@@ -476,7 +481,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     paper = paper_cells(tables)
     start = time.perf_counter()
 
-    print("Reproduction of 000_efda01fc1c8d5c44.txt, Tables 5 and 8-11, with calreport")
+    print(f"Reproduction of {short('MartinMaroto2026')}, arXiv:2605.01796, Tables 5 and 8-11, "
+          "with calreport")
     print(f"repetitions per cell: {reps} (paper: {PAPER_REPS}); seed {args.seed}; "
           f"clipping eps {args.eps:.3g}; numpy {np.__version__}")
     print("SE: standard error of our mean over the repetitions.  z = (ours - paper) / "

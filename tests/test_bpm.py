@@ -1,10 +1,16 @@
-"""TCE_bpm (004_590dfa3be64c29d9.txt): binnings, the likelihood fit, the integral,
-accuracy against the exact true TCE, and the published objective's reference values.
+"""TCE_bpm (Dong et al. (2025, arXiv:2412.10658)): binnings, the likelihood fit, the
+integral, accuracy against the exact true TCE, and the published objective's reference
+values.
 
 Reference values come from independent computations: statsmodels' binomial GLM on bins
 cut by explicit Python loops, QUADPACK's algebraic-weight rule (scipy.integrate.quad,
-weight="alg") for the Beta integrals, hand-worked integrals, and the test values of
-shared/reference/formulas.md section 1.8 (the authors' code run on float64 inputs).
+weight="alg") for the Beta integrals, hand-worked integrals, and the values printed by
+the authors' published code (github.com/NeuroDong/TCEbpm at commit a05322d,
+``metrics/TCE_BPM.py``: Nelder-Mead from its own starting point, ``mpmath.quad`` at
+``mp.dps = 15``, result rounded to 5 significant digits) run on float64 inputs with
+Python 3.11.7, NumPy 2.4.6, SciPy 1.17.1 and mpmath 1.3.0, next to a separate float64
+re-implementation of that code (plain NumPy/SciPy, not calreport's) that matches it to
+1e-6 and gives the unrounded values.
 """
 
 from __future__ import annotations
@@ -34,7 +40,12 @@ from calreport.synthetic import bpm_simulation, true_tce
 
 # ------------------------------------------------------------------ shared datasets
 def dataset_d(kind: str, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """formulas.md "D(kind, n)": deterministic, true curve x^2 ("sq") or x ("id")."""
+    """Deterministic data, true curve x^2 ("sq", TCE_1 = 1/6) or x ("id", TCE = 0).
+
+    ``f_i = (i - 0.5) / n``, ``u_i = frac(i * 0.6180339887498949)`` (golden-ratio
+    low-discrepancy uniforms), ``y_i = 1[u_i < f_i^2]`` or ``1[u_i < f_i]``: the same
+    numbers in any language, so the published code can be run on them.
+    """
     i = np.arange(1, n + 1)
     f = (i - 0.5) / n
     u = np.mod(i * 0.6180339887498949, 1.0)
@@ -43,7 +54,11 @@ def dataset_d(kind: str, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def dataset_p(seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """formulas.md "P(seed, n)", built exactly as described there."""
+    """The default :func:`bpm_simulation` preset, written out independently.
+
+    Sorted Beta(1.1233, 0.1147) confidences from ``default_rng(seed)``, then hits with
+    probability ``sigmoid(-0.88 + 0.49 logit c)``, ``c`` clipped to [1e-10, 1 - 1e-10].
+    """
     rng = np.random.default_rng(seed)
     conf = np.sort(rng.beta(1.1233, 0.1147, n))
     c = np.clip(conf, 1e-10, 1 - 1e-10)
@@ -51,7 +66,9 @@ def dataset_p(seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     return conf, y
 
 
-P_TRUE_TCE = 0.130714  # formulas.md, dataset P (scipy.quad and mpmath.quad)
+# int |sigmoid(-0.88 + 0.49 logit x) - x| Beta(1.1233, 0.1147)(x) dx, by scipy.integrate.quad
+# and by mpmath.quad (mp.dps = 15; SciPy 1.17.1, mpmath 1.3.0)
+P_TRUE_TCE = 0.130714
 
 
 def simulated(n: int, seed: int, ties: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -175,7 +192,7 @@ def quadpack_tce(a, b, c, al, be, p=1.0):
 
 
 # QUADPACK warns about the (1 - x)^-0.885 end of Beta(1.1233, 0.1147) but its value agrees
-# with mpmath.quad to 1e-10 (formulas.md: 0.130714)
+# with mpmath.quad (mpmath 1.3.0, mp.dps = 15) to 1e-10: 0.130714
 @pytest.mark.filterwarnings("ignore::scipy.integrate.IntegrationWarning")
 @pytest.mark.parametrize(
     ("coef", "beta", "p"),
@@ -231,13 +248,13 @@ def test_callable_curve_equals_family_curve():
 
 
 def test_true_tce_of_the_paper_preset():
-    # formulas.md: int |sigma(-0.88 + 0.49 logit x) - x| Beta(1.1233, 0.1147)(x) dx
+    # int |sigma(-0.88 + 0.49 logit x) - x| Beta(1.1233, 0.1147)(x) dx (see P_TRUE_TCE)
     assert tce_integral((0.49, 0.49, -0.88), (1.1233, 0.1147)) == pytest.approx(
         P_TRUE_TCE, abs=5e-7)
 
 
 # ------------------------------------------------------------------ the estimator
-# Error of tce_bpm against the exact true TCE on 004 Algorithm 3 data (paper preset),
+# Error of tce_bpm against the exact true TCE on Dong et al. (2025) Algorithm 3 data,
 # measured over 200 seeds by benchmarks/bench_bpm.py: mean error +0.0004 (N = 1000) and
 # -0.0004 (N = 5000), standard deviation SD[n].  Each of the 20 seeds below must fall
 # within 4 SD of the truth (0.048 and 0.022), and their mean error within 3 standard
@@ -257,7 +274,7 @@ def test_tce_bpm_close_to_exact_true_tce_on_algorithm_3_data(n):
     assert abs(errors.mean()) < 0.001 + 3 * SD[n] / math.sqrt(20)
 
 
-def test_qualitative_results_of_formulas_1_8():
+def test_qualitative_results_on_the_reference_datasets():
     for n in (500, 2000):
         assert tce_bpm(*dataset_d("sq", n)) == pytest.approx(1 / 6, abs=0.01)
         assert tce_bpm(*dataset_d("id", n)) < 0.01
@@ -299,7 +316,7 @@ def test_return_types_and_reported_p_and_density():
     res = tce_bpm(s, y, p=2, return_fit=True)
     assert isinstance(res, TceBpmResult) and res.p == 2.0 and res.tce == val
     mu, v = s.mean(), s.var(ddof=1)
-    alpha = mu**2 * (1 - mu) / v - mu  # formulas.md 1.4
+    alpha = mu**2 * (1 - mu) / v - mu  # method of moments, as the published code
     assert res.density == pytest.approx((alpha, alpha * (1 - mu) / mu), rel=1e-12)
     assert res.tce == pytest.approx(tce_integral(res.fit, res.density, p=2), abs=1e-15)
     # TCE_2 >= TCE_1 (power means of |g - x| under f)
@@ -350,10 +367,10 @@ def test_errors(call, exc, match):
         call()
 
 
-# ------------------------------------------- the published objective (formulas.md 1.8)
-# (data, theta = (a, b, c), (alpha, beta), TCE_bpm of the reference code (5 s.f.),
-#  TCE of the note's own float64 re-implementation)
-REFERENCE_1_8 = {
+# ----------------------------------- the published objective (github.com/NeuroDong/TCEbpm)
+# (data, theta = (a, b, c), (alpha, beta), TCE_bpm printed by the published code (5 s.f.),
+#  TCE of the separate float64 re-implementation of that code; see the module docstring)
+REFERENCE_D = {
     ("sq", 500): ((1.767967, 0.883494, -0.451844), (0.997006, 0.997006), 0.16453, 0.1645255),
     ("sq", 2000): ((1.739917, 0.959099, -0.566469), (0.999250, 0.999250), 0.16624, 0.1662373),
     ("id", 500): ((0.995485, 1.011814, -0.016363), (0.997006, 0.997006), 0.00083873,
@@ -363,9 +380,9 @@ REFERENCE_1_8 = {
 }
 
 
-@pytest.mark.parametrize("key", list(REFERENCE_1_8))
+@pytest.mark.parametrize("key", list(REFERENCE_D))
 def test_published_objective_reproduces_reference_on_dataset_d(key):
-    theta, ab, ref, reimpl = REFERENCE_1_8[key]
+    theta, ab, ref, reimpl = REFERENCE_D[key]
     res = _published_objective_tce(*dataset_d(*key))
     assert res.tce == pytest.approx(ref, abs=1e-4)
     assert res.tce == pytest.approx(reimpl, abs=2e-6)
@@ -373,7 +390,7 @@ def test_published_objective_reproduces_reference_on_dataset_d(key):
     np.testing.assert_allclose([res.alpha, res.beta], ab, atol=1e-6)
 
 
-REFERENCE_P = {  # formulas.md 1.8, datasets P(seed, n)
+REFERENCE_P = {  # the same, on dataset_p(seed, n) drawn with NumPy 2.4.6
     (0, 5000): ((0.714481, 0.475812, -0.730346), (1.176248, 0.116225), 0.12522, 0.1252212),
     (1, 2000): ((0.634629, 0.517815, -0.923966), (1.106901, 0.121136), 0.13426, 0.1342558),
     (2, 1000): ((0.399459, 0.561227, -1.350873), (1.085726, 0.124457), 0.16381, 0.1638097),
@@ -386,7 +403,8 @@ def test_published_objective_reproduces_reference_on_dataset_p(key):
     conf, y = dataset_p(*key)
     mu, v = conf.mean(), conf.var(ddof=1)
     if abs(mu**2 * (1 - mu) / v - mu - ab[0]) > 1e-5:  # fingerprint of the data
-        pytest.skip("this NumPy's Beta stream differs from the one of formulas.md")
+        pytest.skip("this NumPy's Beta stream differs from NumPy 2.4.6's, which drew "
+                    "the reference data")
     res = _published_objective_tce(conf, y)
     assert res.tce == pytest.approx(ref, abs=1e-4)
     assert res.tce == pytest.approx(reimpl, abs=2e-6)

@@ -1,6 +1,7 @@
 """Clinical calibration tests: Hosmer-Lemeshow, Spiegelhalter's Z, Cox intercept/slope.
 
-calzone's validation dataset (formulas.md 7.6) is not available here, so every
+calzone's validation dataset (``example_data/simulated_welldata.csv`` of calzone
+0.1.0, github.com/DIDSR/calzone) is not shipped with calreport, so every
 reference value is rebuilt independently: hand-worked examples (arithmetic in the
 comments), the formulas written out directly, groups made by ``pandas.qcut``,
 scikit-learn's unpenalised logistic regression and the Fisher information for Wald
@@ -107,7 +108,8 @@ def test_hl_deciles_equal_two_column_form_on_qcut_groups(n_groups):
 
 def test_hl_uniform_groups_match_loop_and_top_label_leaves_half_empty():
     # calzone's HL-H on top-label confidences (>= 0.5): 5 of 10 equal-width groups are
-    # non-empty, so the default df is 5 - 2 = 3 (formulas.md 7.6, last row)
+    # non-empty, so the default df is 5 - 2 = 3 (the top-class example of calzone
+    # 0.1.0's documentation notebooks reports HL-H with df = 3 for this reason)
     rng = np.random.default_rng(4)
     conf = rng.uniform(0.5, 1.0, 1000)
     conf = conf[conf > 0.5]

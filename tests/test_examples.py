@@ -1,5 +1,9 @@
 """Small, fast runs of the examples, checked against the papers within sampling error.
 
+The papers: Martin-Maroto, Abderrahaman-Elena & de Polavieja (2026), "Beyond ECE",
+arXiv:2605.01796, appendix Tables 5 and 8-11; Shahnazari, Ayyoubzadeh, Keshtparvar &
+Ghaffari (2025), "Trust, or Don't Predict", arXiv:2505.18622, Tables 1-3.
+
 The examples in ``examples/`` are imported from their files and run with few
 repetitions.  Every bound is derived from the sampling error of the run, not chosen
 to pass: a value agrees with the paper when its standardised gap
@@ -75,7 +79,7 @@ def paper(beyond_ece: ModuleType) -> ModuleType:
     return beyond_ece.load_paper_tables()
 
 
-# ------------------------------------------------------------------- 000, Tables 5, 8-9
+# ------------------------------------ Martin-Maroto et al. (2026), Tables 5 and 8-9
 REPS_T5 = 100  # N = 100 is cheap: the paper's own number of repetitions
 REPS_T89 = 50
 
@@ -178,7 +182,7 @@ def test_table_11_complement_score_disagrees_below_one_half(
     assert lo.z > bonferroni_bound(1, REPS_T89)
 
 
-# ------------------------------------------------------------------------- 001 models
+# ---------------------------------- Shahnazari et al. (2025), section 4.2 models
 REPS_CWSA = 40
 
 

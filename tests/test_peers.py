@@ -4,7 +4,10 @@ Each test states the convention it relies on.  scikit-learn and statsmodels are
 required (the ``test`` extra and a core dependency); relplot, fairlearn and calzone
 are optional peers, skipped when absent.
 
-Conventions (shared/reference/formulas.md, section 4):
+Conventions, read from each peer's source (scikit-learn ``sklearn/calibration.py``;
+relplot 1.0.3, github.com/apple/ml-calibration, ``src/relplot/metrics.py``; calzone
+0.1.0, github.com/DIDSR/calzone, ``calzone/metrics.py``; the CWSA authors' code,
+github.com/jay-gatz/CWSA at commit c55d6fb, ``Metrics/cwsa.py``):
 
 * scikit-learn ``calibration_curve``: positive-class view, edges ``linspace(0, 1,
   M + 1)`` ("uniform") or ``np.percentile`` ("quantile"), membership by
@@ -19,7 +22,8 @@ Conventions (shared/reference/formulas.md, section 4):
   and its ECE divides by the binned count; Spiegelhalter's Z without clipping; Cox
   intercept / slope by logistic regression on ``logit(clip(p, 1e-7))``.
 * The CWSA authors' published code divides CWSA by N (``normalize="all"``) and
-  CWSA+ by ``|S_tau|``; the paper (001, section 3.2) divides both by ``|S_tau|``.
+  CWSA+ by ``|S_tau|``; the paper (Shahnazari et al. (2025, arXiv:2505.18622),
+  sections 3.2-3.3) divides both by ``|S_tau|``.
 """
 
 from __future__ import annotations
@@ -58,8 +62,9 @@ def _multiclass(n: int = 1500, k: int = 4, seed: int = SEED
     return proba, y
 
 
-#: The hand-checkable example of formulas.md, section 4: every score is an exact
-#: binary fraction and four of them sit on an edge of 4 equal-width bins.
+#: A hand-checkable example: every score is an exact binary fraction and four of them
+#: sit on an edge of 4 equal-width bins, so the (lo, hi] and [lo, hi) conventions give
+#: different bins (worked out in test_binned_ece_differs_from_relplot_on_the_edges).
 EDGE_P = np.array([0.0, 0.25, 0.25, 0.5, 0.6, 0.75, 1.0, 1.0])
 EDGE_Y = np.array([0, 1, 0, 1, 1, 0, 1, 0])
 
@@ -100,7 +105,8 @@ def test_reliability_table_wilson_intervals_match_statsmodels() -> None:
 @pytest.mark.parametrize("weighted", [False, True])
 def test_auc_and_cwauc_match_sklearn_binary(weighted: bool) -> None:
     """sklearn's weighted AUC is pair-weighted (w_i w_j): with w = confidence it is
-    000's cwAUC (Proposition 15); ties count one half in both."""
+    the cwAUC of Martin-Maroto et al. (2026, arXiv:2605.01796), Proposition 15; ties
+    count one half in both."""
     p, y = _binary()
     p = np.round(p, 2)  # ties
     conf = np.maximum(p, 1.0 - p)
@@ -159,7 +165,7 @@ def test_binned_ece_matches_relplot_off_the_edges() -> None:
 
 
 def test_binned_ece_differs_from_relplot_on_the_edges() -> None:
-    """The documented convention difference (formulas.md, section 4, hand example):
+    """The convention difference on EDGE_P, worked by hand:
     (lo, hi] bins {0, .25, .25}, {.5}, {.6, .75}, {1, 1} give ECE 0.29375; relplot's
     [lo, hi) bins {0}, {.25, .25}, {.5, .6}, {.75}, {1, 1} give 0.39375:
     (|0-0| + |.5-1| + |1.1-2| + |.75-0| + |2-1|) / 8 = (0 + .5 + .9 + .75 + 1) / 8."""
@@ -183,7 +189,8 @@ def test_groupby_accessor_matches_fairlearn_metric_frame() -> None:
     conf = np.maximum(p, 1.0 - p)
 
     def cwa(y_true: np.ndarray, y_hat: np.ndarray, conf: np.ndarray) -> float:
-        # 000, Definition 4, written out independently
+        # Martin-Maroto et al. (2026, arXiv:2605.01796), Definition 4, written out
+        # independently
         return float(np.sum(conf * (y_true == y_hat)) / np.sum(conf))
 
     frame = fl_metrics.MetricFrame(
@@ -248,8 +255,9 @@ def test_calzone_ece_drops_a_score_of_zero() -> None:
 # ----------------------------------------------------------------------------- CWSA
 def _cwsa_published(conf: np.ndarray, correct: np.ndarray, tau: float
                     ) -> tuple[float, float]:
-    """CWSA and CWSA+ as the authors' published code computes them (formulas.md,
-    section 5), written as an explicit loop: CWSA averages the per-row scores over
+    """CWSA and CWSA+ as the authors' published code computes them
+    (github.com/jay-gatz/CWSA at commit c55d6fb, ``Metrics/cwsa.py``), written as an
+    explicit loop: CWSA averages the per-row scores over
     all N rows (rejected rows score 0), CWSA+ over the accepted rows; an empty
     acceptance set gives 0 for both."""
     scores, plus, accepted = [], [], 0
@@ -267,7 +275,8 @@ def _cwsa_published(conf: np.ndarray, correct: np.ndarray, tau: float
 
 
 def _cwsa_paper(conf: np.ndarray, correct: np.ndarray, tau: float) -> tuple[float, float]:
-    """001, section 3.2-3.3: both means over S_tau = {c >= tau} (NaN when empty)."""
+    """Shahnazari et al. (2025, arXiv:2505.18622), sections 3.2-3.3: both means over
+    S_tau = {c >= tau} (NaN when empty)."""
     sel = conf >= tau
     if not sel.any():
         return float("nan"), float("nan")

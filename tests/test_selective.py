@@ -1,8 +1,8 @@
 """Coverage, selective accuracy, CWSA, CWSA+, sweeps, risk-coverage, AURC, E-AURC.
 
 Reference values are hand-worked (arithmetic in the comments) or computed by plain
-per-row loops over the definitions of 001_d2625f96c7f90dfa.txt, section 3, and of
-Geifman et al. (2019) for AURC.
+per-row loops over the definitions of Shahnazari et al. (2025, arXiv:2505.18622),
+section 3, and of Geifman, Uziel & El-Yaniv (2019, arXiv:1805.08206) for AURC.
 """
 
 from __future__ import annotations
@@ -118,8 +118,10 @@ def test_empty_selection():
 
 def test_normalize_all_is_coverage_times_paper_value_mnist_style():
     # 10,000 predictions of which 55 fall below tau = 0.5: coverage 0.9945, as the
-    # authors' MNIST run (formulas.md section 5: code CWSA 0.9394011224 vs paper
-    # 0.9445964026, ratio 0.9945)
+    # authors' MNIST run (github.com/jay-gatz/CWSA at commit c55d6fb:
+    # Results/mnist_metrics.csv reports the code's CWSA 0.9394011224; the paper's formula
+    # on Results/Real World Predictions/mnist_predictions.csv gives 0.9445964026,
+    # ratio 0.9945)
     rng = np.random.default_rng(2024)
     c = np.concatenate([rng.uniform(0.2, 0.49, 55), rng.uniform(0.5, 1.0, 9945)])
     ok = rng.random(10_000) < c
@@ -134,7 +136,9 @@ def test_normalize_all_is_coverage_times_paper_value_mnist_style():
 
 
 def test_perfect_model_scores_one():
-    # formulas.md section 5: all conf = 1 and all correct -> CWSA = CWSA+ = 1 for tau < 1
+    # all conf = 1 and all correct -> CWSA = CWSA+ = 1 for tau < 1 (the "perfect" model
+    # of Shahnazari et al. (2025), section 5.7; Results/synthetic_perfect.csv of the
+    # authors' code)
     for tau in (0.0, 0.5, 0.99):
         assert selective.cwsa(np.ones(10), np.ones(10), tau=tau) == 1.0
         assert selective.cwsa_plus(np.ones(10), np.ones(10), tau=tau) == 1.0

@@ -1,11 +1,15 @@
-"""Synthetic generators: 000 Table 4, 003's distorted logistic model, 004 Algorithm 3.
+"""Synthetic generators: the distributions and calibration modes of Martin-Maroto et al.
+(2026, arXiv:2605.01796), appendix Table 4; the distorted logistic model of Fernandes
+Machado et al. (2024, arXiv:2402.07790); the binomial-process simulation of Dong et al.
+(2025, arXiv:2412.10658), Algorithm 3.
 
 Expected values are computed here by numerical integration of the distributions as
 the papers state them (QUADPACK, with the Beta kernels as algebraic weights and the
 log-uniform laws integrated in log space), independently of the generators.  Sample
 means are compared with them within z standard errors, z chosen by Bonferroni so that
 a whole test fails by chance with probability 0.001.  The same expected values are
-checked against the published tables (000 appendix Tables 5, 8 and 9), which validates
+checked against the published tables (Martin-Maroto et al. 2026, appendix Tables 5, 8
+and 9), which validates
 the transcription of Table 4.
 """
 
@@ -34,7 +38,7 @@ def bonferroni_z(n_comparisons: int, family_error: float = 0.001) -> float:
     return float(stats.norm.isf(family_error / (2 * n_comparisons)))
 
 
-# ------------------------------------------------------ 000 Table 4, by integration
+# ---------------------------- Martin-Maroto et al. (2026), Table 4, by integration
 def _beta_expect(a: float, b: float, h) -> float:
     kw = {"epsabs": 1e-13, "epsrel": 1e-12, "limit": 200}
     left = integrate.quad(lambda x: h(x) * (1 - x) ** (b - 1), 0, 0.5, weight="alg",
@@ -101,8 +105,8 @@ def test_generator_accuracy_and_mean_confidence_match_expectations(distribution)
         assert abs(df["confidence"].mean() - mean_c) <= Z_GEN * se_c, (mode, mean_c)
 
 
-# 000 appendix Tables 8-9 (N = 1000, 100 repetitions): average accuracy, rows in the
-# order of CALIBRATION_MODES, columns in the order of DISTRIBUTIONS.
+# Martin-Maroto et al. (2026), appendix Tables 8-9 (N = 1000, 100 repetitions): average
+# accuracy, rows in the order of CALIBRATION_MODES, columns in the order of DISTRIBUTIONS.
 TABLE_8_9_ACC = """
 .5007 .5032 .5027 .5000 .5010 .4987 .4982 .4997 .5029 .4978
 .4977 .8571 .1405 .5000 .9006 .0999 .6999 .1068 .9333 .4987
@@ -114,7 +118,8 @@ TABLE_8_9_ACC = """
 .2487 .4293 .0711 .2505 .4502 .0508 .3500 .0550 .4664 .2495
 """
 
-# 000 appendix Table 5, N = 100,000 (100 repetitions), perfect calibration: (Acc, cwA)
+# Martin-Maroto et al. (2026), appendix Table 5, N = 100,000 (100 repetitions), perfect
+# calibration: (Acc, cwA)
 TABLE_5_LARGE = {
     "uniform": (0.5002, 0.6668), "skew_high": (0.8571, 0.8888),
     "skew_low": (0.1428, 0.3330), "bimodal": (0.5000, 0.8094),
@@ -202,7 +207,7 @@ def test_seeds_are_reproducible_and_generators_accepted():
     assert not a["confidence"].equals(b["confidence"])
 
 
-# ------------------------------------------------------------------------------ 003
+# ------------------------------------------------------ Fernandes Machado et al. (2024)
 COEF = np.array([0.1, 0.05, 0.2, -0.05])
 
 
@@ -242,9 +247,11 @@ def test_distorted_binary_outcomes_follow_true_probability():
     assert list(df.columns) == ["y_true", "proba", "true_proba"]
 
 
-# ------------------------------------------------------------------------------ 004
-def test_bpm_simulation_reproduces_formulas_dataset_p():
-    # formulas.md "P(seed, n)", built as described there
+# ------------------------------------------------------------------ Dong et al. (2025)
+def test_bpm_simulation_reproduces_the_reference_simulation():
+    # the default preset written out independently: sorted Beta(1.1233, 0.1147)
+    # confidences, then hits with probability sigmoid(-0.88 + 0.49 logit c), c clipped
+    # to [1e-10, 1 - 1e-10]
     for seed, n in [(0, 5000), (2, 1000)]:
         rng = np.random.default_rng(seed)
         conf = np.sort(rng.beta(1.1233, 0.1147, n))
@@ -276,7 +283,9 @@ def test_bpm_simulation_accepts_callables_and_presets():
 
 
 def test_true_tce_values():
-    assert true_tce() == pytest.approx(0.130714, abs=5e-7)  # formulas.md, dataset P
+    # int |sigmoid(-0.88 + 0.49 logit x) - x| Beta(1.1233, 0.1147)(x) dx = 0.130714, by
+    # scipy.integrate.quad and mpmath.quad (mp.dps = 15; SciPy 1.17.1, mpmath 1.3.0)
+    assert true_tce() == pytest.approx(0.130714, abs=5e-7)
     assert true_tce("square", (1.0, 1.0)) == pytest.approx(1 / 6, abs=1e-12)
     assert true_tce("calibrated", (2.0, 5.0)) == pytest.approx(0.0, abs=1e-15)
     # g = 1/2, uniform confidences: (int (1/2 - x)^2 dx)^(1/2) = sqrt(1/12)

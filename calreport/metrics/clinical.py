@@ -5,7 +5,8 @@ three). They take a predicted probability ``score`` and a binary ``outcome``
 (positive-class view), or a top-label confidence and correctness. Sample weights
 are frequency weights: integer weights give the same result as repeated rows.
 
-Differences from calzone 0.1.0 (formulas.md, section 7), all deliberate:
+Differences from calzone 0.1.0 (PyPI ``calzone-tool``, github.com/DIDSR/calzone,
+``calzone/metrics.py``), all deliberate:
 
 * Hosmer-Lemeshow groups are ``(lo, hi]`` with the lowest score *included* in the
   first group (R's ``cut(..., include.lowest = TRUE)`` in
@@ -152,8 +153,8 @@ def hosmer_lemeshow(
 
     Notes
     -----
-    Hosmer & Lemeshow (1980), Commun. Stat. A9:1043; formulas.md, section 7.1
-    (calzone ``hosmer_lemeshow_test``). Group ``m`` holds ``N_m`` rows (or weight),
+    Hosmer & Lemeshow (1980, doi:10.1080/03610928008827941), as computed by calzone
+    0.1.0's ``hosmer_lemeshow_test``. Group ``m`` holds ``N_m`` rows (or weight),
     ``O_m`` events and expected events ``E_m = sum of scores``; with the event rate
     and mean score clipped to [1e-7, 1 - 1e-7] (so a group whose scores are all 0 or
     1 stays finite),
@@ -164,6 +165,15 @@ def hosmer_lemeshow(
     ``p = P(chi2_df >= HL)``. When the default ``df`` is below 1 (two groups or
     fewer) the p-value is NaN with a RuntimeWarning. The table reports the
     unclipped counts.
+
+    References
+    ----------
+    .. [1] Hosmer, D. W. & Lemeshow, S. (1980). Goodness of Fit Tests for the Multiple
+       Logistic Regression Model. Communications in Statistics - Theory and Methods
+       9(10), 1043-1069. doi:10.1080/03610928008827941.
+    .. [2] calzone 0.1.0 (PyPI ``calzone-tool``), U.S. FDA Division of Imaging,
+       Diagnostics and Software Reliability, github.com/DIDSR/calzone,
+       ``calzone/metrics.py``: ``hosmer_lemeshow_test``.
 
     Examples
     --------
@@ -265,8 +275,8 @@ def spiegelhalter_z(
 
     Notes
     -----
-    Spiegelhalter (1986), Stat. Med. 5:421; formulas.md, section 7.2 (calzone
-    ``spiegelhalter_z_test``). Under calibration the Brier score's deviation from its
+    Spiegelhalter (1986, doi:10.1002/sim.4780050506), as computed by calzone 0.1.0's
+    ``spiegelhalter_z_test``. Under calibration the Brier score's deviation from its
     expectation is approximately normal:
 
     .. math:: Z = \\frac{\\sum_i (y_i - p_i)(1 - 2p_i)}
@@ -275,6 +285,15 @@ def spiegelhalter_z(
 
     No clipping. MAPIE's ``spiegelhalter_statistic`` has the same Z with a
     one-sided p-value.
+
+    References
+    ----------
+    .. [1] Spiegelhalter, D. J. (1986). Probabilistic Prediction in Patient Management and
+       Clinical Trials. Statistics in Medicine 5(5), 421-433.
+       doi:10.1002/sim.4780050506.
+    .. [2] calzone 0.1.0 (PyPI ``calzone-tool``), U.S. FDA Division of Imaging,
+       Diagnostics and Software Reliability, github.com/DIDSR/calzone,
+       ``calzone/metrics.py``: ``spiegelhalter_z_test``.
 
     Examples
     --------
@@ -415,15 +434,29 @@ def cox_calibration(
 
     Notes
     -----
-    Cox (1958), Biometrika 45:562; formulas.md, section 7.3 (calzone
-    ``cox_regression_analysis``). With ``x_i = logit(clip(p_i))``, maximum likelihood
+    Cox (1958, doi:10.2307/2333203), as computed by calzone 0.1.0's
+    ``cox_regression_analysis``. With ``x_i = logit(clip(p_i))``, maximum likelihood
     fits
 
     .. math:: \\operatorname{logit} P(y_i = 1) = a + b x_i
 
     and reports Wald ``1 - alpha`` intervals ``estimate ± z_{1-alpha/2} se``. The
     calibration-in-the-large intercept refits ``a`` with ``b`` fixed at 1 (``x`` as
-    an offset). Cox-ICI = mean ``|sigmoid(a + b x_i) - p_i|`` with clipped ``p``.
+    an offset). Cox-ICI = mean ``|sigmoid(a + b x_i) - p_i|`` with clipped ``p``, the
+    integrated calibration index of Austin & Steyerberg (2019,
+    doi:10.1002/sim.8281) with the logistic recalibration curve as the smoother.
+
+    References
+    ----------
+    .. [1] Cox, D. R. (1958). Two Further Applications of a Model for Binary Regression.
+       Biometrika 45(3/4), 562-565. doi:10.2307/2333203.
+    .. [2] Austin, P. C. & Steyerberg, E. W. (2019). The Integrated Calibration Index
+       (ICI) and Related Metrics for Quantifying the Calibration of Logistic
+       Regression Models. Statistics in Medicine 38(21), 4051-4065.
+       doi:10.1002/sim.8281.
+    .. [3] calzone 0.1.0 (PyPI ``calzone-tool``), U.S. FDA Division of Imaging,
+       Diagnostics and Software Reliability, github.com/DIDSR/calzone,
+       ``calzone/metrics.py``: ``cox_regression_analysis``.
 
     Examples
     --------

@@ -1,13 +1,15 @@
 """Proper scores and sharpness: Brier score, log loss, Murphy decomposition.
 
-A strictly proper score rewards calibration and sharpness at once
-(002_848142561181ac46.txt, section 5.3).  :func:`brier_score` and :func:`log_loss`
-follow scikit-learn's ``brier_score_loss`` (>= 1.7) and ``log_loss`` on the same
-inputs; :func:`top_label_brier` scores the top-label confidence against
-correctness; :func:`murphy_decomposition` splits the binary Brier score of a
-(score, outcome) pair into reliability, resolution and uncertainty over the bins
-of :mod:`calreport.metrics.binned`; :func:`sharpness` is the variance of the
-confidences (section 5.1).
+A strictly proper score rewards calibration and sharpness at once (Gneiting &
+Raftery (2007), doi:10.1198/016214506000001437).  :func:`brier_score` (Brier 1950)
+and :func:`log_loss` (Good 1952) follow scikit-learn's ``brier_score_loss``
+(>= 1.7) and ``log_loss`` on the same inputs; :func:`top_label_brier` scores the
+top-label confidence against correctness; :func:`murphy_decomposition` splits the
+binary Brier score of a (score, outcome) pair into reliability, resolution and
+uncertainty (Murphy 1973) over the bins of :mod:`calreport.metrics.binned`;
+:func:`sharpness` is the variance of the confidences (Gneiting, Balabdaoui &
+Raftery 2007).  Full references are in each function's docstring and in
+:mod:`calreport.references`.
 """
 
 from __future__ import annotations
@@ -78,12 +80,18 @@ def brier_score(y_true: Any, proba: Any, *, sample_weight: Any = None) -> float:
 
     Notes
     -----
-    002_848142561181ac46.txt, section 5.2: ``BS = (1/N) sum_i (p_i - y_i)^2`` for a
-    positive-class probability ``p_i``.  With ``K`` probability columns,
+    Brier (1950): ``BS = (1/N) sum_i (p_i - y_i)^2`` for a positive-class probability
+    ``p_i``.  With ``K`` probability columns,
     ``BS = (1/N) sum_i sum_k (p_ik - 1[y_i = k])^2`` -- halved when ``K = 2``, which
     gives the binary score again.  This is ``scale_by_half="auto"`` of
     scikit-learn's ``brier_score_loss`` (>= 1.7), whose range is [0, 1] for binary
     and [0, 2] for multiclass input.  Weighted: ``sum_i w_i (...) / sum_i w_i``.
+
+    References
+    ----------
+    .. [1] Brier, G. W. (1950). Verification of Forecasts Expressed in Terms of
+       Probability. Monthly Weather Review 78(1), 1-3.
+       doi:10.1175/1520-0493(1950)078<0001:VOFEIT>2.0.CO;2.
 
     Examples
     --------
@@ -128,9 +136,19 @@ def top_label_brier(conf: Any, correct: Any, *, sample_weight: Any = None) -> fl
 
     Notes
     -----
-    The binary Brier score of 002_848142561181ac46.txt, section 5.2, applied to the
-    confidence-calibration pair of section 1.2 (``P_hat``, ``1[Y_hat = Y]``).  It needs
-    no class probabilities, so it works on a minimal (conf, correct) profile.
+    The binary Brier score (Brier 1950) applied to the confidence-calibration pair
+    (``P_hat``, ``1[Y_hat = Y]``) of Guo et al. (2017, arXiv:1706.04599), section 2.
+    It needs no class probabilities, so it works on a minimal (conf, correct)
+    profile.
+
+    References
+    ----------
+    .. [1] Brier, G. W. (1950). Verification of Forecasts Expressed in Terms of
+       Probability. Monthly Weather Review 78(1), 1-3.
+       doi:10.1175/1520-0493(1950)078<0001:VOFEIT>2.0.CO;2.
+    .. [2] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On Calibration of
+       Modern Neural Networks. Proceedings of the 34th International Conference on
+       Machine Learning (ICML), PMLR 70, 1321-1330. arXiv:1706.04599. Section 2.
 
     Examples
     --------
@@ -170,15 +188,30 @@ def log_loss(y_true: Any, proba: Any, *, sample_weight: Any = None) -> float:
 
     Notes
     -----
-    The negative log-likelihood, a strictly proper score (002_848142561181ac46.txt,
-    section 5.3): ``LL = -(1/N) sum_i log p_i(y_i)`` with ``p_i(1) = p_i`` and
-    ``p_i(0) = 1 - p_i`` for a positive-class probability.  As scikit-learn, the
-    probability of the true class is clipped to ``[eps, 1 - eps]``, ``eps`` = float64
-    machine epsilon (``LOG_LOSS_EPS`` ~ 2.2e-16), so a probability 0 on the true
-    class costs ``-log(eps)`` ~ 36.04 instead of infinity.  The computation is in
-    float64 (scikit-learn uses the epsilon of the input dtype, so float32 input with
-    probabilities within 1.2e-7 of 0 or 1 gives a different value there).  Rows are
-    not renormalised.
+    The negative log-likelihood (Good 1952), a strictly proper score (Gneiting &
+    Raftery 2007): ``LL = -(1/N) sum_i log p_i(y_i)``.  With a 1-D positive-class
+    probability, ``p_i(1) = p_i`` and ``p_i(0) = 1 - p_i``.  With ``K`` columns --
+    including two columns for a binary problem -- ``p_i(k)`` is read from column
+    ``k``, never derived from another column: for a row ``(p0, p1)`` whose sum is
+    within the tolerance of 1 but not exactly 1, ``1 - p1`` differs from ``p0``, and
+    the difference is large in log terms when ``p0`` is tiny (scikit-learn's
+    ``log_loss`` also reads each column).
+
+    Clipping: as scikit-learn, the probability of the true class is clipped to
+    ``[eps, 1 - eps]`` with ``eps`` = float64 machine epsilon (``LOG_LOSS_EPS``
+    ~ 2.2e-16), so a probability 0 on the true class costs ``-log(eps)`` ~ 36.04
+    instead of infinity and a probability 1 costs ``-log(1 - eps)`` ~ 2.2e-16 rather
+    than 0.  The computation is in float64 (scikit-learn uses the epsilon of the
+    input dtype, so float32 input with probabilities within 1.2e-7 of 0 or 1 gives a
+    different value there).  Rows are not renormalised.
+
+    References
+    ----------
+    .. [1] Good, I. J. (1952). Rational Decisions. Journal of the Royal Statistical
+       Society, Series B 14(1), 107-114. doi:10.1111/j.2517-6161.1952.tb00104.x.
+    .. [2] Gneiting, T. & Raftery, A. E. (2007). Strictly Proper Scoring Rules, Prediction,
+       and Estimation. Journal of the American Statistical Association 102(477),
+       359-378. doi:10.1198/016214506000001437.
 
     Examples
     --------
@@ -233,8 +266,8 @@ def murphy_decomposition(
 
     Notes
     -----
-    002_848142561181ac46.txt, section 5.2 (Murphy 1973), with the predictions
-    grouped into the bins ``B_m`` of the reliability diagram (section 2.1), ``n_m``
+    Murphy (1973), with the predictions grouped into the bins ``B_m`` of the
+    reliability diagram (Guo et al. (2017, arXiv:1706.04599), section 2), ``n_m``
     rows (weight) each, mean score ``s_m``, mean outcome ``o_m`` and base rate
     ``o``::
 
@@ -251,6 +284,18 @@ def murphy_decomposition(
     the within-bin variance of the scores minus twice their within-bin covariance
     with the outcomes, computed here from its own formula.  ``REL`` is the square of
     :func:`calreport.metrics.binned.ece` with ``p = 2`` on the same bins.
+
+    References
+    ----------
+    .. [1] Murphy, A. H. (1973). A New Vector Partition of the Probability Score.
+       Journal of Applied Meteorology 12(4), 595-600.
+       doi:10.1175/1520-0450(1973)012<0595:ANVPOT>2.0.CO;2.
+    .. [2] Brier, G. W. (1950). Verification of Forecasts Expressed in Terms of
+       Probability. Monthly Weather Review 78(1), 1-3.
+       doi:10.1175/1520-0493(1950)078<0001:VOFEIT>2.0.CO;2.
+    .. [3] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On Calibration of
+       Modern Neural Networks. Proceedings of the 34th International Conference on
+       Machine Learning (ICML), PMLR 70, 1321-1330. arXiv:1706.04599. Section 2.
 
     Examples
     --------
@@ -305,11 +350,19 @@ def sharpness(conf: Any, *, sample_weight: Any = None) -> float:
 
     Notes
     -----
-    002_848142561181ac46.txt, section 5.1: sharpness is ``Var(P_hat)``, a property of
-    the forecasts alone.  Population variance (divisor ``N``, not ``N - 1``);
-    weighted: ``sum w (c - c_bar)^2 / sum w`` with ``c_bar`` the weighted mean.
+    Sharpness is the concentration of the predictive distributions, a property of the
+    forecasts alone (Gneiting, Balabdaoui & Raftery 2007); for probabilities of
+    one event it is measured here by ``Var(P_hat)``.  Population variance (divisor
+    ``N``, not ``N - 1``); weighted: ``sum w (c - c_bar)^2 / sum w`` with ``c_bar``
+    the weighted mean.
     Report it next to a calibration error: the constant base-rate forecaster is
     calibrated and has sharpness 0.
+
+    References
+    ----------
+    .. [1] Gneiting, T., Balabdaoui, F. & Raftery, A. E. (2007). Probabilistic Forecasts,
+       Calibration and Sharpness. Journal of the Royal Statistical Society, Series B
+       69(2), 243-268. doi:10.1111/j.1467-9868.2007.00587.x.
 
     Examples
     --------

@@ -1,9 +1,10 @@
 """Selective prediction: coverage, selective accuracy, CWSA, CWSA+, risk-coverage, AURC.
 
 A selective classifier answers only when its top-label confidence reaches a
-threshold: ``S_tau = {i : c_i >= tau}``.  CWSA and CWSA+ (001_d2625f96c7f90dfa.txt,
-section 3) weight each retained prediction by ``phi(c) = (c - tau) / (1 - tau)``;
-AURC and E-AURC summarise the whole risk-coverage curve.  Every function takes the
+threshold: ``S_tau = {i : c_i >= tau}``.  CWSA and CWSA+ (Shahnazari et al. (2025,
+arXiv:2505.18622), section 3) weight each retained prediction by
+``phi(c) = (c - tau) / (1 - tau)``; AURC and E-AURC (Geifman et al. (2019,
+arXiv:1805.08206)) summarise the whole risk-coverage curve.  Every function takes the
 top-label confidence ``conf`` and the 0/1 correctness ``correct``.
 """
 
@@ -30,7 +31,7 @@ __all__ = [
 ]
 
 #: Default threshold grid of :func:`selective_sweep`, the grid of the CWSA authors'
-#: sweeps (001_d2625f96c7f90dfa.txt, section 5: tau from 0.5 to 0.99).
+#: sweeps (Shahnazari et al. (2025, arXiv:2505.18622), section 5: tau from 0.5 to 0.99).
 DEFAULT_TAUS: np.ndarray = np.linspace(0.5, 0.99, 20)
 DEFAULT_TAUS.flags.writeable = False
 
@@ -113,8 +114,14 @@ def coverage(conf: Any, *, tau: float = 0.5, sample_weight: Any = None) -> float
 
     Notes
     -----
-    001_d2625f96c7f90dfa.txt, section 3.1: ``S_tau = {i : c_i >= tau}``, coverage
-    ``|S_tau| / n``.
+    Shahnazari et al. (2025, arXiv:2505.18622), section 3.1:
+    ``S_tau = {i : c_i >= tau}``, coverage ``|S_tau| / n``.
+
+    References
+    ----------
+    .. [1] Shahnazari, K., Ayyoubzadeh, S. M., Keshtparvar, M. & Ghaffari, P. (2025).
+       Trust, or Don't Predict: Introducing the CWSA Family for Confidence-Aware
+       Model Evaluation. arXiv preprint. arXiv:2505.18622. Section 3.1.
 
     Examples
     --------
@@ -158,8 +165,14 @@ def selective_accuracy(
 
     Notes
     -----
-    001_d2625f96c7f90dfa.txt, section 3.1: the classification accuracy computed over
-    the selected instances only.
+    Shahnazari et al. (2025, arXiv:2505.18622), section 3.1: the classification
+    accuracy computed over the selected instances only.
+
+    References
+    ----------
+    .. [1] Shahnazari, K., Ayyoubzadeh, S. M., Keshtparvar, M. & Ghaffari, P. (2025).
+       Trust, or Don't Predict: Introducing the CWSA Family for Confidence-Aware
+       Model Evaluation. arXiv preprint. arXiv:2505.18622. Section 3.1.
 
     Examples
     --------
@@ -199,8 +212,17 @@ def selective_risk(
 
     Notes
     -----
-    Selective risk of Geifman & El-Yaniv, as used in 001_d2625f96c7f90dfa.txt,
-    section 2.2 (risk-coverage curves).
+    Selective risk of Geifman & El-Yaniv (2017, arXiv:1705.08500), as used by
+    Shahnazari et al. (2025, arXiv:2505.18622), section 2.2 (risk-coverage curves).
+
+    References
+    ----------
+    .. [1] Geifman, Y. & El-Yaniv, R. (2017). Selective Classification for Deep Neural
+       Networks. Advances in Neural Information Processing Systems 30 (NeurIPS).
+       arXiv:1705.08500.
+    .. [2] Shahnazari, K., Ayyoubzadeh, S. M., Keshtparvar, M. & Ghaffari, P. (2025).
+       Trust, or Don't Predict: Introducing the CWSA Family for Confidence-Aware
+       Model Evaluation. arXiv preprint. arXiv:2505.18622. Section 2.2.
 
     Examples
     --------
@@ -223,7 +245,8 @@ def cwsa(
     correct : array-like of bool or 0/1, shape (N,)
         Whether each prediction is correct.
     tau : float, default 0.5
-        Threshold in [0, 1) (000_efda01fc1c8d5c44.txt, Table 7 reports CWSA at 0.5).
+        Threshold in [0, 1) (Martin-Maroto et al. (2026, arXiv:2605.01796), appendix
+        Table 7, reports CWSA at 0.5).
     sample_weight : array-like of float, shape (N,), optional
         Non-negative row weights (``|S_tau|`` becomes the retained weight).
     normalize : {"selected", "all"}, default "selected"
@@ -243,7 +266,7 @@ def cwsa(
 
     Notes
     -----
-    001_d2625f96c7f90dfa.txt, section 3.2:
+    Shahnazari et al. (2025, arXiv:2505.18622), section 3.2:
 
     ``CWSA(tau) = (1 / |S_tau|) sum_{i in S_tau} phi(c_i) (2 * 1[correct_i] - 1)``,
     ``phi(c) = (c - tau) / (1 - tau)``, ``S_tau = {i : c_i >= tau}``.
@@ -253,9 +276,19 @@ def cwsa(
     averages the per-row scores over all N rows, rejected rows scoring 0, so its
     number is ``coverage * CWSA``; its CWSA+ divides by ``|S_tau|`` as the paper.  On
     the authors' MNIST predictions at tau = 0.5 (coverage 0.9945) the repository
-    reports CWSA = 0.9394011224 while the paper's formula gives 0.9445964026
-    (shared/reference/formulas.md, section 5).  ``normalize="all"`` reproduces the
-    published numbers.
+    reports CWSA = 0.9394011224 (``Results/mnist_metrics.csv``) while the paper's
+    formula gives 0.9445964026 on the same predictions
+    (``Results/Real World Predictions/mnist_predictions.csv``, repository commit
+    c55d6fb).  ``normalize="all"`` reproduces the published numbers.
+
+    References
+    ----------
+    .. [1] Shahnazari, K., Ayyoubzadeh, S. M., Keshtparvar, M. & Ghaffari, P. (2025).
+       Trust, or Don't Predict: Introducing the CWSA Family for Confidence-Aware
+       Model Evaluation. arXiv preprint. arXiv:2505.18622. Section 3.2.
+    .. [2] Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond
+       ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics.
+       arXiv preprint. arXiv:2605.01796. Appendix Table 7.
 
     Examples
     --------
@@ -299,9 +332,15 @@ def cwsa_plus(
 
     Notes
     -----
-    001_d2625f96c7f90dfa.txt, section 3.3:
+    Shahnazari et al. (2025, arXiv:2505.18622), section 3.3:
     ``CWSA+(tau) = (1 / |S_tau|) sum_{i in S_tau} phi(c_i) 1[correct_i]``.  It is
     related to CWSA by ``CWSA = 2 CWSA+ - mean_{S_tau} phi``.
+
+    References
+    ----------
+    .. [1] Shahnazari, K., Ayyoubzadeh, S. M., Keshtparvar, M. & Ghaffari, P. (2025).
+       Trust, or Don't Predict: Introducing the CWSA Family for Confidence-Aware
+       Model Evaluation. arXiv preprint. arXiv:2505.18622. Section 3.3.
 
     Examples
     --------
@@ -349,7 +388,8 @@ def selective_sweep(
 
     Notes
     -----
-    001_d2625f96c7f90dfa.txt, sections 3.1-3.3 (formulas as :func:`cwsa` and
+    Shahnazari et al. (2025, arXiv:2505.18622), sections 3.1-3.3 (formulas as
+    :func:`cwsa` and
     :func:`cwsa_plus`).  All thresholds at once, without a pass over the rows per
     threshold: each row is assigned by ``searchsorted`` to the number of sorted
     thresholds it reaches, weighted counts per slot come from ``bincount``, and the
@@ -358,6 +398,12 @@ def selective_sweep(
     The authors' published tables divide CWSA by N and CWSA+ by ``|S_tau|``: read
     ``cwsa`` from a ``normalize="all"`` sweep and ``cwsa_plus`` from the default one
     to reproduce them.
+
+    References
+    ----------
+    .. [1] Shahnazari, K., Ayyoubzadeh, S. M., Keshtparvar, M. & Ghaffari, P. (2025).
+       Trust, or Don't Predict: Introducing the CWSA Family for Confidence-Aware
+       Model Evaluation. arXiv preprint. arXiv:2505.18622. Sections 3.1-3.3 and 5.
 
     Examples
     --------
@@ -453,9 +499,19 @@ def risk_coverage_curve(
 
     Notes
     -----
-    Risk-coverage curve of Geifman & El-Yaniv (001_d2625f96c7f90dfa.txt, sections
-    2.2 and 2.4).  Rows tied in confidence are accepted together (one point per
+    Risk-coverage curve of Geifman & El-Yaniv (2017, arXiv:1705.08500);
+    compared with CWSA by Shahnazari et al. (2025, arXiv:2505.18622), sections 2.2
+    and 2.4.  Rows tied in confidence are accepted together (one point per
     distinct confidence), so the curve does not depend on the order of the rows.
+
+    References
+    ----------
+    .. [1] Geifman, Y. & El-Yaniv, R. (2017). Selective Classification for Deep Neural
+       Networks. Advances in Neural Information Processing Systems 30 (NeurIPS).
+       arXiv:1705.08500.
+    .. [2] Shahnazari, K., Ayyoubzadeh, S. M., Keshtparvar, M. & Ghaffari, P. (2025).
+       Trust, or Don't Predict: Introducing the CWSA Family for Confidence-Aware
+       Model Evaluation. arXiv preprint. arXiv:2505.18622. Sections 2.2 and 2.4.
 
     Examples
     --------
@@ -492,10 +548,10 @@ def aurc(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
 
     Notes
     -----
-    Geifman, Uziel & El-Yaniv (2019), "Bias-reduced uncertainty estimation for deep
-    neural classifiers", ICLR; compared with CWSA in 001_d2625f96c7f90dfa.txt,
-    sections 2.4 and 5.  Reject the least confident rows first; AURC is the mean over
-    the N coverage levels of the selective risk,
+    Geifman, Uziel & El-Yaniv (2019, arXiv:1805.08206); compared with CWSA by
+    Shahnazari et al. (2025, arXiv:2505.18622), sections 2.4 and 5.  Reject the
+    least confident rows first; AURC is the mean over the N coverage levels of the
+    selective risk,
 
     ``AURC = (1/N) sum_i risk({j : c_j >= c_i})``,
 
@@ -505,6 +561,15 @@ def aurc(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
     accepted, so the value does not depend on row order.  Equivalently the
     right-endpoint sum ``sum_g (coverage_g - coverage_{g-1}) risk_g`` over the points
     of :func:`risk_coverage_curve`.  Weighted: rows count ``w_i``.
+
+    References
+    ----------
+    .. [1] Geifman, Y., Uziel, G. & El-Yaniv, R. (2019). Bias-Reduced Uncertainty
+       Estimation for Deep Neural Classifiers. International Conference on Learning
+       Representations (ICLR). arXiv:1805.08206.
+    .. [2] Shahnazari, K., Ayyoubzadeh, S. M., Keshtparvar, M. & Ghaffari, P. (2025).
+       Trust, or Don't Predict: Introducing the CWSA Family for Confidence-Aware
+       Model Evaluation. arXiv preprint. arXiv:2505.18622. Sections 2.4 and 5.
 
     Examples
     --------
@@ -554,7 +619,8 @@ def e_aurc(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
 
     Notes
     -----
-    Geifman, Uziel & El-Yaniv (2019), ICLR; 001_d2625f96c7f90dfa.txt, section 2.2.
+    Geifman, Uziel & El-Yaniv (2019, arXiv:1805.08206); Shahnazari et al. (2025,
+    arXiv:2505.18622), section 2.2.
     ``E-AURC = AURC - AURC*``, where AURC* is the AURC of the same predictions ranked
     perfectly (all correct ones first, then the errors one by one), computed exactly
     for the finite sample:
@@ -566,6 +632,15 @@ def e_aurc(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
     error rate.  With sample weights, ``N``, ``N_err`` and ``N_correct`` are weight
     sums: integer weights give exactly the value of the data with repeated rows, and
     non-integer weights use the digamma continuation of the sum.
+
+    References
+    ----------
+    .. [1] Geifman, Y., Uziel, G. & El-Yaniv, R. (2019). Bias-Reduced Uncertainty
+       Estimation for Deep Neural Classifiers. International Conference on Learning
+       Representations (ICLR). arXiv:1805.08206.
+    .. [2] Shahnazari, K., Ayyoubzadeh, S. M., Keshtparvar, M. & Ghaffari, P. (2025).
+       Trust, or Don't Predict: Introducing the CWSA Family for Confidence-Aware
+       Model Evaluation. arXiv preprint. arXiv:2505.18622. Section 2.2.
 
     Examples
     --------

@@ -1,4 +1,7 @@
-"""Properties of CWSA, CWSA+, the tau sweep and AURC (001_d2625f96c7f90dfa.txt, section 3).
+"""Properties of CWSA, CWSA+, the tau sweep and AURC.
+
+Definitions: Shahnazari et al. (2025, arXiv:2505.18622), section 3; AURC: Geifman,
+Uziel & El-Yaniv (2019, arXiv:1805.08206).
 
 Confidences come from a coarse grid (frequent ties, and rows exactly on a threshold);
 weights are small integers so that "integer weights = repeated rows" can be checked.
