@@ -227,6 +227,18 @@ _ENTRIES = (
     Reference("ClopperPearson1934", ("Clopper, C. J.", "Pearson, E. S."), 1934,
               "The Use of Confidence or Fiducial Limits Illustrated in the Case of the "
               "Binomial", "Biometrika 26(4), 404-413", doi="10.1093/biomet/26.4.404"),
+    Reference("Chamandy2012", ("Chamandy, N.", "Muralidharan, O.", "Najmi, A.", "Naidu, S."),
+              2012, "Estimating Uncertainty for Massive Data Streams",
+              "Technical report, Google"),
+    Reference("Salmon2011", ("Salmon, J. K.", "Moraes, M. A.", "Dror, R. O.", "Shaw, D. E."),
+              2011, "Parallel Random Numbers: As Easy as 1, 2, 3",
+              "Proceedings of the International Conference for High Performance Computing, "
+              "Networking, Storage and Analysis (SC'11)", doi="10.1145/2063384.2063405"),
+    Reference("Kull2017", ("Kull, M.", "Silva Filho, T.", "Flach, P."), 2017,
+              "Beta Calibration: A Well-Founded and Easily Implemented Improvement on "
+              "Logistic Calibration for Binary Classifiers",
+              "Proceedings of the 20th International Conference on Artificial Intelligence "
+              "and Statistics (AISTATS), PMLR 54, 623-631"),
     Reference("Kish1965", ("Kish, L.",), 1965, "Survey Sampling", "John Wiley & Sons, New York"),
 )
 
