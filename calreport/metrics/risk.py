@@ -515,7 +515,7 @@ def certain_error_upper(n_errors: float, n: float, *, level: float = CERTAIN_LEV
     Examples
     --------
     >>> round(certain_error_upper(0, 154), 5)  # 1 - 0.05 ** (1 / 154)
-    0.01927
+    0.01926
     """
     if n <= 0:
         return math.nan
