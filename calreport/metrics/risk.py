@@ -613,11 +613,14 @@ def _monte_carlo(r: _Rows, n_sim: int, rng: np.random.Generator, heavy: int
     p1 = _alt_p(p0)
     n_alt = max(n_sim // 4, 1000)
     if heavy < 0 or heavy >= len(p0):
+        # a draw equal to the observed sum up to rounding is a tie, not "below": the
+        # tolerance keeps P_risk invariant to the weight scale
+        tol = 1e-10 * max(s_obs, r.denom)
         h0 = np.sort(_draw(r, p0, n_sim, rng))
-        prob = float(np.searchsorted(h0, s_obs, side="left")) / n_sim
+        prob = float(np.searchsorted(h0, s_obs - tol, side="left")) / n_sim
         crit = h0[min(math.floor(P_EVIDENCE * n_sim), n_sim - 1)]
         h1 = _draw(r, p1, n_alt, rng)
-        return prob, float(np.mean(h1 > crit))
+        return prob, float(np.mean(h1 > crit + tol))
     unit_var = r.atom ** 2 * p0 * r.c
     order = np.argsort(-unit_var, kind="stable")
     hv = np.zeros(len(p0), bool)
