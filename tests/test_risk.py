@@ -1,4 +1,8 @@
-"""CSR, sigma_CSR, z, P_risk: hand-worked values, the paper's table, null simulations."""
+"""CSR, sigma_CSR, z, P_risk: hand-worked values, the paper's table, null simulations.
+
+Paper: Martin-Maroto, Abderrahaman-Elena & de Polavieja (2026), "Beyond ECE",
+arXiv:2605.01796.
+"""
 
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ def test_csr_hand_worked():
     assert risk.sigma_csr([0.9, 0.8, 0.5, 0.5]) == pytest.approx(math.sqrt(15) / 4)
     z = (1.75 - 1) / (math.sqrt(15) / 4)
     assert risk.z_csr([0.9, 0.8, 0.5, 0.5], [1, 0, 1, 0]) == pytest.approx(z)
-    assert risk.p_risk([0.9, 0.8, 0.5, 0.5], [1, 0, 1, 0]) == pytest.approx(
+    assert risk.p_risk([0.9, 0.8, 0.5, 0.5], [1, 0, 1, 0], method="normal") == pytest.approx(
         stats.norm.cdf(z))
 
 
@@ -31,7 +35,7 @@ def test_no_errors_gives_zero():
 @pytest.mark.parametrize(("csr_value", "sigma", "expected"),
                          [(0.9517, 0.1337, 0.0), (1.1729, 2.9505, 0.5234)])
 def test_paper_table6_convention(csr_value, sigma, expected):
-    """000_efda01fc1c8d5c44.txt Table 6: P_risk = Phi(z) if CSR > 1 else 0."""
+    """The paper's Table 6: P_risk = Phi(z) if CSR > 1 else 0."""
     z = (csr_value - 1) / sigma
     assert risk._p_normal(csr_value, z) == pytest.approx(expected, abs=5e-5)
 
@@ -58,9 +62,12 @@ def test_clipping_counts_and_warns():
 
 def test_summary_fields():
     with pytest.warns(risk.ClippedConfidenceWarning):
-        r = risk.risk_summary([1.0, 0.5, 0.9], [1, 0, 1])
+        r = risk.risk_summary([1.0, 0.5, 0.9], [1, 0, 1], method="normal")
     assert r.n == 3 and r.n_clipped == 1 and r.n_clipped_one == 1
     assert r.p_risk_method == "normal"
+    # the default is "auto": three rows are far from normal
+    with pytest.warns(risk.ClippedConfidenceWarning):
+        assert risk.risk_summary([1.0, 0.5, 0.9], [1, 0, 1]).p_risk_method == "monte_carlo"
     d = r.to_dict()
     assert d["csr"] == pytest.approx(2.0 / 3)  # 1/(1-0.5) / 3
     assert d["band"] == r.band
@@ -88,7 +95,7 @@ def test_monte_carlo_agrees_with_normal_at_large_n():
     rng = np.random.default_rng(2)
     c = rng.uniform(0.3, 0.9, 5000)
     ok = rng.random(5000) < c * 0.985  # slightly overconfident
-    normal = risk.risk_summary(c, ok)
+    normal = risk.risk_summary(c, ok, method="normal")
     assert normal.csr > 1
     mc = risk.risk_summary(c, ok, method="monte_carlo", seed=0, n_sim=20000)
     assert mc.p_risk == pytest.approx(normal.p_risk, abs=0.03)
@@ -131,7 +138,10 @@ def test_weights_invariances():
     w[0] = 1
     rep_c, rep_ok = np.repeat(c, w), np.repeat(ok, w)
     assert risk.csr(c, ok, sample_weight=w) == pytest.approx(risk.csr(rep_c, rep_ok))
-    assert risk.sigma_csr(c, sample_weight=w) == pytest.approx(risk.sigma_csr(rep_c))
+    # sigma_CSR equals repeated rows only for frequency weights (the default importance
+    # weights give sqrt(sum w^2 c/(1-c)) / sum w, see test_risk_verdict.py)
+    assert risk.sigma_csr(c, sample_weight=w, weights="frequency") == pytest.approx(
+        risk.sigma_csr(rep_c))
     assert risk.csr(c, ok, sample_weight=np.ones(60)) == pytest.approx(risk.csr(c, ok))
 
 

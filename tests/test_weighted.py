@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -111,3 +112,49 @@ def test_errors():
         weighted.classification_metrics([0], [0], n_classes=1, average="samples")
     with pytest.raises(ValueError, match="`conf` has 1 value outside"):
         weighted.cwa([0.5, 2.0], [1, 0])
+
+
+@pytest.mark.parametrize("conf", [[0.513, 0.869, 0.057], [0.358, 0.572, 0.322]])
+def test_mcc_no_math_domain_error(conf):
+    """Regression: rounding made the MCC radicand -6.7e-16 ("math domain error").
+
+    Every prediction is class 0 and no true label is 0, so the column-sum factor
+    s^2 - p.p is exactly 0: MCC is 0 as in scikit-learn.  The second triple raised
+    with the unclipped radicand (found by search); the first is the reported input.
+    """
+    y, pred = [1, 2, 3], [0, 0, 0]
+    out = weighted.classification_metrics(y, pred, conf, n_classes=4)
+    assert out["mcc"] == skm.matthews_corrcoef(y, pred, sample_weight=conf) == 0.0
+
+
+@pytest.mark.parametrize("scale", [5e-324, 1e-300, 1e-100, 1e-8, 1e8, 1e80, 1e160, 1e300])
+def test_metrics_invariant_to_weight_scale(scale):
+    """Relative weights: constant weights of any size give the unweighted values."""
+    y, pred, conf = _data(n=400, k=3, seed=11)
+    ok = y == pred
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow/underflow RuntimeWarning leaks
+        w = np.full(400, scale)
+        for cw in (None, conf):
+            a = weighted.classification_metrics(y, pred, cw, n_classes=3, sample_weight=w)
+            b = weighted.classification_metrics(y, pred, cw, n_classes=3)
+            for key in a:
+                assert a[key] == pytest.approx(b[key], rel=1e-12, nan_ok=True), key
+        assert weighted.cwa(conf, ok, sample_weight=w) == pytest.approx(weighted.cwa(conf, ok))
+        assert weighted.accuracy(ok, sample_weight=w) == pytest.approx(ok.mean())
+        assert weighted.gain(conf, ok, sample_weight=w) == pytest.approx(
+            weighted.gain(conf, ok))
+    # the unweighted MCC is scikit-learn's, so the scaled ones are too
+    assert weighted.classification_metrics(y, pred, n_classes=3)["mcc"] == pytest.approx(
+        skm.matthews_corrcoef(y, pred))
+
+
+def test_mixed_extreme_weights_match_sklearn_after_rescaling():
+    """Weights spanning 1e-150..1e150: sklearn on weights / max gives the same MCC."""
+    y, pred, conf = _data(n=300, k=4, seed=12)
+    w = 10.0 ** np.random.default_rng(3).uniform(-150, 150, 300)
+    out = weighted.classification_metrics(y, pred, conf, n_classes=4, sample_weight=w)
+    ref = skm.matthews_corrcoef(y, pred, sample_weight=conf * w / w.max())
+    assert out["mcc"] == pytest.approx(ref, rel=1e-9)
+    assert out["accuracy"] == pytest.approx(
+        skm.accuracy_score(y, pred, sample_weight=w / w.max()), rel=1e-9)

@@ -1,7 +1,10 @@
 """Accuracy, confidence-weighted accuracy and the (confidence-weighted) confusion metrics.
 
-Source: 000_efda01fc1c8d5c44.txt ("Beyond ECE"), section 2.2 (Definitions 4-5) and
-appendix A.3 (Propositions 9-14).
+Definitions from Martin-Maroto, Abderrahaman-Elena & de Polavieja (2026), "Beyond ECE",
+arXiv:2605.01796, section 2.2 (Definitions 4-5) and appendix A.3 (Propositions 9-14).
+Sample weights are relative: every metric here is a ratio, computed from weights
+divided by their maximum, so it is invariant to the weight scale over the whole
+floating-point range.
 """
 
 from __future__ import annotations
@@ -29,6 +32,18 @@ _AVERAGES = ("macro", "micro", "weighted", None)
 
 
 def _weights(w: Any, n: int) -> np.ndarray:
+    """Validated weights divided by their maximum (ones when absent).
+
+    Every metric of this module is a ratio of weighted sums, so dividing by the
+    largest weight changes no value and keeps sums of 1e300 or 1e-300 weights finite
+    and non-zero.
+    """
+    out = v.check_sample_weight(w, n)
+    return np.ones(n) if out is None else out / out.max()
+
+
+def _raw_weights(w: Any, n: int) -> np.ndarray:
+    """Validated weights as given: the confusion counts keep the caller's units."""
     out = v.check_sample_weight(w, n)
     return np.ones(n) if out is None else out
 
@@ -63,7 +78,7 @@ def cwa(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
 
     Notes
     -----
-    000_efda01fc1c8d5c44.txt, section 2.2, Definition 4:
+    Martin-Maroto et al. (2026), section 2.2, Definition 4:
     ``cwA = sum_i c_i 1[correct_i] / sum_i c_i``.  Proposition 9:
     ``cwA = acc + Cov(c, correct) / mean(c)``; a flat profile gives cwA = acc
     (Corollary 10).
@@ -84,8 +99,8 @@ def cwa(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
 def gain(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
     """Share of the gap to perfect accuracy closed by confidence weighting.
 
-    ``gain = (cwA - Acc) / (1 - min(cwA, Acc))`` (000_efda01fc1c8d5c44.txt, section
-    3.1).  NaN when the denominator is 0 (cwA or Acc equals 1).
+    ``gain = (cwA - Acc) / (1 - min(cwA, Acc))`` (Martin-Maroto et al. 2026,
+    section 3.1).  NaN when the denominator is 0 (cwA or Acc equals 1).
 
     Examples
     --------
@@ -161,7 +176,7 @@ def confusion_counts(y_true: Any, y_pred: Any, *, n_classes: int,
     [1.0, 1.0]
     """
     yt = _codes(y_true, v.check_positive_int(n_classes, "n_classes"), "y_true")
-    return _counts(yt, y_pred, _weights(sample_weight, len(yt)), n_classes, False)
+    return _counts(yt, y_pred, _raw_weights(sample_weight, len(yt)), n_classes, False)
 
 
 def cw_confusion(y_true: Any, y_pred: Any, conf: Any, *, n_classes: int,
@@ -184,7 +199,7 @@ def cw_confusion(y_true: Any, y_pred: Any, conf: Any, *, n_classes: int,
 
     Notes
     -----
-    000_efda01fc1c8d5c44.txt, section 2.2, Definition 5, for class k:
+    Martin-Maroto et al. (2026), section 2.2, Definition 5, for class k:
     ``cwTP = sum c 1[correct] 1[y = k]``, ``cwFN = sum c 1[wrong] 1[y = k]``,
     ``cwFP = sum c 1[wrong] 1[y_pred = k]``, ``cwTN = sum c 1[y_pred != k] 1[y != k]``,
     ``cwP = sum c 1[y = k]``, ``cwN = sum c 1[y != k]``.  They satisfy the structural
@@ -201,7 +216,7 @@ def cw_confusion(y_true: Any, y_pred: Any, conf: Any, *, n_classes: int,
     yt = _codes(y_true, k, "y_true")
     c = v.check_probability(conf, "conf")
     v.check_consistent_length(y_true=len(yt), conf=len(c))
-    return _counts(yt, y_pred, c * _weights(sample_weight, len(c)), k, True)
+    return _counts(yt, y_pred, c * _raw_weights(sample_weight, len(c)), k, True)
 
 
 def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -210,14 +225,22 @@ def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _mcc(m: np.ndarray) -> float:
-    """Gorodkin's R_K on a (weighted) K x K confusion matrix."""
-    t = m.sum(axis=1)
-    p = m.sum(axis=0)
-    s = m.sum()
-    c = np.trace(m)
-    num = c * s - t @ p
-    den = math.sqrt((s * s - p @ p) * (s * s - t @ t))
-    return float(num / den) if den > 0 else 0.0
+    """Gorodkin's R_K on a (weighted) K x K confusion matrix.
+
+    ``R_K = (c s - t.p) / sqrt((s^2 - p.p)(s^2 - t.t))`` with row sums t, column sums
+    p, total s and trace c.  Computed on ``m / s`` (R_K is scale-free), so no product
+    overflows; each radicand factor is a sum of squares' complement that is >= 0
+    mathematically, and is clipped at 0 because rounding can make it -1e-16.
+    """
+    s = float(m.sum())
+    if not s > 0:
+        return 0.0
+    f = m / s
+    t = f.sum(axis=1)
+    p = f.sum(axis=0)
+    num = float(np.trace(f) - t @ p)
+    den = math.sqrt(max(1.0 - float(p @ p), 0.0) * max(1.0 - float(t @ t), 0.0))
+    return num / den if den > 0 else 0.0
 
 
 def classification_metrics(
@@ -237,7 +260,7 @@ def classification_metrics(
         Class codes ``0..K-1``.
     conf : array-like of float, optional
         Top-label confidence: when given, every metric is built on the
-        confidence-weighted counts of Definition 5 (000_efda01fc1c8d5c44.txt, section
+        confidence-weighted counts of Definition 5 (Martin-Maroto et al. 2026, section
         2.2; Proposition 11 makes every identity of the classical metrics carry over).
     n_classes : int
     average : {"macro", "micro", "weighted", None}

@@ -1,4 +1,4 @@
-"""Propositions of 000_efda01fc1c8d5c44.txt (appendix A.2) about CSR, as properties."""
+"""Propositions of Martin-Maroto et al. (2026, arXiv:2605.01796, appendix A.2) about CSR."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Propositions of 000_efda01fc1c8d5c44.txt (appendix A.3) about cwA and cw counts."""
+"""Propositions of Martin-Maroto et al. (2026, arXiv:2605.01796, appendix A.3) about cwA
+and the cw counts, as properties."""
 
 from __future__ import annotations
 
@@ -82,3 +83,19 @@ def test_unit_confidence_recovers_classical(data):
     b = weighted.classification_metrics(y, pred, n_classes=k, average=None)
     for key in ("precision", "recall", "f1", "specificity"):
         np.testing.assert_allclose(a[key], b[key], equal_nan=True)
+
+
+@settings(max_examples=80, deadline=None)
+@given(labelled, st.floats(min_value=-300, max_value=300), st.integers(0, 2 ** 32 - 1))
+def test_weighted_metrics_invariant_to_weight_scale(data, log10_scale, seed):
+    """Relative weights: multiplying all weights by 10**s (s in [-300, 300]) changes nothing."""
+    k, y, pred, conf = _arrays(data)
+    w = np.random.default_rng(seed).uniform(0.1, 1.0, len(y))
+    a = weighted.classification_metrics(y, pred, conf, n_classes=k, sample_weight=w)
+    b = weighted.classification_metrics(y, pred, conf, n_classes=k,
+                                        sample_weight=w * 10.0 ** log10_scale)
+    for key in a:
+        assert np.isclose(a[key], b[key], rtol=1e-9, atol=1e-12, equal_nan=True), key
+    ok = y == pred
+    assert np.isclose(weighted.cwa(conf, ok, sample_weight=w),
+                      weighted.cwa(conf, ok, sample_weight=w * 10.0 ** log10_scale))
