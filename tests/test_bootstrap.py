@@ -89,7 +89,7 @@ def test_kernels_with_count_weights_equal_core_with_sample_weight(make, strategy
         keep = w > 0
         weighted = ConfidenceProfile.from_arrays(
             prof.y_true[keep], prof.proba[keep] if prof.score is None else prof.score[keep],
-            sample_weight=w[keep])
+            sample_weight=w[keep], weights="frequency")
         if strategy == "quantile":
             # the bootstrap keeps the full-sample edges: compare the binned metrics on
             # the identity replicate only
