@@ -275,12 +275,23 @@ def _series(df: pd.DataFrame, col: Hashable) -> pd.Series:
     return df.iloc[:, df.columns.get_loc(col)]
 
 
-def _float_column(s: pd.Series, name: str) -> np.ndarray:
-    """A float64 copy of one column; non-numeric columns get the validator's message."""
+def _float_matrix(df: pd.DataFrame, cols: Sequence[Hashable],
+                  keep: np.ndarray | None) -> np.ndarray:
+    """The probability columns as a new C-ordered float64 ``(N, K)`` array.
+
+    One block copy (pandas stores same-dtype columns together); a non-numeric
+    column gets the validator's message naming it.
+    """
+    sub = df.iloc[:, [df.columns.get_loc(c) for c in cols]]
+    if keep is not None:
+        sub = sub.take(keep)
     try:
-        return s.to_numpy(dtype=np.float64, na_value=np.nan)
+        values = sub.to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError):
-        return v.as_float_array(s, name)  # raises the message naming the column
+        for j, col in enumerate(cols):
+            v.as_float_array(sub.iloc[:, j], _name(col))  # raises naming the column
+        raise
+    return np.array(values, dtype=np.float64, order="C", copy=True)
 
 
 def _column_classes(cols: Sequence[Hashable], labels: np.ndarray | None
@@ -351,7 +362,6 @@ def build_profile(df: pd.DataFrame, roles: Roles) -> tuple[ConfidenceProfile, in
         keep = np.flatnonzero(~any_na)
         n_dropped = n - keep.size
         singles = {k: None if s is None else s.take(keep) for k, s in singles.items()}
-        probas = [s.take(keep) for s in probas]
 
     names: dict[str, Any] = {"y_true": _name(roles.y), "y_pred": _name(roles.pred),
                              "conf": _name(roles.conf), "correct": _name(roles.correct),
@@ -388,12 +398,12 @@ def build_profile(df: pd.DataFrame, roles: Roles) -> tuple[ConfidenceProfile, in
         classes = v.as_classes(roles.classes)
         rule = "given"
     if roles.proba:
-        if len(probas) == 1:
-            proba = probas[0]
+        if len(roles.proba) == 1:
+            proba = _series(df, roles.proba[0])
+            if any_na is not None:
+                proba = proba.take(keep)
         else:
-            proba = np.empty((len(probas[0]), len(probas)), dtype=np.float64)
-            for j, (col, s) in enumerate(zip(roles.proba, probas, strict=True)):
-                proba[:, j] = _float_column(s, _name(col))
+            proba = _float_matrix(df, roles.proba, None if any_na is None else keep)
     profile = ConfidenceProfile.from_arrays(
         yt, proba, y_pred=yp, conf=singles["conf"], correct=singles["correct"],
         classes=classes, sample_weight=singles["weight"], threshold=roles.threshold,

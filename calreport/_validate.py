@@ -35,6 +35,11 @@ def _first(mask: np.ndarray, values: np.ndarray,
     return f"first at position {pos}: {val!r}"
 
 
+def _py(val: Any) -> Any:
+    """A NumPy scalar as the Python value (for readable messages)."""
+    return val.item() if isinstance(val, np.generic) else val
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
@@ -71,11 +76,13 @@ def as_float_array(x: Any, name: str, *, ndim: int | tuple[int, ...] = 1,
         if hasattr(x, "to_numpy"):
             # pandas nullable dtypes: missing values become NaN instead of object
             try:
-                arr = x.to_numpy(dtype=np.float64, na_value=np.nan)
+                arr = x.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
             except TypeError:
-                arr = x.to_numpy(dtype=np.float64)
+                arr = x.to_numpy(dtype=np.float64, copy=True)
         else:
-            arr = np.asarray(x, dtype=np.float64)
+            # always a new array: the caller's array is never aliased (profiles make
+            # their arrays read-only, which must not touch the caller's)
+            arr = np.array(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raw = np.asarray(x, dtype=object).ravel()
         bad = [v for v in raw if not _is_number(v)]
@@ -97,6 +104,10 @@ def as_float_array(x: Any, name: str, *, ndim: int | tuple[int, ...] = 1,
             f"shape {arr.shape}."
         )
     check_nonempty(arr.shape[0], name)
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = arr.sum()  # one pass, no temporary: finite => no NaN and no inf
+    if np.isfinite(total):
+        return arr
     nan = np.isnan(arr)
     if nan.any():
         raise ValueError(
@@ -132,6 +143,8 @@ def check_probability(x: Any, name: str, *, ndim: int | tuple[int, ...] = 1,
     array([0.2, 0.9])
     """
     arr = as_float_array(x, name, ndim=ndim, columns=columns)
+    if arr.min() >= 0.0 and arr.max() <= 1.0:
+        return arr
     out = (arr < 0.0) | (arr > 1.0)
     if out.any():
         raise ValueError(
@@ -448,6 +461,8 @@ def factorize_labels(y: Any, name: str) -> LabelCodes:
     if hasattr(y, "factorize") and hasattr(y, "to_numpy"):
         if getattr(y, "ndim", 1) != 1:
             raise ValueError(f"`{name}` must be one column of labels, got shape {y.shape}.")
+        if isinstance(y.dtype, np.dtype) and y.dtype.kind in "biuf":
+            return factorize_labels(y.to_numpy(), name)  # numpy-backed: counting pass
         codes, uniq = y.factorize()
         return LabelCodes(np.asarray(codes, dtype=np.int64), _pandas_uniques(uniq))
     arr = np.asarray(y)
@@ -553,8 +568,9 @@ def mixed_labels_error(kinds: Mapping[str, tuple[str, Any, int]]) -> TypeError:
     """The error for labels of different types (e.g. 2 and 'z' in one column)."""
     cols = list(dict.fromkeys(nm for nm, _, _ in kinds.values()))
     parts = "; ".join(
-        f"{_plural(count, 'row')} of `{nm}` hold {_KIND_WORDS.get(kind, kind)} "
-        f"(first: {val!r})" for kind, (nm, val, count) in kinds.items())
+        f"{_plural(count, 'row')} of `{nm}` {'holds' if count == 1 else 'hold'} "
+        f"{_KIND_WORDS.get(kind, kind)} (first: {_py(val)!r})"
+        for kind, (nm, val, count) in kinds.items())
     col = cols[-1]
     if len(cols) == 1:
         what = f"`{col}` mixes label types: {parts}."
@@ -637,6 +653,8 @@ def encode_labels(
         )
     cls = as_classes(classes)
     mapping = _match_classes(lc.uniques, cls)
+    if mapping.size == cls.size and (mapping == np.arange(cls.size)).all():
+        return lc.codes.copy()  # labels already coded in class order (e.g. 0/1)
     unknown_u = mapping < 0
     if unknown_u.any():
         bad = unknown_u[lc.codes]
@@ -778,7 +796,7 @@ def check_top_label_confidence(conf: np.ndarray, n_classes: int, name: str) -> N
         pos = int(np.flatnonzero(low)[0])
         warnings.warn(
             f"`{name}` is below 1/K = {1.0 / n_classes:.4g} on "
-            f"{_plural(int(low.sum()), 'row')} (first at position {pos}: {conf[pos]!r}) "
+            f"{_plural(int(low.sum()), 'row')} (first at position {pos}: {conf[pos].item()!r}) "
             f"with K = {n_classes} classes: a top-label confidence (the probability of "
             "the predicted class) is at least 1/K. Check that it is the confidence in the "
             "predicted label; for the probability of a fixed class pass it as proba= "

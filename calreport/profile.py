@@ -317,7 +317,9 @@ class ConfidenceProfile:
                         f"[negative, positive], got classes={cl.tolist()[:10]}."
                     )
             score = p
-            full = np.column_stack([1.0 - p, p])
+            full = np.empty((n, 2))
+            np.subtract(1.0, p, out=full[:, 0])
+            full[:, 1] = p
             pred_codes = (score >= threshold).astype(np.int64)
         else:
             score = None
@@ -349,7 +351,9 @@ class ConfidenceProfile:
             v.check_consistent_length(**{nm["conf"]: len(c), nm["proba"]: n})
             if yp is not None:
                 v.check_top_label_confidence(c, len(cl), nm["conf"])
+        elif p.ndim == 1:
+            c = np.where(pred_codes == 1, full[:, 1], full[:, 0])
         else:
-            c = full[np.arange(n), pred_codes]
+            c = np.take_along_axis(full, pred_codes[:, None], axis=1)[:, 0]
         return dict(conf=c, correct=codes_true == pred_codes, y_true=codes_true,
                     y_pred=pred_codes, proba=full, classes=cl, score=score)
