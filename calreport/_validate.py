@@ -374,8 +374,10 @@ def _pandas() -> Any:
 
 
 def _object_array(values: Any) -> np.ndarray:
-    out = np.empty(len(values), dtype=object)
-    out[:] = list(values)
+    """A 1-D object array of Python values (NumPy scalars unwrapped)."""
+    vals = values.tolist() if hasattr(values, "tolist") else list(values)
+    out = np.empty(len(vals), dtype=object)
+    out[:] = vals
     return out
 
 
