@@ -381,11 +381,16 @@ def build_profile(df: pd.DataFrame, roles: Roles) -> tuple[ConfidenceProfile, in
         rule = {"classes": "given: classes=[...]", "mapping": "given: proba={class: column}"
                 }[roles.class_source]
     elif len(roles.proba) > 1 and yt is not None:
-        labels = v.infer_classes(yt, yp, names=label_names)
+        # classes fixed from a larger frame widen the label set (a group may lack one)
+        wider = None if roles.classes is None else v.label_array(roles.classes)
+        labels = v.infer_classes(wider, yt, yp, names=("classes", *label_names))
         named = _column_classes(roles.proba, labels)
         if named is not None:
             classes = v.as_classes(named[0], "the classes named by the proba columns")
             rule = named[1]
+        elif wider is not None:
+            classes, rule = v.classes_for_columns(labels, len(roles.proba),
+                                                  proba_name=names["proba"])
     elif len(roles.proba) == 1 and yt is not None and roles.classes is not None:
         # classes fixed from a larger frame: still only {0, 1}, {False, True}, {-1, 1}
         # or pos_label say which label the score column is the probability of

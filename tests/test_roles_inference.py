@@ -131,3 +131,16 @@ def test_take_keeps_the_whole_frame_classes():
     assert part.classes.tolist() == ["neg", "pos"]
     assert part.notes["class_columns"] == {"s": "pos"}
     assert part.y_true.tolist() == [1, 1]
+
+
+def test_frame_classes_widen_a_group_missing_a_class():
+    # a group whose rows lack class "c": the frame's classes keep the column order
+    from dataclasses import replace
+
+    df = pd.DataFrame({"y": ["a", "b", "a"], "s0": [.6, .2, .7], "s1": [.3, .7, .2],
+                       "s2": [.1, .1, .1]})
+    roles = resolve_roles(df, y="y", proba=["s0", "s1", "s2"])
+    with pytest.raises(ValueError, match=r"3 probability columns but the labels hold 2"):
+        build_profile(df, roles)
+    prof = build_profile(df, replace(roles, classes=("a", "b", "c")))[0]
+    assert prof.notes["class_columns"] == {"s0": "a", "s1": "b", "s2": "c"}
