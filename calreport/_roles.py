@@ -29,7 +29,13 @@ _PROBA_PREFIX = re.compile(r"^(?:proba|prob|p)_(.+)$")
 
 @dataclass(frozen=True)
 class Roles:
-    """Resolved column roles (column names of the frame)."""
+    """Resolved column roles (column names of the frame).
+
+    ``class_source`` is ``"classes"`` or ``"mapping"`` when the user said which
+    class each probability column holds; ``classes`` set by other code (e.g. the
+    classes of a whole frame) only widens the label set and never overrides the
+    column names or the positive-class rule.
+    """
 
     y: Hashable | None = None
     proba: tuple[Hashable, ...] = ()
@@ -42,6 +48,8 @@ class Roles:
     pos_label: Any = None
     missing: str = "raise"
     inferred: dict[str, Any] = field(default_factory=dict)
+    weights: str = "importance"
+    class_source: str | None = None
 
     @property
     def columns(self) -> list[Hashable]:
@@ -52,7 +60,8 @@ class Roles:
     def describe(self) -> str:
         """One-line description, for reports and error messages."""
         parts = [f"{k}={getattr(self, k)!r}" for k in ("y", "pred", "conf", "correct",
-                                                       "weight") if getattr(self, k)]
+                                                       "weight")
+                 if getattr(self, k) is not None]
         if self.proba:
             parts.insert(1, f"proba={list(self.proba)!r}")
         return ", ".join(parts)
@@ -67,7 +76,9 @@ def _explicit_call_hint(found: Mapping[str, Any]) -> str:
 
 
 def _pick(columns: Sequence[Hashable], names: Sequence[str], role: str) -> Hashable | None:
-    lower = {str(c).lower(): c for c in columns}
+    lower: dict[str, Hashable] = {}
+    for c in columns:
+        lower.setdefault(str(c).lower(), c)
     hits = [lower[n] for n in names if n in lower]
     if len(hits) > 1:
         raise ValueError(
@@ -77,16 +88,81 @@ def _pick(columns: Sequence[Hashable], names: Sequence[str], role: str) -> Hasha
     return hits[0] if hits else None
 
 
-def _class_value(suffix: str, labels: np.ndarray | None) -> Any:
+def _class_value(suffix: Any, labels: np.ndarray | None) -> Any:
     """Interpret a column suffix as a class label, matching the labels' type."""
-    if labels is not None and len(labels):
-        for lab in labels.tolist():
-            if str(lab) == suffix:
+    found = _match_label(suffix, labels)
+    if found is not _NO_MATCH:
+        return found
+    if isinstance(suffix, str):
+        try:
+            return int(suffix)
+        except ValueError:
+            return suffix
+    return suffix
+
+
+_NO_MATCH = object()
+
+
+def _match_label(candidate: Any, labels: np.ndarray | None) -> Any:
+    if labels is None:
+        return _NO_MATCH
+    for lab in labels.tolist():
+        if str(lab) == str(candidate):
+            return lab
+        try:
+            if v._key(lab) == v._key(candidate):
                 return lab
+        except TypeError:
+            continue
+    return _NO_MATCH
+
+
+def _is_data(value: Any) -> bool:
+    """True for data passed where a column name is expected."""
+    return isinstance(value, (pd.Series, pd.DataFrame, np.ndarray, pd.api.extensions.
+                              ExtensionArray))
+
+
+def _check_column(df: pd.DataFrame, col: Any, role: str, excluded: set[Any]) -> None:
+    """Raise unless ``col`` names exactly one column of ``df`` usable for ``role``."""
+    if _is_data(col) or isinstance(col, (list, pd.Index)):
+        raise v.not_a_column_name_error(col, role, df.columns)
     try:
-        return int(suffix)
-    except ValueError:
-        return suffix
+        hash(col)
+    except TypeError:
+        raise TypeError(
+            f"`{role}` expects a column name of the DataFrame, got an unhashable "
+            f"{type(col).__name__}: {col!r}."
+        ) from None
+    if col not in df.columns:
+        raise ValueError(
+            f"Unknown column {col!r} for `{role}`. Available columns: "
+            f"{list(map(str, df.columns))[:30]}."
+        )
+    loc = df.columns.get_loc(col)
+    if not isinstance(loc, (int, np.integer)):
+        count = (len(range(*loc.indices(df.shape[1]))) if isinstance(loc, slice)
+                 else int(np.count_nonzero(loc)))
+        if isinstance(df.columns, pd.MultiIndex) and (
+                not isinstance(col, tuple) or len(col) < df.columns.nlevels):
+            example = df.columns[np.arange(df.shape[1])[loc][0]]
+            raise ValueError(
+                f"Column {col!r} for `{role}` selects {count} columns of the column "
+                f"MultiIndex; pass the full tuple of one column, e.g. {role}={example!r}."
+            )
+        raise v.duplicate_column_error(col, count, role)
+    if col in excluded:
+        raise ValueError(f"Column {col!r} is a group key and cannot be the `{role}` column.")
+
+
+def _is_column(df: pd.DataFrame, value: Any) -> bool:
+    if _is_data(value) or isinstance(value, (list, pd.Index)):
+        return False
+    try:
+        return value in df.columns
+    except TypeError:
+        return False
 
 
 def resolve_roles(
@@ -103,25 +179,33 @@ def resolve_roles(
     pos_label: Any = None,
     missing: str = "raise",
     exclude: Sequence[Hashable] = (),
+    weights: str = "importance",
 ) -> Roles:
     """Resolve column roles explicitly or by conventional names.
 
-    ``proba`` may be one column (binary positive-class probability), a list of
-    columns (one per class; the class of a column is the suffix after
-    ``proba_``/``prob_``/``p_``, else the column name) or a mapping class -> column.
+    ``proba`` may be one column (binary positive-class probability; a tuple that
+    names a column of a MultiIndex is one column), a list of columns (one per
+    class) or a mapping class -> column.  The class of each listed column is
+    decided by :func:`build_profile` from the data: the suffix after
+    ``proba_``/``prob_``/``p_`` or the column name when they name the classes,
+    else the sorted labels (scikit-learn's ``predict_proba`` order).  No data is
+    read here.
+
+    Raises
+    ------
+    TypeError
+        When data (a Series, an array) is passed instead of a column name.
+    ValueError
+        For unknown, duplicated or group-key columns, or ambiguous inference.
     """
     v.check_option(missing, "missing", ("raise", "drop"))
+    v.check_option(weights, "weights", v.WEIGHT_KINDS)
     excluded = set(exclude)
     candidates = [c for c in df.columns if c not in excluded]
     for role, col in (("y", y), ("pred", pred), ("conf", conf), ("correct", correct),
                       ("weight", weight)):
-        if col is not None and col not in df.columns:
-            raise ValueError(
-                f"Unknown column {col!r} for `{role}`. Available columns: "
-                f"{list(map(str, df.columns))[:30]}."
-            )
-        if col is not None and col in excluded:
-            raise ValueError(f"Column {col!r} is a group key and cannot be the `{role}` column.")
+        if col is not None:
+            _check_column(df, col, role, excluded)
     explicit = any(a is not None for a in (y, proba, pred, conf, correct))
     inferred: dict[str, Any] = {}
     if not explicit:
@@ -130,8 +214,9 @@ def resolve_roles(
         conf = _pick(candidates, CONF_NAMES, "conf")
         correct = _pick(candidates, CORRECT_NAMES, "correct")
         single = _pick(candidates, PROBA_SINGLE, "proba")
-        multi = [c for c in candidates if isinstance(c, str) and _PROBA_PREFIX.match(c)
-                 and c not in (y, pred, conf, correct)]
+        multi = list(dict.fromkeys(
+            c for c in candidates if isinstance(c, str) and _PROBA_PREFIX.match(c)
+            and c not in (y, pred, conf, correct)))
         if single is not None and multi:
             raise ValueError(
                 f"Ambiguous probability columns: found {single!r} and {multi}. Pass "
@@ -139,7 +224,8 @@ def resolve_roles(
             )
         proba = single if single is not None else (multi or None)
         inferred = {k: val for k, val in (("y", y), ("proba", proba), ("pred", pred),
-                                          ("conf", conf), ("correct", correct)) if val}
+                                          ("conf", conf), ("correct", correct))
+                    if val is not None}
         usable = (y is not None and proba is not None) or (
             conf is not None and (correct is not None or (y is not None and pred is not None)))
         if not usable:
@@ -149,83 +235,194 @@ def resolve_roles(
                 f"names found: {found}; columns: {list(map(str, candidates))[:20]}). "
                 + _explicit_call_hint(inferred)
             )
+        for role, col in (("y", y), ("pred", pred), ("conf", conf), ("correct", correct)):
+            if col is not None:
+                _check_column(df, col, role, excluded)
     proba_cols: tuple[Hashable, ...] = ()
-    cls: tuple[Any, ...] | None = tuple(classes) if classes is not None else None
+    cls: tuple[Any, ...] | None = None
+    source: str | None = None
+    if classes is not None:
+        cls = tuple(classes.tolist() if isinstance(classes, np.ndarray) else list(classes))
+        source = "classes"
     if proba is not None:
         if isinstance(proba, Mapping):
-            cls = tuple(proba.keys())
+            cls, source = tuple(proba.keys()), "mapping"
             proba_cols = tuple(proba.values())
+        elif _is_column(df, proba):
+            proba_cols = (proba,)
         elif isinstance(proba, (list, tuple, pd.Index)):
             proba_cols = tuple(proba)
         else:
             proba_cols = (proba,)
+        if not proba_cols:
+            raise ValueError("`proba` is an empty list: pass one probability column per "
+                             "class, or one column for a binary problem.")
         for col in proba_cols:
-            if col not in df.columns:
-                raise ValueError(
-                    f"Unknown probability column {col!r}. Available columns: "
-                    f"{list(map(str, df.columns))[:30]}."
-                )
-            if col in excluded:
-                raise ValueError(f"Column {col!r} is a group key and cannot hold probabilities.")
-        if len(proba_cols) > 1 and cls is None:
-            labels = None
-            if y is not None:
-                labels = np.asarray(pd.unique(df[y].dropna()))
-            cls = tuple(
-                _class_value(m.group(1), labels) if (m := _PROBA_PREFIX.match(str(c)))
-                else c for c in proba_cols
+            _check_column(df, col, "proba", excluded)
+        repeated = [c for i, c in enumerate(proba_cols) if c in proba_cols[:i]]
+        if repeated:
+            raise ValueError(
+                f"`proba` lists the column {repeated[0]!r} more than once; list each "
+                "class's probability column once."
             )
     return Roles(y=y, proba=proba_cols, classes=cls, pred=pred, conf=conf, correct=correct,
                  weight=weight, threshold=threshold, pos_label=pos_label, missing=missing,
-                 inferred=inferred)
+                 inferred=inferred, weights=weights, class_source=source)
+
+
+def _series(df: pd.DataFrame, col: Hashable) -> pd.Series:
+    """The one column ``col`` (duplicates were refused by :func:`resolve_roles`)."""
+    return df.iloc[:, df.columns.get_loc(col)]
+
+
+def _float_matrix(df: pd.DataFrame, cols: Sequence[Hashable],
+                  keep: np.ndarray | None) -> np.ndarray:
+    """The probability columns as a new C-ordered float64 ``(N, K)`` array.
+
+    One block copy (pandas stores same-dtype columns together); a non-numeric
+    column gets the validator's message naming it.
+    """
+    sub = df.iloc[:, [df.columns.get_loc(c) for c in cols]]
+    if keep is not None:
+        sub = sub.take(keep)
+    try:
+        values = sub.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError):
+        for j, col in enumerate(cols):
+            v.as_float_array(sub.iloc[:, j], _name(col))  # raises naming the column
+        raise
+    return np.array(values, dtype=np.float64, order="C", copy=True)
+
+
+def _column_classes(cols: Sequence[Hashable], labels: np.ndarray | None
+                    ) -> tuple[list[Any], str] | None:
+    """Classes named by the probability columns, or None when the names do not
+    name classes (then the sorted-label rule applies)."""
+    cands = []
+    for c in cols:
+        base = c[-1] if isinstance(c, tuple) and c else c
+        m = _PROBA_PREFIX.match(base) if isinstance(base, str) else None
+        cands.append((m.group(1) if m else base, m is not None))
+    matched = [_match_label(cand, labels) for cand, _ in cands]
+    if any(mm is not _NO_MATCH for mm in matched) or all(pref for _, pref in cands):
+        out = [mm if mm is not _NO_MATCH else _class_value(cand, None)
+               for mm, (cand, _) in zip(matched, cands, strict=True)]
+        return out, "column names (suffix after proba_/prob_/p_, or the name itself)"
+    return None
 
 
 def build_profile(df: pd.DataFrame, roles: Roles) -> tuple[ConfidenceProfile, int, np.ndarray]:
     """Build a profile from the role columns of ``df`` (never modifying ``df``).
 
+    Validation is vectorised: labels are factorised once (pandas' hash-based
+    ``factorize``), missing values are found column by column, and no Python code
+    runs per row.  Classes, the positive class and the class of each probability
+    column are fixed here from the whole of ``df``; use
+    :meth:`ConfidenceProfile.take` to cut groups from the result so they share them.
+
     Returns
     -------
-    profile, n_dropped, kept_positions
+    profile : ConfidenceProfile
+        ``profile.notes["class_columns"]`` maps each probability column to its
+        class and ``profile.notes["class_rule"]`` says which rule decided it.
+    n_dropped : int
+        Rows dropped for missing values (``missing="drop"``).
+    kept_rows : ndarray of int64
+        Positions in ``df`` of the profile's rows.
+
+    Raises
+    ------
+    ValueError
+        On missing values with ``missing="raise"``: the message names the column,
+        the count and the index label of the first such row.
     """
-    cols = roles.columns
-    keep = np.arange(len(df))
-    n_dropped = 0
-    sub = df
-    if cols:
-        na = df[cols].isna().to_numpy().any(axis=1)
+    n = len(df)
+    singles = {role: (None if col is None else _series(df, col))
+               for role, col in (("y", roles.y), ("pred", roles.pred), ("conf", roles.conf),
+                                 ("correct", roles.correct), ("weight", roles.weight))}
+    probas = [_series(df, c) for c in roles.proba]
+    used = [(roles.y, singles["y"], True), (roles.pred, singles["pred"], True),
+            (roles.conf, singles["conf"], False), (roles.correct, singles["correct"], False),
+            (roles.weight, singles["weight"], False),
+            *[(c, s, False) for c, s in zip(roles.proba, probas, strict=True)]]
+    any_na: np.ndarray | None = None
+    for col, s, is_label in used:
+        if s is None:
+            continue
+        na = s.isna().to_numpy()
         if na.any():
-            if roles.missing == "drop":
-                keep = np.flatnonzero(~na)
-                n_dropped = int(na.sum())
-                sub = df.iloc[keep]
-            # with missing="raise" the validators name the column and count
-    names = {"y_true": _name(roles.y), "y_pred": _name(roles.pred),
-             "conf": _name(roles.conf), "correct": _name(roles.correct),
-             "sample_weight": _name(roles.weight)}
+            if roles.missing == "raise":
+                first = int(np.flatnonzero(na)[0])
+                raise v.missing_values_error(_name(col), int(na.sum()), df.index[first],
+                                             labels=is_label)
+            any_na = na if any_na is None else (any_na | na)
+    keep = np.arange(n)
+    n_dropped = 0
+    if any_na is not None:
+        keep = np.flatnonzero(~any_na)
+        n_dropped = n - keep.size
+        singles = {k: None if s is None else s.take(keep) for k, s in singles.items()}
+
+    names: dict[str, Any] = {"y_true": _name(roles.y), "y_pred": _name(roles.pred),
+                             "conf": _name(roles.conf), "correct": _name(roles.correct),
+                             "sample_weight": _name(roles.weight)}
+    yt = None if singles["y"] is None else v.factorize_labels(singles["y"], names["y_true"])
+    yp = None if singles["pred"] is None else v.factorize_labels(singles["pred"],
+                                                                 names["y_pred"])
+    label_names = (names["y_true"], names["y_pred"])
+    classes: np.ndarray | None = None
+    rule: str | None = None
+    proba: Any = None
     if roles.proba:
-        names["proba"] = (_name(roles.proba[0]) if len(roles.proba) == 1
-                          else ", ".join(map(str, roles.proba)))
-        if len(roles.proba) > 1:
-            for col in roles.proba:
-                v.as_float_array(sub[col], _name(col))  # per-column messages
-    proba = None
+        names["proba"] = ([_name(c) for c in roles.proba] if len(roles.proba) > 1
+                          else _name(roles.proba[0]))
+    if roles.class_source is not None:
+        classes = v.as_classes(roles.classes)
+        rule = {"classes": "given: classes=[...]", "mapping": "given: proba={class: column}"
+                }[roles.class_source]
+    elif len(roles.proba) > 1 and yt is not None:
+        # classes fixed from a larger frame widen the label set (a group may lack one)
+        wider = None if roles.classes is None else v.label_array(roles.classes)
+        labels = v.infer_classes(wider, yt, yp, names=("classes", *label_names))
+        named = _column_classes(roles.proba, labels)
+        if named is not None:
+            classes = v.as_classes(named[0], "the classes named by the proba columns")
+            rule = named[1]
+        elif wider is not None:
+            classes, rule = v.classes_for_columns(labels, len(roles.proba),
+                                                  proba_name=names["proba"])
+    elif len(roles.proba) == 1 and yt is not None and roles.classes is not None:
+        # classes fixed from a larger frame: still only {0, 1}, {False, True}, {-1, 1}
+        # or pos_label say which label the score column is the probability of
+        universe = v.infer_classes(v.label_array(roles.classes), yt, yp,
+                                   names=("classes", *label_names))
+        classes, rule = v.binary_classes(universe, pos_label=roles.pos_label,
+                                         y_name=names["y_true"],
+                                         proba_name=names["proba"])
+    elif not roles.proba and roles.classes is not None:
+        classes = v.as_classes(roles.classes)
+        rule = "given"
     if roles.proba:
-        proba = (sub[roles.proba[0]] if len(roles.proba) == 1
-                 else _frame_values(sub, roles.proba))
-    get = lambda c: None if c is None else sub[c]  # noqa: E731
+        if len(roles.proba) == 1:
+            proba = _series(df, roles.proba[0])
+            if any_na is not None:
+                proba = proba.take(keep)
+        else:
+            proba = _float_matrix(df, roles.proba, None if any_na is None else keep)
     profile = ConfidenceProfile.from_arrays(
-        get(roles.y), proba, y_pred=get(roles.pred), conf=get(roles.conf),
-        correct=get(roles.correct), classes=None if roles.classes is None else
-        np.asarray(roles.classes, dtype=object if any(isinstance(c, str) for c in
-                                                      roles.classes) else None),
-        sample_weight=get(roles.weight), threshold=roles.threshold,
-        pos_label=roles.pos_label, names={k: val for k, val in names.items() if val},
+        yt, proba, y_pred=yp, conf=singles["conf"], correct=singles["correct"],
+        classes=classes, sample_weight=singles["weight"], threshold=roles.threshold,
+        pos_label=roles.pos_label, weights=roles.weights,
+        names={k: val for k, val in names.items() if val is not None},
     )
+    if rule is not None:
+        profile.notes["class_rule"] = rule
+    if roles.proba and profile.classes is not None:
+        cls = profile.classes.tolist()
+        profile.notes["class_columns"] = (
+            {roles.proba[0]: cls[1]} if len(roles.proba) == 1
+            else dict(zip(roles.proba, cls, strict=True)))
     return profile, n_dropped, keep
-
-
-def _frame_values(sub: pd.DataFrame, cols: Sequence[Hashable]) -> np.ndarray:
-    return np.column_stack([v.as_float_array(sub[c], _name(c)) for c in cols])
 
 
 def _name(col: Hashable | None) -> str | None:

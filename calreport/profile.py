@@ -5,7 +5,9 @@ built from arrays by :meth:`ConfidenceProfile.from_arrays` (the pandas accessor
 builds it from DataFrame columns) and holds
 
 * ``conf`` -- the top-label confidence, the probability the model gives to the
-  class it predicts (000_efda01fc1c8d5c44.txt, Definition 1);
+  class it predicts (Martin-Maroto, Abderrahaman-Elena & de Polavieja 2026,
+  "Beyond ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted
+  Metrics", arXiv:2605.01796, Definition 1);
 * ``correct`` -- whether the predicted class is the true one;
 * optionally the true and predicted labels as integer codes into ``classes``,
   the ``N x K`` probability matrix, the binary positive-class ``score`` and
@@ -14,6 +16,7 @@ builds it from DataFrame columns) and holds
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,13 +47,19 @@ class ConfidenceProfile:
     score : ndarray of float64, shape (N,), or None
         Binary problems only: probability of the positive class ``classes[1]``.
     sample_weight : ndarray of float64, shape (N,), or None
-        Non-negative row weights.
+        Non-negative row weights; importance weights are divided by their maximum
+        (the scale is in ``notes["weight_scale"]``), frequency weights are counts.
     threshold : float
         Decision threshold used for binary input given as one score column.
     weights : {"importance", "frequency"}
         Meaning of ``sample_weight``: relative importance weights (every value,
         z and interval invariant to scaling all weights) or integer frequency
         counts (equal to repeating rows).
+    notes : dict
+        How the input was read: ``"class_rule"`` (how the classes or the positive
+        class were determined), ``"class_columns"`` (probability column -> class,
+        when built from a DataFrame), ``"weight_scale"`` (the maximum importance
+        weight the weights were divided by).
     """
 
     conf: np.ndarray
@@ -145,11 +154,12 @@ class ConfidenceProfile:
         sample_weight: Any = None,
         threshold: float = 0.5,
         pos_label: Any = None,
-        names: dict[str, str] | None = None,
+        weights: str = "importance",
+        names: Mapping[str, Any] | None = None,
     ) -> ConfidenceProfile:
         """Build a profile from arrays.
 
-        Accepted combinations (000_efda01fc1c8d5c44.txt, Definition 1):
+        Accepted combinations (Martin-Maroto et al. 2026, Definition 1):
 
         * ``y_true`` + ``proba`` (1-D positive-class probability, or ``N x K``);
         * ``y_true`` + ``y_pred`` + ``conf``;
@@ -158,7 +168,8 @@ class ConfidenceProfile:
         Parameters
         ----------
         y_true : array-like, optional
-            True labels (any hashable values).
+            True labels (any hashable values: numbers, strings, booleans; not a mix
+            of numbers and strings).
         proba : array-like, optional
             1-D: probability of the positive class of a binary problem; 2-D: one
             column per class, ordered as ``classes``.
@@ -166,24 +177,36 @@ class ConfidenceProfile:
             Predicted labels.  Default: argmax of ``proba`` (binary: ``p >= threshold``).
         conf : array-like, optional
             Confidence in the predicted label.  Default: the probability of the
-            predicted class (binary at threshold 0.5: ``max(p, 1 - p)``).
+            predicted class (binary at threshold 0.5: ``max(p, 1 - p)``).  With
+            ``y_pred`` a confidence below ``1/K`` warns.
         correct : array-like of bool, optional
             Correctness; derived from labels when they are given.
         classes : array-like, optional
-            Class labels, one per column of ``proba``.  Default: the sorted labels
-            (binary 1-D ``proba``: the positive class is the larger one, or ``pos_label``).
+            Class labels, one per column of ``proba``.  Default for a 2-D ``proba``:
+            the sorted labels when there are exactly ``K`` of them (scikit-learn's
+            ``predict_proba`` order), or the codes ``0..K-1``.  A 1-D ``proba`` is
+            ``[negative, positive]``.
         sample_weight : array-like, optional
             Non-negative row weights.
         threshold : float, default 0.5
             Decision threshold for a 1-D binary ``proba``.
         pos_label : optional
-            Positive class for a 1-D binary ``proba``.
+            Positive class for a 1-D binary ``proba``.  Required unless the labels
+            are {0, 1}, {False, True} or {-1, 1} (then the positive class is 1).
+        weights : {"importance", "frequency"}, default "importance"
+            Meaning of ``sample_weight``.  Importance weights are divided by their
+            maximum (so every value is invariant to their scale; the scale is kept
+            in ``notes["weight_scale"]``); frequency weights must be integers and
+            are kept as counts.
         names : dict, optional
-            Display names (e.g. DataFrame column names) used in error messages.
+            Display names (e.g. DataFrame column names) used in error messages; the
+            entry ``"proba"`` may be a list with one name per column.
 
         Returns
         -------
         ConfidenceProfile
+            ``notes["class_rule"]`` says how the classes (or the positive class)
+            were determined.
 
         Raises
         ------
@@ -191,36 +214,58 @@ class ConfidenceProfile:
             On missing, out-of-range or inconsistent input; the message names the
             argument, counts the offending values and says how to fix it.
 
+        References
+        ----------
+        Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026).
+        Beyond ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted
+        Metrics. arXiv:2605.01796, section 2 (Definition 1).
+
         Examples
         --------
         >>> p = ConfidenceProfile.from_arrays([0, 1, 1], [0.2, 0.7, 0.4])
         >>> p.conf.tolist(), p.correct.tolist()
         ([0.8, 0.7, 0.6], [True, True, False])
         """
-        nm = {"y_true": "y_true", "proba": "proba", "y_pred": "y_pred", "conf": "conf",
-              "correct": "correct", "sample_weight": "sample_weight"}
+        nm: dict[str, Any] = {"y_true": "y_true", "proba": "proba", "y_pred": "y_pred",
+                              "conf": "conf", "correct": "correct",
+                              "sample_weight": "sample_weight"}
         if names:
             nm.update(names)
+        proba_columns = None
+        if not isinstance(nm["proba"], str):
+            proba_columns = [str(c) for c in nm["proba"]]
+            nm["proba"] = ", ".join(proba_columns)
+        v.check_option(weights, "weights", v.WEIGHT_KINDS)
         threshold = float(threshold)
         if not 0.0 < threshold < 1.0:
             raise ValueError(f"`threshold` must be in (0, 1), got {threshold!r}.")
+        yt = None if y_true is None else v.factorize_labels(y_true, nm["y_true"])
+        yp = None if y_pred is None else v.factorize_labels(y_pred, nm["y_pred"])
+        notes: dict[str, Any] = {}
 
         if proba is not None:
-            if y_true is None and y_pred is None:
+            if yt is None:
                 raise ValueError(
                     f"`{nm['proba']}` was given without true labels: pass `y_true` too "
                     "(calibration compares probabilities with outcomes)."
                 )
-            prof = cls._from_proba(y_true, proba, y_pred, conf, classes, threshold,
-                                   pos_label, nm)
-        elif conf is not None and y_pred is not None and y_true is not None:
+            prof = cls._from_proba(yt, proba, yp, conf, classes, threshold, pos_label, nm,
+                                   notes, proba_columns)
+        elif conf is not None and yp is not None and yt is not None:
             c = v.check_probability(conf, nm["conf"])
-            cl = v.infer_classes(y_true, y_pred) if classes is None else np.asarray(classes)
-            yt = v.encode_labels(y_true, cl, nm["y_true"], classes_name="the labels")
-            yp = v.encode_labels(y_pred, cl, nm["y_pred"], classes_name="the labels")
-            v.check_consistent_length(**{nm["y_true"]: len(yt), nm["y_pred"]: len(yp),
-                                         nm["conf"]: len(c)})
-            prof = dict(conf=c, correct=yt == yp, y_true=yt, y_pred=yp, classes=cl)
+            if classes is None:
+                cl = v.infer_classes(yt, yp, names=(nm["y_true"], nm["y_pred"]))
+                notes["class_rule"] = "sorted labels"
+            else:
+                cl = v.as_classes(classes)
+                notes["class_rule"] = "given"
+            codes_true = v.encode_labels(yt, cl, nm["y_true"], classes_name="the labels")
+            codes_pred = v.encode_labels(yp, cl, nm["y_pred"], classes_name="the labels")
+            v.check_consistent_length(**{nm["y_true"]: len(codes_true),
+                                         nm["y_pred"]: len(codes_pred), nm["conf"]: len(c)})
+            v.check_top_label_confidence(c, len(cl), nm["conf"])
+            prof = dict(conf=c, correct=codes_true == codes_pred, y_true=codes_true,
+                        y_pred=codes_pred, classes=cl)
         elif conf is not None and correct is not None:
             c = v.check_probability(conf, nm["conf"])
             ok = v.check_binary_indicator(correct, nm["correct"])
@@ -246,81 +291,69 @@ class ConfidenceProfile:
                     f"(first at position {int(np.flatnonzero(bad)[0])}). Pass either "
                     "`correct` or the labels, not both."
                 )
-        w = v.check_sample_weight(sample_weight, len(prof["conf"]), nm["sample_weight"])
-        return cls(sample_weight=w, threshold=threshold, **prof)
+        w = v.check_sample_weight(sample_weight, len(prof["conf"]), nm["sample_weight"],
+                                  kind=weights)
+        if w is not None and weights == "importance":
+            w, notes["weight_scale"] = v.normalize_weights(w)
+        return cls(sample_weight=w, threshold=threshold, weights=weights, notes=notes, **prof)
 
     @staticmethod
-    def _from_proba(y_true, proba, y_pred, conf, classes, threshold, pos_label, nm):
-        p = v.check_proba_matrix(proba, nm["proba"])
+    def _from_proba(yt, proba, yp, conf, classes, threshold, pos_label, nm, notes,
+                    proba_columns):
+        p = v.check_proba_matrix(proba, nm["proba"], columns=proba_columns)
         n = p.shape[0]
+        label_names = (nm["y_true"], nm["y_pred"])
         if p.ndim == 1:
             if classes is None:
-                cl = v.infer_classes(y_true, y_pred)
-                if len(cl) > 2:
-                    raise ValueError(
-                        f"`{nm['proba']}` is one column but `{nm['y_true']}` has {len(cl)} "
-                        f"classes {list(cl.tolist())[:10]}. Pass one probability column per "
-                        "class for a multiclass problem."
-                    )
-                if pos_label is not None:
-                    others = [c for c in cl.tolist() if v._key(c) != v._key(pos_label)]
-                    if len(others) > 1:
-                        raise ValueError(f"`pos_label` {pos_label!r} is not among {cl.tolist()}.")
-                    neg = others[0] if others else (0 if v._key(pos_label) == 1 else None)
-                    if neg is None:
-                        raise ValueError(
-                            "Only the positive class occurs in the labels; pass `classes` "
-                            "with both labels."
-                        )
-                    cl = np.asarray([neg, pos_label], dtype=object if isinstance(
-                        pos_label, str) else None)
-                elif len(cl) < 2:
-                    if len(cl) == 1 and v._key(cl[0]) in (0, 1):
-                        cl = np.asarray([0, 1])
-                    else:
-                        raise ValueError(
-                            f"`{nm['y_true']}` holds a single class {cl.tolist()}: pass "
-                            "`classes=[negative, positive]` (or `pos_label`) so the score "
-                            "column can be interpreted."
-                        )
+                labels = v.infer_classes(yt, yp, names=label_names)
+                cl, notes["class_rule"] = v.binary_classes(
+                    labels, pos_label=pos_label, y_name=nm["y_true"], proba_name=nm["proba"])
             else:
-                cl = np.asarray(classes)
+                cl = v.as_classes(classes)
+                notes["class_rule"] = "given: classes=[negative, positive]"
                 if len(cl) != 2:
                     raise ValueError(
-                        f"A one-column `{nm['proba']}` needs exactly two classes, got "
-                        f"{len(cl)}."
+                        f"A one-column `{nm['proba']}` needs exactly two classes "
+                        f"[negative, positive], got classes={cl.tolist()[:10]}."
                     )
             score = p
-            full = np.column_stack([1.0 - p, p])
+            full = np.empty((n, 2))
+            np.subtract(1.0, p, out=full[:, 0])
+            full[:, 1] = p
             pred_codes = (score >= threshold).astype(np.int64)
         else:
             score = None
             full = p
             k = p.shape[1]
             if classes is None:
-                cl = np.arange(k)
+                labels = v.infer_classes(yt, yp, names=label_names)
+                cl, notes["class_rule"] = v.classes_for_columns(labels, k,
+                                                                proba_name=nm["proba"])
             else:
-                cl = np.asarray(classes)
+                cl = v.as_classes(classes)
+                notes["class_rule"] = "given"
                 if len(cl) != k:
                     raise ValueError(
-                        f"`classes` has {len(cl)} labels but `{nm['proba']}` has {k} columns."
+                        f"`classes` has {len(cl)} labels {cl.tolist()[:12]} but "
+                        f"`{nm['proba']}` has {k} columns. Pass one class per column, in "
+                        f"column order, e.g. classes={v._example_classes(cl[:k], cl)}."
                     )
             pred_codes = np.argmax(p, axis=1).astype(np.int64)
             if k == 2:
                 score = p[:, 1]
-        yt = None
-        if y_true is not None:
-            yt = v.encode_labels(y_true, cl, nm["y_true"])
-            v.check_consistent_length(**{nm["y_true"]: len(yt), nm["proba"]: n})
-        if y_pred is not None:
-            pred_codes = v.encode_labels(y_pred, cl, nm["y_pred"])
+        codes_true = v.encode_labels(yt, cl, nm["y_true"])
+        v.check_consistent_length(**{nm["y_true"]: len(codes_true), nm["proba"]: n})
+        if yp is not None:
+            pred_codes = v.encode_labels(yp, cl, nm["y_pred"])
             v.check_consistent_length(**{nm["y_pred"]: len(pred_codes), nm["proba"]: n})
         if conf is not None:
             c = v.check_probability(conf, nm["conf"])
             v.check_consistent_length(**{nm["conf"]: len(c), nm["proba"]: n})
+            if yp is not None:
+                v.check_top_label_confidence(c, len(cl), nm["conf"])
+        elif p.ndim == 1:
+            c = np.where(pred_codes == 1, full[:, 1], full[:, 0])
         else:
-            c = full[np.arange(n), pred_codes]
-        if yt is None:
-            raise ValueError(f"`{nm['y_true']}` is required with `{nm['proba']}`.")
-        return dict(conf=c, correct=yt == pred_codes, y_true=yt, y_pred=pred_codes,
-                    proba=full, classes=cl, score=score)
+            c = np.take_along_axis(full, pred_codes[:, None], axis=1)[:, 0]
+        return dict(conf=c, correct=codes_true == pred_codes, y_true=codes_true,
+                    y_pred=pred_codes, proba=full, classes=cl, score=score)

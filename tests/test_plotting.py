@@ -167,7 +167,7 @@ def test_confidence_histogram_counts_and_reference_lines(binary):
 
 def test_confidence_histogram_uses_weights():
     p = ConfidenceProfile.from_arrays(conf=[0.62, 0.91, 0.93], correct=[1, 1, 0],
-                                      sample_weight=[2.0, 1.0, 3.0])
+                                      sample_weight=[2.0, 1.0, 3.0], weights="frequency")
     ax = plotting.confidence_histogram(p, bins=10)
     assert [b.get_height() for b in ax.containers[0]][6] == 2.0  # 0.62 in (0.6, 0.7]
     assert [b.get_height() for b in ax.containers[1]][9] == 3.0

@@ -71,7 +71,8 @@ def test_weights_integer_equal_repetition():
     y, p = _data(200, seed=5)
     w = np.random.default_rng(1).integers(1, 4, 200)
     names = [m for m in METRICS if m not in ("lcs", "tce_bpm")]
-    a = summary(y, p, sample_weight=w, metrics=names)
+    a = summarize(ConfidenceProfile.from_arrays(y, p, sample_weight=w, weights="frequency"),
+                  metrics=names).values
     b = summary(np.repeat(y, w), np.repeat(p, w), metrics=names)
     for m in names:
         assert a[m] == pytest.approx(b[m], rel=1e-9, nan_ok=True), m
