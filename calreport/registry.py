@@ -389,7 +389,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "z_csr", "z = (CSR − 1) / σ_CSR", "risk", "lower",
         "z = (CSR − 1) / σ_CSR; bands z ≤ 1 no evidence, 1 < z ≤ 3 evidence, z > 3 risky",
         (Reference(_M26, "section 2.1"),),
-        lambda p, s, c: c.risk(p, s).z,
+        lambda p, s, c: c.risk(p, s).z_csr,
         Interval(columns=("csr", "csr_var2"), finish=_z),
         settings=("eps",), nan_reason="σ_CSR is 0 (all confidences are 0)"),
     Metric(
@@ -439,7 +439,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "−mean of log p_y, p clipped to [ε, 1 − ε] with ε the float64 machine epsilon, "
         "as scikit-learn",
         (Reference("Good1952"),),
-        lambda p, s, c: scoring.log_loss(*_scoring_args(p), sample_weight=_w(p)),
+        lambda p, s, c: scoring.log_loss(p.y_true, p.proba, sample_weight=_w(p)),
         Interval(columns=("log_loss",), finish=_ratio("log_loss"), analytic="mean"),
         needs=frozenset({"proba"})),
     Metric(

@@ -135,6 +135,7 @@ def summary(
     classes: Any = None,
     pos_label: Any = None,
     sample_weight: Any = None,
+    weights: str = "importance",
     threshold: float = 0.5,
     metrics: Sequence[str] | str | None = None,
     n_bins: int = 15,
@@ -153,8 +154,10 @@ def summary(
 
     Parameters
     ----------
-    y_true, proba, y_pred, conf, correct, classes, pos_label, sample_weight, threshold
-        As in :meth:`calreport.ConfidenceProfile.from_arrays`.
+    y_true, proba, y_pred, conf, correct, classes, pos_label, sample_weight, weights, \
+threshold
+        As in :meth:`calreport.ConfidenceProfile.from_arrays` (``weights``:
+        ``"importance"`` or ``"frequency"``, the meaning of ``sample_weight``).
     metrics : list of str, optional
         Which metrics (default: all of :data:`calreport.registry.REGISTRY`).
     n_bins, strategy, tau, view, p_risk_method, eps
@@ -179,6 +182,7 @@ def summary(
     profile = ConfidenceProfile.from_arrays(
         y_true, proba, y_pred=y_pred, conf=conf, correct=correct, classes=classes,
         pos_label=pos_label, sample_weight=sample_weight, threshold=threshold,
+        weights=weights,
     )
     settings = Settings.from_kwargs(n_bins=n_bins, strategy=strategy, tau=tau, view=view,
                                     p_risk_method=p_risk_method, eps=eps, seed=seed)

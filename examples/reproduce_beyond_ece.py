@@ -214,9 +214,9 @@ def simulate_cell(distribution: str, mode: str, n: int, reps: int, *, seed: int 
             out["gain"].append(100.0 * weighted.gain(c, ok))
             out["csr"].append(res.csr)
             out["sigma_csr"].append(res.sigma_csr)
-            out["z"].append(res.z)
-            out["gt_1_sigma"].append(100.0 * (res.z > 1.0))
-            out["gt_3_sigma"].append(100.0 * (res.z > 3.0))
+            out["z"].append(res.z_csr)
+            out["gt_1_sigma"].append(100.0 * (res.z_csr > 1.0))
+            out["gt_3_sigma"].append(100.0 * (res.z_csr > 3.0))
             out["p_risk"].append(100.0 * res.p_risk)
             if with_auc:
                 positive = np.where(y_pred[r] == 1, c, 1.0 - c)

@@ -326,7 +326,7 @@ def test_percentile_coverage_near_nominal(resampling):
     """Coverage of 95% intervals on a calibrated profile with known truth.
 
     conf ~ Beta(4, 2) and correct ~ Bernoulli(conf): the true accuracy is E[conf] = 2/3
-    and the true CSR is exactly 1 (000_efda01fc1c8d5c44.txt, Prop. 2 in expectation).
+    and the true CSR is exactly 1 (Martin-Maroto et al. 2026, arXiv:2605.01796, Proposition 2, in expectation).
     With 200 simulated data sets the coverage estimate has a standard error of about
     0.015, so [0.89, 0.99] is a +-4 SE band around 0.95.
     """

@@ -112,7 +112,6 @@ def _report(found: list[str]) -> str:
 
 
 # --------------------------------------------------------------------- the scans
-@pytest.mark.xfail(strict=False, reason="other modules are being cleaned concurrently")
 def test_no_internal_file_names_or_outside_paths_anywhere():
     found = find_forbidden(_text_files(SCANNED))
     assert not found, _report(found)
@@ -137,8 +136,9 @@ def test_reference_table_is_complete():
     for key, ref in REFERENCES.items():
         assert ref.key == key
         assert ref.authors and ref.title and ref.venue and 1900 < ref.year < 2100, key
-        # a reader can look every paper up by an identifier, except books
-        assert ref.arxiv or ref.doi or key in {"Kish1965"}, key
+        # a reader can look every paper up by an identifier, except a book, a
+        # technical report and a proceedings paper that have none
+        assert ref.arxiv or ref.doi or key in {"Kish1965", "Chamandy2012", "Kull2017"}, key
 
 
 # ------------------------------------------------------ the scanners can fail

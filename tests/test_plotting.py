@@ -278,7 +278,7 @@ def test_risk_plot_positions_are_z_scores():
     labels = [t.get_text() for t in ax.get_yticklabels()]
     by_name = dict(zip(labels, offsets[:, 0], strict=True))
     assert by_name["bad"] == pytest.approx(z_bad)
-    assert by_name["good"] == pytest.approx(risks["good"].z)
+    assert by_name["good"] == pytest.approx(risks["good"].z_csr)
     # worst group on top
     assert offsets[labels.index("bad"), 1] > offsets[labels.index("good"), 1]
     # profiles are accepted and summarised the same way
@@ -296,7 +296,7 @@ def test_risk_plot_many_groups_top_rows_and_a_strip():
     ax = plotting.risk_plot(profs, top=10)
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert len(labels) == 11 and labels[-1] == "other 50 groups"
-    zs = {k: risk.risk_summary(p.conf, p.correct).z for k, p in profs.items()}
+    zs = {k: risk.risk_summary(p.conf, p.correct).z_csr for k, p in profs.items()}
     top = sorted(zs, key=lambda k: -zs[k])[:10]
     assert labels[:10] == top
     assert len(ax.collections[1].get_offsets()) == 50

@@ -256,7 +256,8 @@ def test_unweighted_auc_is_exact_with_and_without_ties():
         neg = np.sort(s2[y2 == 0])
         pos = s2[y2 == 1]
         # twice the won pairs, in exact integers: 2 * below + tied
-        twice = int(np.searchsorted(neg, pos, "left").sum() + np.searchsorted(neg, pos, "right").sum())
+        twice = int(np.searchsorted(neg, pos, "left").sum()
+                    + np.searchsorted(neg, pos, "right").sum())
         assert ranking.auc(y2, s2) == float(Fraction(twice, 2 * pos.size * neg.size))
 
 

@@ -51,7 +51,7 @@ def test_certainty_claims_are_never_no_evidence():
     for eps in (1e-8, 1e-12):
         r = _summary(conf, ok, eps=eps, seed=0)
         # the paper's z on all rows is ~0 whatever the errors: sigma = 544 at eps 1e-8
-        assert abs(r.z) < 0.01 and r.sigma_csr > 500
+        assert abs(r.z_csr) < 0.01 and r.sigma_csr > 500
         assert r.band == "undetermined", r.band_reason
         assert r.n_certain == 154 and r.n_certain_wrong == 0
         # no error in 154 claims: one-sided 95 % bound 1 - 0.05 ** (1 / 154)
@@ -61,7 +61,7 @@ def test_certainty_claims_are_never_no_evidence():
         assert r.rest_csr == pytest.approx(risk.csr(conf[154:], ok[154:]))
     # eps does not decide the verdict nor the rest-of-rows statistics
     a, b = _summary(conf, ok, eps=1e-8, seed=0), _summary(conf, ok, eps=1e-12, seed=0)
-    assert (a.band, a.rest_z, a.rest_p_risk) == (b.band, b.rest_z, b.rest_p_risk)
+    assert (a.band, a.rest_z_csr, a.rest_p_risk) == (b.band, b.rest_z_csr, b.rest_p_risk)
 
 
 def test_wrong_certainty_claim_is_risky():
@@ -77,7 +77,7 @@ def test_certainty_claims_with_overconfident_rest():
     rest = np.full(400, 0.9)
     ok = np.r_[np.ones(50, bool), rng.random(400) < 0.75]  # 25 % errors at 90 % claims
     r = _summary(np.r_[np.ones(50), rest], ok, seed=0)
-    assert r.band == "risky" and r.rest_z > 3
+    assert r.band == "risky" and r.rest_z_csr > 3
     assert "50 certainty claim(s)" in r.band_reason
 
 
@@ -107,7 +107,7 @@ def test_weight_scale_does_not_change_the_verdict():
     c, ok, w = _weighted_case()
     a = risk.risk_summary(c, ok, sample_weight=w, seed=1)
     b = risk.risk_summary(c, ok, sample_weight=w * 1000, seed=1)
-    assert b.z == pytest.approx(a.z, rel=1e-12)
+    assert b.z_csr == pytest.approx(a.z_csr, rel=1e-12)
     assert b.sigma_csr == pytest.approx(a.sigma_csr, rel=1e-12)
     assert b.p_risk == pytest.approx(a.p_risk, rel=1e-9)
     assert (b.band, b.n_eff) == (a.band, pytest.approx(a.n_eff))
@@ -154,7 +154,7 @@ def test_extreme_weights_no_warning(scale):
         warnings.simplefilter("error")
         r = risk.risk_summary(c, ok, sample_weight=w * scale, seed=5)
         assert risk.csr(c, ok, sample_weight=w * scale) == pytest.approx(ref.csr)
-    assert (r.z, r.band) == (pytest.approx(ref.z), ref.band)
+    assert (r.z_csr, r.band) == (pytest.approx(ref.z_csr), ref.band)
 
 
 @settings(max_examples=40, deadline=None)
@@ -171,7 +171,7 @@ def test_verdict_invariant_to_weight_scale(data, log10_scale):
     a = risk.risk_summary(conf, correct, sample_weight=w, seed=0, n_sim=2000)
     b = risk.risk_summary(conf, correct, sample_weight=w * 10.0 ** log10_scale, seed=0,
                           n_sim=2000)
-    assert b.z == pytest.approx(a.z, rel=1e-9, abs=1e-12)
+    assert b.z_csr == pytest.approx(a.z_csr, rel=1e-9, abs=1e-12)
     assert b.p_risk == pytest.approx(a.p_risk, rel=1e-9, abs=1e-12)
     assert b.band == a.band
     assert b.p_risk_method == a.p_risk_method
@@ -186,7 +186,7 @@ def test_p_risk_note_when_csr_at_most_one():
     c = rng.uniform(0.55, 0.95, 3000)
     ok = rng.random(3000) < c + 0.01  # slightly underconfident: CSR < 1
     r = risk.risk_summary(c, ok, seed=0)
-    assert r.csr <= 1 and r.z < 0 and r.p_risk == 0.0
+    assert r.csr <= 1 and r.z_csr < 0 and r.p_risk == 0.0
     assert r.p_risk_note.startswith("CSR <= 1: no overconfidence to assess")
     assert r.band in ("no_evidence", "undetermined")
 
@@ -196,8 +196,8 @@ def test_p_risk_note_and_band_agree_when_csr_above_one():
     ok = np.arange(4000) >= 830  # 830 errors vs 800 expected
     r = risk.risk_summary(c, ok)
     assert r.p_risk_method == "normal"
-    assert r.p_risk == pytest.approx(stats.norm.cdf(r.z))
-    assert f"Phi({r.z:.2f})" in r.p_risk_note and f"{r.p_risk:.1%}" in r.p_risk_note
+    assert r.p_risk == pytest.approx(stats.norm.cdf(r.z_csr))
+    assert f"Phi({r.z_csr:.2f})" in r.p_risk_note and f"{r.p_risk:.1%}" in r.p_risk_note
     # the band is read off P_risk with the 1-sigma / 3-sigma thresholds
     expected = "evidence" if r.p_risk > stats.norm.cdf(1) else "no_evidence"
     assert r.band == (expected if r.p_risk <= stats.norm.cdf(3) else "risky")

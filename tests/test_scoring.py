@@ -165,11 +165,6 @@ def test_log_loss_clips_both_ends_like_sklearn():
     assert scoring.log_loss([0], [[0.0, 1.0]]) == pytest.approx(-math.log(eps), rel=1e-12)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="the summary path derives class 0 as 1 - p1 from the positive-class score "
-    "(summary._brier_args, bootstrap's log-loss kernel); fixed with the registry",
-)
 def test_accessor_two_column_log_loss_reads_class_0_column():
     import pandas as pd
 

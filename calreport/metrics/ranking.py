@@ -105,7 +105,8 @@ def _pair_auc(
         if tot_p > 0.0 and tot_n > 0.0:
             # multiply and sum, not np.dot: BLAS threads stall on a busy machine
             num = float(np.sum(wp * (cum_n - 0.5 * wn)))
-            out.append(num / (tot_p * tot_n))
+            # rounding of the sums can leave 1 + 2e-16: an AUC is in [0, 1]
+            out.append(min(max(num / (tot_p * tot_n), 0.0), 1.0))
         else:
             out.append(float("nan"))
     return out

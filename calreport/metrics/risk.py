@@ -776,7 +776,7 @@ class RiskResult:
 
     Attributes
     ----------
-    csr, sigma_csr, z, p_risk : float
+    csr, sigma_csr, z_csr, p_risk : float
         The paper's statistics on all rows (confidences clipped to [eps, 1 - eps]).
     p_risk_method : str
         ``"normal"`` or ``"monte_carlo"``: the method actually used for ``p_risk``.
@@ -807,7 +807,7 @@ class RiskResult:
         Clopper-Pearson one-sided 95 % upper bound of their error rate (NaN if none).
     rest_n : float
         Rows below certainty, on which the band rests.
-    rest_csr, rest_sigma_csr, rest_z, rest_p_risk : float
+    rest_csr, rest_sigma_csr, rest_z_csr, rest_p_risk : float
         The statistics on those rows.
     rest_p_risk_method, rest_method_reason : str
         Method of ``rest_p_risk`` and why.
@@ -824,7 +824,7 @@ class RiskResult:
 
     csr: float
     sigma_csr: float
-    z: float
+    z_csr: float
     p_risk: float
     p_risk_method: str
     band: str
@@ -844,7 +844,7 @@ class RiskResult:
     rest_n: float = math.nan
     rest_csr: float = math.nan
     rest_sigma_csr: float = math.nan
-    rest_z: float = math.nan
+    rest_z_csr: float = math.nan
     rest_p_risk: float = math.nan
     rest_p_risk_method: str = ""
     rest_method_reason: str = ""
@@ -853,6 +853,13 @@ class RiskResult:
     null_skewness: float = math.nan
     lattice_ratio: float = math.nan
     n_sim: int = 0
+
+    @property
+    def z(self) -> float:
+        """Deprecated name of :attr:`z_csr`."""
+        warnings.warn("RiskResult.z is deprecated; use RiskResult.z_csr.", FutureWarning,
+                      stacklevel=2)
+        return self.z_csr
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict of the fields."""
@@ -938,7 +945,7 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
     Examples
     --------
     >>> r = risk_summary([0.5] * 4, [0, 0, 0, 1], method="normal")
-    >>> r.csr, r.sigma_csr, r.z, r.band
+    >>> r.csr, r.sigma_csr, r.z_csr, r.band
     (1.5, 0.5, 1.0, 'no_evidence')
     >>> risk_summary([1.0] * 50, [1] * 50, eps=1e-8).band  # doctest: +SKIP
     'undetermined'
@@ -1018,14 +1025,14 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
             else r.denom)
     test_for_fields = rest_test or all_test
     return RiskResult(
-        csr=csr_all, sigma_csr=sig_all, z=z_all, p_risk=all_test.p_risk,
+        csr=csr_all, sigma_csr=sig_all, z_csr=z_all, p_risk=all_test.p_risk,
         p_risk_method=all_test.method, band=band, band_label=BANDS[band][0],
         n=r.count, n_clipped=n_clipped, n_clipped_one=int(n_one), eps=float(eps),
         p_risk_note=_note(csr_all, all_test.p_risk, z_all, all_test),
         method_reason=all_test.reason, band_reason=reason, weights=weights,
         n_eff=float(kish), n_certain=n_cert, n_certain_wrong=n_cw,
         certain_error_upper=upper, rest_n=rest_n, rest_csr=rest_csr,
-        rest_sigma_csr=rest_sig, rest_z=rest_z,
+        rest_sigma_csr=rest_sig, rest_z_csr=rest_z,
         rest_p_risk=rest_test.p_risk if rest_test else math.nan,
         rest_p_risk_method=rest_test.method if rest_test else "",
         rest_method_reason=rest_test.reason if rest_test else "no rows below certainty",

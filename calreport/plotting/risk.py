@@ -144,10 +144,7 @@ def risk_plot(
 
 
 def _z(r: Any) -> float:
-    z = getattr(r, "z", None)
-    if z is None:
-        z = getattr(r, "z_csr", math.nan)
-    return float(z)
+    return float(getattr(r, "z_csr", math.nan))
 
 
 def _band(r: Any) -> str:

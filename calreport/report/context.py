@@ -188,7 +188,7 @@ class _RiskView:
     """What the risk plot reads of a group: z, CSR and the verdict's band."""
 
     def __init__(self, facts: Mapping[str, Any]) -> None:
-        self.z, self.csr, self.band = facts["z"], facts["csr"], facts["band"]
+        self.z_csr, self.csr, self.band = facts["z_csr"], facts["csr"], facts["band"]
 
 
 def _opt(x: Any) -> str | None:

@@ -80,7 +80,7 @@ def group_facts(g: Any, prof: ConfidenceProfile | None, eps: float,
     """
     r = g.risk
     csr = _f(_get(r, "csr", g.get("csr")))
-    z = _f(_get(r, "z", _get(r, "z_csr", g.get("z_csr"))))
+    z = _f(_get(r, "z_csr", g.get("z_csr")))
     p_risk = _f(_get(r, "p_risk", g.get("p_risk")))
     raw_band = _get(r, "band")
     band = band_key(raw_band) if raw_band else _z_band(z)
@@ -106,7 +106,7 @@ def group_facts(g: Any, prof: ConfidenceProfile | None, eps: float,
         "csr": csr,
         "csr_ci": list(g.intervals.get("csr", (math.nan, math.nan))),
         "sigma_csr": _f(_get(r, "sigma_csr", g.get("sigma_csr"))),
-        "z": z,
+        "z_csr": z,
         "p_risk": p_risk,
         "p_risk_ci": list(g.intervals.get("p_risk", (math.nan, math.nan))),
         "p_risk_note": note,
@@ -151,7 +151,7 @@ def _certainty(r: Any, prof: ConfidenceProfile | None, eps: float) -> dict[str, 
 
 def sort_key(facts: Mapping[str, Any]) -> tuple[int, float, str]:
     """Most severe band first, then highest z, then name."""
-    z = facts["z"]
+    z = facts["z_csr"]
     return (facts["severity"], -z if not math.isnan(z) else math.inf, facts["name"])
 
 
@@ -177,7 +177,7 @@ def overall_story(overall: Mapping[str, Any] | None, groups: list[dict[str, Any]
             f"{counts['evidence']} with evidence); {counts['undetermined']} undetermined."
             if flagged else f"None of the {n} groups shows evidence of overconfidence; "
             f"{counts['undetermined']} undetermined.")
-    ranked = sorted((g for g in groups if not math.isnan(g["z"])), key=lambda g: -g["z"])
+    ranked = sorted((g for g in groups if not math.isnan(g["z_csr"])), key=lambda g: -g["z_csr"])
     n_certain = sum(g["n_certain"] or 0 for g in groups)
     n_wrong = sum(g["n_certain_wrong"] or 0 for g in groups)
     wrong_groups = [g["name"] for g in groups if (g["n_certain_wrong"] or 0) > 0]
