@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from calreport import _labels as lab
 from calreport import _validate as v
 from calreport.profile import ConfidenceProfile
 
@@ -107,12 +108,12 @@ _NO_MATCH = object()
 def _match_label(candidate: Any, labels: np.ndarray | None) -> Any:
     if labels is None:
         return _NO_MATCH
-    for lab in labels.tolist():
-        if str(lab) == str(candidate):
-            return lab
+    for label in labels.tolist():
+        if str(label) == str(candidate):
+            return label
         try:
-            if v._key(lab) == v._key(candidate):
-                return lab
+            if lab._key(label) == lab._key(candidate):
+                return label
         except TypeError:
             continue
     return _NO_MATCH
@@ -366,8 +367,8 @@ def build_profile(df: pd.DataFrame, roles: Roles) -> tuple[ConfidenceProfile, in
     names: dict[str, Any] = {"y_true": _name(roles.y), "y_pred": _name(roles.pred),
                              "conf": _name(roles.conf), "correct": _name(roles.correct),
                              "sample_weight": _name(roles.weight)}
-    yt = None if singles["y"] is None else v.factorize_labels(singles["y"], names["y_true"])
-    yp = None if singles["pred"] is None else v.factorize_labels(singles["pred"],
+    yt = None if singles["y"] is None else lab.factorize_labels(singles["y"], names["y_true"])
+    yp = None if singles["pred"] is None else lab.factorize_labels(singles["pred"],
                                                                  names["y_pred"])
     label_names = (names["y_true"], names["y_pred"])
     classes: np.ndarray | None = None
@@ -377,30 +378,30 @@ def build_profile(df: pd.DataFrame, roles: Roles) -> tuple[ConfidenceProfile, in
         names["proba"] = ([_name(c) for c in roles.proba] if len(roles.proba) > 1
                           else _name(roles.proba[0]))
     if roles.class_source is not None:
-        classes = v.as_classes(roles.classes)
+        classes = lab.as_classes(roles.classes)
         rule = {"classes": "given: classes=[...]", "mapping": "given: proba={class: column}"
                 }[roles.class_source]
     elif len(roles.proba) > 1 and yt is not None:
         # classes fixed from a larger frame widen the label set (a group may lack one)
-        wider = None if roles.classes is None else v.label_array(roles.classes)
-        labels = v.infer_classes(wider, yt, yp, names=("classes", *label_names))
+        wider = None if roles.classes is None else lab.label_array(roles.classes)
+        labels = lab.infer_classes(wider, yt, yp, names=("classes", *label_names))
         named = _column_classes(roles.proba, labels)
         if named is not None:
-            classes = v.as_classes(named[0], "the classes named by the proba columns")
+            classes = lab.as_classes(named[0], "the classes named by the proba columns")
             rule = named[1]
         elif wider is not None:
-            classes, rule = v.classes_for_columns(labels, len(roles.proba),
+            classes, rule = lab.classes_for_columns(labels, len(roles.proba),
                                                   proba_name=names["proba"])
     elif len(roles.proba) == 1 and yt is not None and roles.classes is not None:
         # classes fixed from a larger frame: still only {0, 1}, {False, True}, {-1, 1}
         # or pos_label say which label the score column is the probability of
-        universe = v.infer_classes(v.label_array(roles.classes), yt, yp,
+        universe = lab.infer_classes(lab.label_array(roles.classes), yt, yp,
                                    names=("classes", *label_names))
-        classes, rule = v.binary_classes(universe, pos_label=roles.pos_label,
+        classes, rule = lab.binary_classes(universe, pos_label=roles.pos_label,
                                          y_name=names["y_true"],
                                          proba_name=names["proba"])
     elif not roles.proba and roles.classes is not None:
-        classes = v.as_classes(roles.classes)
+        classes = lab.as_classes(roles.classes)
         rule = "given"
     if roles.proba:
         if len(roles.proba) == 1:

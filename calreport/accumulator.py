@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from calreport import _labels as lab
 from calreport.profile import ConfidenceProfile
 from calreport.stats import StatsConfig, StatsState
 from calreport.stats import finish as _finish
@@ -64,7 +65,6 @@ def resolve_spec(frame: Any, role_kw: dict[str, Any], by: Sequence[Hashable] | N
 
 
 def _infer_classes(roles: Any, labels: Any, preds: Any) -> tuple[Any, ...] | None:
-    from calreport import _validate as v
 
     if labels is None:
         return None
@@ -74,7 +74,7 @@ def _infer_classes(roles: Any, labels: Any, preds: Any) -> tuple[Any, ...] | Non
         probe = ConfidenceProfile.from_arrays(y, np.full(len(y), 0.5), pos_label=roles.pos_label)
         return tuple(probe.classes.tolist())
     p = np.asarray(preds) if preds is not None else y[:0]
-    return tuple(v.infer_classes(y, p[~_isna(p)]).tolist())
+    return tuple(lab.infer_classes(y, p[~_isna(p)]).tolist())
 
 
 def _isna(a: np.ndarray) -> np.ndarray:

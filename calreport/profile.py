@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from calreport import _labels as lab
 from calreport import _validate as v
 
 
@@ -78,7 +79,10 @@ class ConfidenceProfile:
         for name in ("conf", "correct", "y_true", "y_pred", "proba", "score", "sample_weight"):
             arr = getattr(self, name)
             if arr is not None:
-                arr.flags.writeable = False
+                # a read-only view: the caller's array (and its flags) stay untouched
+                view = arr.view()
+                view.flags.writeable = False
+                object.__setattr__(self, name, view)
 
     def take(self, rows: np.ndarray) -> ConfidenceProfile:
         """The profile restricted to ``rows`` (integer positions or a boolean mask).
@@ -239,8 +243,8 @@ class ConfidenceProfile:
         threshold = float(threshold)
         if not 0.0 < threshold < 1.0:
             raise ValueError(f"`threshold` must be in (0, 1), got {threshold!r}.")
-        yt = None if y_true is None else v.factorize_labels(y_true, nm["y_true"])
-        yp = None if y_pred is None else v.factorize_labels(y_pred, nm["y_pred"])
+        yt = None if y_true is None else lab.factorize_labels(y_true, nm["y_true"])
+        yp = None if y_pred is None else lab.factorize_labels(y_pred, nm["y_pred"])
         notes: dict[str, Any] = {}
 
         if proba is not None:
@@ -254,21 +258,21 @@ class ConfidenceProfile:
         elif conf is not None and yp is not None and yt is not None:
             c = v.check_probability(conf, nm["conf"])
             if classes is None:
-                cl = v.infer_classes(yt, yp, names=(nm["y_true"], nm["y_pred"]))
+                cl = lab.infer_classes(yt, yp, names=(nm["y_true"], nm["y_pred"]))
                 notes["class_rule"] = "sorted labels"
             else:
-                cl = v.as_classes(classes)
+                cl = lab.as_classes(classes)
                 notes["class_rule"] = "given"
-            codes_true = v.encode_labels(yt, cl, nm["y_true"], classes_name="the labels")
-            codes_pred = v.encode_labels(yp, cl, nm["y_pred"], classes_name="the labels")
+            codes_true = lab.encode_labels(yt, cl, nm["y_true"], classes_name="the labels")
+            codes_pred = lab.encode_labels(yp, cl, nm["y_pred"], classes_name="the labels")
             v.check_consistent_length(**{nm["y_true"]: len(codes_true),
                                          nm["y_pred"]: len(codes_pred), nm["conf"]: len(c)})
-            v.check_top_label_confidence(c, len(cl), nm["conf"])
+            lab.check_top_label_confidence(c, len(cl), nm["conf"])
             prof = dict(conf=c, correct=codes_true == codes_pred, y_true=codes_true,
                         y_pred=codes_pred, classes=cl)
         elif conf is not None and correct is not None:
             c = v.check_probability(conf, nm["conf"])
-            ok = v.check_binary_indicator(correct, nm["correct"])
+            ok = lab.check_binary_indicator(correct, nm["correct"])
             v.check_consistent_length(**{nm["conf"]: len(c), nm["correct"]: len(ok)})
             prof = dict(conf=c, correct=ok)
             correct = None
@@ -282,7 +286,7 @@ class ConfidenceProfile:
             )
 
         if correct is not None:
-            ok = v.check_binary_indicator(correct, nm["correct"])
+            ok = lab.check_binary_indicator(correct, nm["correct"])
             v.check_consistent_length(**{nm["correct"]: len(ok), "the labels": len(prof["conf"])})
             bad = ok != prof["correct"]
             if bad.any():
@@ -295,7 +299,12 @@ class ConfidenceProfile:
                                   kind=weights)
         if w is not None and weights == "importance":
             w, notes["weight_scale"] = v.normalize_weights(w)
-        return cls(sample_weight=w, threshold=threshold, weights=weights, notes=notes, **prof)
+        # the profile owns its arrays: a view of the caller's data would change with it
+        raws = [r for r in (_raw(x) for x in (y_true, proba, y_pred, conf, correct,
+                                              sample_weight)) if r is not None]
+        prof = {k: _owned(a, raws) for k, a in prof.items()}
+        return cls(sample_weight=_owned(w, raws), threshold=threshold, weights=weights,
+                   notes=notes, **prof)
 
     @staticmethod
     def _from_proba(yt, proba, yp, conf, classes, threshold, pos_label, nm, notes,
@@ -305,11 +314,11 @@ class ConfidenceProfile:
         label_names = (nm["y_true"], nm["y_pred"])
         if p.ndim == 1:
             if classes is None:
-                labels = v.infer_classes(yt, yp, names=label_names)
-                cl, notes["class_rule"] = v.binary_classes(
+                labels = lab.infer_classes(yt, yp, names=label_names)
+                cl, notes["class_rule"] = lab.binary_classes(
                     labels, pos_label=pos_label, y_name=nm["y_true"], proba_name=nm["proba"])
             else:
-                cl = v.as_classes(classes)
+                cl = lab.as_classes(classes)
                 notes["class_rule"] = "given: classes=[negative, positive]"
                 if len(cl) != 2:
                     raise ValueError(
@@ -326,34 +335,58 @@ class ConfidenceProfile:
             full = p
             k = p.shape[1]
             if classes is None:
-                labels = v.infer_classes(yt, yp, names=label_names)
-                cl, notes["class_rule"] = v.classes_for_columns(labels, k,
+                labels = lab.infer_classes(yt, yp, names=label_names)
+                cl, notes["class_rule"] = lab.classes_for_columns(labels, k,
                                                                 proba_name=nm["proba"])
             else:
-                cl = v.as_classes(classes)
+                cl = lab.as_classes(classes)
                 notes["class_rule"] = "given"
                 if len(cl) != k:
                     raise ValueError(
                         f"`classes` has {len(cl)} labels {cl.tolist()[:12]} but "
                         f"`{nm['proba']}` has {k} columns. Pass one class per column, in "
-                        f"column order, e.g. classes={v._example_classes(cl[:k], cl)}."
+                        f"column order, e.g. classes={lab._example_classes(cl[:k], cl)}."
                     )
             pred_codes = np.argmax(p, axis=1).astype(np.int64)
             if k == 2:
                 score = p[:, 1]
-        codes_true = v.encode_labels(yt, cl, nm["y_true"])
+        codes_true = lab.encode_labels(yt, cl, nm["y_true"])
         v.check_consistent_length(**{nm["y_true"]: len(codes_true), nm["proba"]: n})
         if yp is not None:
-            pred_codes = v.encode_labels(yp, cl, nm["y_pred"])
+            pred_codes = lab.encode_labels(yp, cl, nm["y_pred"])
             v.check_consistent_length(**{nm["y_pred"]: len(pred_codes), nm["proba"]: n})
         if conf is not None:
             c = v.check_probability(conf, nm["conf"])
             v.check_consistent_length(**{nm["conf"]: len(c), nm["proba"]: n})
             if yp is not None:
-                v.check_top_label_confidence(c, len(cl), nm["conf"])
+                lab.check_top_label_confidence(c, len(cl), nm["conf"])
         elif p.ndim == 1:
             c = np.where(pred_codes == 1, full[:, 1], full[:, 0])
         else:
             c = np.take_along_axis(full, pred_codes[:, None], axis=1)[:, 0]
         return dict(conf=c, correct=codes_true == pred_codes, y_true=codes_true,
                     y_pred=pred_codes, proba=full, classes=cl, score=score)
+
+
+def _raw(x: Any) -> np.ndarray | None:
+    """The memory behind an input, when it is a NumPy array or a pandas object."""
+    if isinstance(x, np.ndarray):
+        return x
+    if hasattr(x, "to_numpy") and hasattr(x, "dtype"):
+        try:
+            values = x.to_numpy()
+        except (TypeError, ValueError):  # pragma: no cover - exotic extension arrays
+            return None
+        return values if isinstance(values, np.ndarray) and values.dtype.kind in "biuf" \
+            else None
+    values = getattr(x, "values", None)
+    return values if isinstance(values, np.ndarray) else None
+
+
+def _owned(a: Any, raws: list[np.ndarray]) -> Any:
+    """``a``, copied when it may share memory with one of the caller's inputs."""
+    if not isinstance(a, np.ndarray):
+        return a
+    if any(np.may_share_memory(a, r) for r in raws):
+        return a.copy()
+    return a

@@ -208,7 +208,7 @@ def simulate_cell(distribution: str, mode: str, n: int, reps: int, *, seed: int 
             n_clipped += risk.clip_confidence(c, eps=eps, warn=False)[1]
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", risk.ClippedConfidenceWarning)
-                res = risk.risk_summary(c, ok, eps=eps)
+                res = risk.risk_summary(c, ok, eps=eps, method="normal")
             out["acc"].append(weighted.accuracy(ok))
             out["cwa"].append(weighted.cwa(c, ok))
             out["gain"].append(100.0 * weighted.gain(c, ok))

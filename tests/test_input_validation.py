@@ -16,6 +16,7 @@ from sklearn.metrics import log_loss, roc_auc_score
 
 import calreport  # noqa: F401  (registers the accessors)
 from calreport import ConfidenceProfile
+from calreport import _labels as lab
 from calreport import _validate as v
 from calreport._roles import build_profile, resolve_roles
 from calreport.summary import summarize
@@ -84,25 +85,25 @@ LABEL_INPUTS = {
 def test_vectorised_encoding_equals_previous_encoder(kind):
     y = LABEL_INPUTS[kind]()
     old_classes = _old_infer_classes(y)
-    new_classes = v.infer_classes(y)
+    new_classes = lab.infer_classes(y)
     assert [_old_key(c) for c in new_classes.tolist()] == [_old_key(c) for c in old_classes]
-    assert v.encode_labels(y, new_classes, "y").tolist() == _old_encode(y, old_classes).tolist()
+    assert lab.encode_labels(y, new_classes, "y").tolist() == _old_encode(y, old_classes).tolist()
 
 
 def test_encoding_mixes_dtypes_across_columns_like_the_previous_encoder():
     y = pd.Series([1, 0, 1, 1], dtype="Int64")
     pred = np.array([True, False, False, True])
     old = _old_infer_classes(y, pred)
-    new = v.infer_classes(y, pred)
+    new = lab.infer_classes(y, pred)
     assert [_old_key(c) for c in new.tolist()] == [_old_key(c) for c in old]
-    assert v.encode_labels(pred, new, "pred").tolist() == _old_encode(pred, old).tolist()
+    assert lab.encode_labels(pred, new, "pred").tolist() == _old_encode(pred, old).tolist()
 
 
 def test_encoding_runs_no_python_per_row(monkeypatch):
     # _key is the per-label Python function: it may run once per distinct label,
     # never once per row
     calls = []
-    real = v._key
+    real = lab._key
     monkeypatch.setattr(v, "_key", lambda val: calls.append(1) or real(val))
     rng = np.random.default_rng(0)
     n = 200_000
@@ -111,8 +112,8 @@ def test_encoding_runs_no_python_per_row(monkeypatch):
               rng.integers(0, 3, n).astype(float), np.array(rng.choice(["a", "b"], n),
                                                             dtype=object)):
         calls.clear()
-        classes = v.infer_classes(y)
-        codes = v.encode_labels(y, classes, "y")
+        classes = lab.infer_classes(y)
+        codes = lab.encode_labels(y, classes, "y")
         assert codes.shape == (n,)
         assert len(calls) < 50, type(y)
 
@@ -120,7 +121,7 @@ def test_encoding_runs_no_python_per_row(monkeypatch):
 def test_unknown_labels_counted_with_the_fix():
     with pytest.raises(ValueError, match=r"`y` has 2 labels not among the classes.*'z'.*"
                                          r"classes=\["):
-        v.encode_labels(np.array(["a", "z", "b", "z"]), np.array(["a", "b"]), "y")
+        lab.encode_labels(np.array(["a", "z", "b", "z"]), np.array(["a", "b"]), "y")
 
 
 # ------------------------------------------------------------------ positive class
@@ -161,8 +162,8 @@ def test_conventional_binary_labels_need_no_pos_label(labels):
         labels.dtype)
     p = np.linspace(0.1, 0.9, 6)
     prof = ConfidenceProfile.from_arrays(y, p)
-    assert v._key(prof.classes[1]) == 1
-    positive = np.array([v._key(val) == 1 for val in np.asarray(y, dtype=object)])
+    assert lab._key(prof.classes[1]) == 1
+    positive = np.array([lab._key(val) == 1 for val in np.asarray(y, dtype=object)])
     assert (prof.y_true == 1).tolist() == positive.tolist()
 
 
@@ -378,7 +379,7 @@ def test_check_sample_weight_kind_option():
 def test_top_label_confidence_below_one_over_k_warns():
     df = pd.DataFrame({"y": [0, 1, 1, 0], "y_pred": [0, 1, 0, 0],
                        "confidence": [0.9, 0.3, 0.8, 0.45]})
-    with pytest.warns(v.TopLabelConfidenceWarning,
+    with pytest.warns(lab.TopLabelConfidenceWarning,
                       match=r"`confidence` is below 1/K = 0.5 on 2 rows \(first at "
                             r"position 1: 0.3\)"):
         _profile(df, y="y", pred="y_pred", conf="confidence")

@@ -147,7 +147,7 @@ def test_verdict_first_page_story(rep, frame, html):
     assert order == sorted(order)
     for g in rep.context["groups"]:
         _, conf, correct = _group_rows(frame, g["name"])
-        assert g["z"] == pytest.approx(_z(conf, correct), rel=1e-9)
+        assert g["z_csr"] == pytest.approx(_z(conf, correct), rel=1e-9)
     bands = {g["name"]: g["band"] for g in rep.context["groups"]}
     assert bands["overconfident"] == "risky" and bands["calibrated"] != "risky"
     counts = {c["band"]: c["count"] for c in rep.context["overall"]["counts"]}

@@ -128,7 +128,7 @@ def test_frequency_weights_equal_repeated_rows():
     w[0] = 2
     rep = risk.risk_summary(np.repeat(c, w), np.repeat(ok, w), method="normal")
     fw = risk.risk_summary(c, ok, sample_weight=w, weights="frequency", method="normal")
-    for field in ("csr", "sigma_csr", "z", "p_risk", "n", "n_eff", "rest_power"):
+    for field in ("csr", "sigma_csr", "z_csr", "p_risk", "n", "n_eff", "rest_power"):
         assert getattr(fw, field) == pytest.approx(getattr(rep, field), rel=1e-12), field
     assert fw.band == rep.band
     # the Monte Carlo nulls agree too (binomial counts vs repeated Bernoulli rows)
@@ -187,7 +187,7 @@ def test_p_risk_note_when_csr_at_most_one():
     ok = rng.random(3000) < c + 0.01  # slightly underconfident: CSR < 1
     r = risk.risk_summary(c, ok, seed=0)
     assert r.csr <= 1 and r.z_csr < 0 and r.p_risk == 0.0
-    assert r.p_risk_note.startswith("CSR <= 1: no overconfidence to assess")
+    assert r.p_risk_note.startswith("CSR ≤ 1: no overconfidence to assess")
     assert r.band in ("no_evidence", "undetermined")
 
 

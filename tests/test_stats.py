@@ -55,15 +55,15 @@ def test_exact_sums_reject_negative_values():
 @pytest.mark.parametrize("weights", [False, True])
 def test_binary_summary_equals_core(weights):
     p = _binary(weights=weights)
-    t = summary(StatsState.from_profile(p, config=StatsConfig(weights="frequency")))
+    t = summary(StatsState.from_profile(p, config=StatsConfig(weights="importance")))
     v = {k: float(a[0]) for k, a in t.values.items()}
     w = p.sample_weight
     s, y = p.view("positive")
     assert v["accuracy"] == pytest.approx(weighted.accuracy(p.correct, sample_weight=w), **TOL)
     assert v["cwa"] == pytest.approx(weighted.cwa(p.conf, p.correct, sample_weight=w), **TOL)
     assert v["gain"] == pytest.approx(weighted.gain(p.conf, p.correct, sample_weight=w), **TOL)
-    r = risk.risk_summary(p.conf, p.correct, sample_weight=w)
-    for name, ref in (("csr", r.csr), ("sigma_csr", r.sigma_csr), ("z_csr", r.z),
+    r = risk.risk_summary(p.conf, p.correct, sample_weight=w, method="normal")
+    for name, ref in (("csr", r.csr), ("sigma_csr", r.sigma_csr), ("z_csr", r.z_csr),
                       ("p_risk", r.p_risk)):
         assert v[name] == pytest.approx(ref, **TOL), name
     assert v["ece"] == pytest.approx(binned.ece(s, y, sample_weight=w), **TOL)

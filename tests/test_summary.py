@@ -70,9 +70,14 @@ def test_reasons_for_undefined_metrics():
 def test_weights_integer_equal_repetition():
     y, p = _data(200, seed=5)
     w = np.random.default_rng(1).integers(1, 4, 200)
-    names = [m for m in METRICS if m not in ("lcs", "tce_bpm")]
+    # lcs, tce_bpm and eci take no weights; the debiased ECE's equal-mass edges count
+    # rows, not weights (as Kumar et al.'s package does)
+    names = [m for m in METRICS if m not in ("lcs", "tce_bpm", "eci", "debiased_ece")]
     a = summarize(ConfidenceProfile.from_arrays(y, p, sample_weight=w, weights="frequency"),
                   metrics=names).values
     b = summary(np.repeat(y, w), np.repeat(p, w), metrics=names)
     for m in names:
-        assert a[m] == pytest.approx(b[m], rel=1e-9, nan_ok=True), m
+        # smooth ECE adds a small constant to its smoothed density (relplot's
+        # convention), so weights equal repeated rows to about 1e-7 there
+        rel = 1e-6 if m == "smece" else 1e-9
+        assert a[m] == pytest.approx(b[m], rel=rel, nan_ok=True), m

@@ -34,6 +34,7 @@ from typing import Any, Literal
 import numpy as np
 from scipy import special
 
+from calreport import _labels as lab
 from calreport import _validate as v
 
 __all__ = [
@@ -190,7 +191,7 @@ def _prepare(
     n_bins = v.check_n_bins(n_bins)
     v.check_option(strategy, "strategy", STRATEGIES)
     s = v.check_probability(score, "score")
-    y = v.check_binary_indicator(outcome, "outcome")
+    y = lab.check_binary_indicator(outcome, "outcome")
     v.check_consistent_length(score=s.shape[0], outcome=y.shape[0])
     w = v.check_sample_weight(sample_weight, s.shape[0])
     return s, y, w, n_bins

@@ -29,6 +29,7 @@ import numpy as np
 from scipy import optimize, special
 from threadpoolctl import ThreadpoolController
 
+from calreport import _labels as lab
 from calreport import _validate as v
 
 __all__ = [
@@ -210,7 +211,7 @@ def _sorted_inputs(conf: Any, correct: Any) -> tuple[np.ndarray, np.ndarray]:
     do not depend on the order of the rows.
     """
     s = v.check_probability(conf, "conf")
-    hit = v.check_binary_indicator(correct, "correct")
+    hit = lab.check_binary_indicator(correct, "correct")
     v.check_consistent_length(conf=s.shape[0], correct=hit.shape[0])
     order = np.lexsort((hit, s))
     return s[order], hit[order].astype(np.float64)

@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from scipy import stats
 
+from calreport import _labels as lab
 from calreport import _validate as v
 
 __all__ = [
@@ -50,7 +51,7 @@ def _inputs(
     score: Any, outcome: Any, sample_weight: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     p = v.check_probability(score, "score")
-    y = v.check_binary_indicator(outcome, "outcome")
+    y = lab.check_binary_indicator(outcome, "outcome")
     v.check_consistent_length(score=p.size, outcome=y.size)
     w = v.check_sample_weight(sample_weight, p.size)
     return p, y.astype(np.float64), w

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from calreport import _labels as lab
 from calreport import _validate as v
 
 try:  # SciPy >= 1.12: compiled PAVA
@@ -180,7 +181,7 @@ def _prepare(score: Any, outcome: Any | None, sample_weight: Any
     s = v.check_probability(score, "score")
     y = None
     if outcome is not None:
-        y = v.check_binary_indicator(outcome, "outcome").astype(np.float64)
+        y = lab.check_binary_indicator(outcome, "outcome").astype(np.float64)
         v.check_consistent_length(score=s.size, outcome=y.size)
     w = v.check_sample_weight(sample_weight, s.size)
     return s, y, w

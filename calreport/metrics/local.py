@@ -58,6 +58,7 @@ import numpy as np
 from scipy.signal import fftconvolve
 from statsmodels.nonparametric.smoothers_lowess import lowess as _statsmodels_lowess
 
+from calreport import _labels as lab
 from calreport import _validate as v
 
 __all__ = [
@@ -172,7 +173,7 @@ def _prepare(
     """Validate, then return scores sorted ascending, outcomes in that order, frac, k."""
     v.check_option(method, "method", METHODS)
     s = v.check_probability(score, "score")
-    y = v.check_binary_indicator(outcome, "outcome")
+    y = lab.check_binary_indicator(outcome, "outcome")
     v.check_consistent_length(score=s.size, outcome=y.size)
     frac = _resolve_frac(frac, s.size)
     v.check_distinct_values(s, "score", why="a calibration curve")

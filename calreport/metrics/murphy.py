@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from calreport import _labels as lab
 from calreport import _validate as v
 
 __all__ = ["DEFAULT_N_THETA", "MurphyDiagram", "murphy_diagram"]
@@ -118,7 +119,7 @@ def murphy_diagram(
     [0.066667, 0.166667, 0.333333]
     """
     s = v.check_probability(score, "score")
-    y = v.check_binary_indicator(outcome, "outcome")
+    y = lab.check_binary_indicator(outcome, "outcome")
     v.check_consistent_length(score=s.size, outcome=y.size)
     w = v.check_sample_weight(sample_weight, s.size)
     if theta is None:

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from calreport import _labels as lab
 from calreport import _validate as v
 
 __all__ = [
@@ -300,7 +301,7 @@ def weighted_auc(y_binary: Any, score: Any, *, weight: Any = None) -> float:
     >>> weighted_auc([0, 1], [0.5, 0.5])
     0.5
     """
-    y = v.check_binary_indicator(y_binary, "y_binary")
+    y = lab.check_binary_indicator(y_binary, "y_binary")
     s = v.as_float_array(score, "score")
     v.check_consistent_length(y_binary=y.shape[0], score=s.shape[0])
     w = v.check_sample_weight(weight, s.shape[0], "weight")
@@ -596,7 +597,7 @@ def roc_curve(
     >>> fpr.tolist(), tpr.tolist()
     ([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0])
     """
-    y = v.check_binary_indicator(y_binary, "y_binary")
+    y = lab.check_binary_indicator(y_binary, "y_binary")
     s = v.as_float_array(score, "score")
     v.check_consistent_length(y_binary=y.shape[0], score=s.shape[0])
     w = v.check_sample_weight(weight, s.shape[0], "weight")
@@ -648,7 +649,7 @@ def cw_roc_curve(
     >>> fpr.tolist(), tpr.tolist()
     ([0.0, 0.0, 0.0, 1.0], [0.0, 0.6, 1.0, 1.0])
     """
-    y = v.check_binary_indicator(y_binary, "y_binary")
+    y = lab.check_binary_indicator(y_binary, "y_binary")
     s = v.as_float_array(score, "score")
     c = v.check_probability(conf, "conf")
     v.check_consistent_length(y_binary=y.shape[0], score=s.shape[0], conf=c.shape[0])

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from calreport import _labels as lab
 from calreport import _validate as v
 from calreport.metrics.binned import STRATEGIES, Strategy, _bin_means, _bin_sums
 
@@ -156,7 +157,7 @@ def top_label_brier(conf: Any, correct: Any, *, sample_weight: Any = None) -> fl
     0.136667
     """
     c = v.check_probability(conf, "conf")
-    ok = v.check_binary_indicator(correct, "correct")
+    ok = lab.check_binary_indicator(correct, "correct")
     v.check_consistent_length(conf=c.shape[0], correct=ok.shape[0])
     w = v.check_sample_weight(sample_weight, c.shape[0])
     return _average((c - ok) ** 2, w)
@@ -308,7 +309,7 @@ def murphy_decomposition(
     n_bins = v.check_n_bins(n_bins)
     v.check_option(strategy, "strategy", STRATEGIES)
     s = v.check_probability(score, "score")
-    y = v.check_binary_indicator(outcome, "outcome")
+    y = lab.check_binary_indicator(outcome, "outcome")
     v.check_consistent_length(score=s.shape[0], outcome=y.shape[0])
     w = v.check_sample_weight(sample_weight, s.shape[0])
     sums = _bin_sums(s, y, w, n_bins, strategy)

@@ -15,6 +15,7 @@ from typing import Any, Literal
 import numpy as np
 from scipy import special
 
+from calreport import _labels as lab
 from calreport import _validate as v
 
 __all__ = [
@@ -44,7 +45,7 @@ def _prepare(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validated confidence, correctness (float 0/1) and weights (ones when None)."""
     c = v.check_probability(conf, "conf")
-    ok = v.check_binary_indicator(correct, "correct")
+    ok = lab.check_binary_indicator(correct, "correct")
     v.check_consistent_length(conf=c.shape[0], correct=ok.shape[0])
     w = v.check_sample_weight(sample_weight, c.shape[0])
     return c, ok.astype(np.float64), np.ones(c.shape[0]) if w is None else w

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from calreport import _labels as lab
 from calreport import _validate as v
 
 __all__ = [
@@ -56,7 +57,7 @@ def accuracy(correct: Any, *, sample_weight: Any = None) -> float:
     >>> accuracy([1, 0, 1, 1])
     0.75
     """
-    ok = v.check_binary_indicator(correct, "correct")
+    ok = lab.check_binary_indicator(correct, "correct")
     w = _weights(sample_weight, len(ok))
     return float((w * ok).sum() / w.sum())
 
@@ -89,7 +90,7 @@ def cwa(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
     0.7
     """
     c = v.check_probability(conf, "conf")
-    ok = v.check_binary_indicator(correct, "correct")
+    ok = lab.check_binary_indicator(correct, "correct")
     v.check_consistent_length(conf=len(c), correct=len(ok))
     w = _weights(sample_weight, len(c))
     den = float((w * c).sum())

@@ -10,7 +10,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from calreport import _validate as v
+from calreport import _labels as lab
 from calreport.plotting._base import (
     _DIAGONAL,
     ProfileData,
@@ -39,10 +39,10 @@ def _roc_class(prof: ConfidenceProfile, cls: Any) -> tuple[int, Any]:
             f"roc_plot: the problem has {prof.n_classes} classes; pass cls= one of "
             f"{list(classes.tolist())[:10]} (one-vs-rest curve of that class)."
         )
-    keys = [v._key(c) for c in classes.tolist()]
-    if v._key(cls) not in keys:
+    keys = [lab._key(c) for c in classes.tolist()]
+    if lab._key(cls) not in keys:
         raise ValueError(f"`cls` {cls!r} is not among the classes {list(classes.tolist())}.")
-    k = keys.index(v._key(cls))
+    k = keys.index(lab._key(cls))
     return k, classes[k]
 
 

@@ -1,0 +1,240 @@
+"""Rows of a risk assessment: clipping, weights and the moments of the CSR null.
+
+Shared by :mod:`calreport.metrics.risk` (the statistics and the verdict) and
+:mod:`calreport.metrics._risk_null` (validity of the normal approximation, the Monte
+Carlo null and power).  Definitions: Martin-Maroto, Abderrahaman-Elena & de Polavieja
+(2026), "Beyond ECE", arXiv:2605.01796, section 2.1 and appendix A.2.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from calreport import _labels as lab
+from calreport import _validate as v
+
+#: Default clipping of confidences away from 0 and 1.
+EPS = 1e-8
+#: Default number of Monte Carlo draws of the null (standard error of P_risk <= 0.0036).
+N_SIM = 20000
+#: Normal approximation of the CSR null is valid when no single row carries more than
+#: this share of the null variance (Lindeberg-type ratio) ...
+LINDEBERG_MAX = 0.05
+#: ... and the absolute skewness of the null is at most this ...
+SKEWNESS_MAX = 0.25
+#: ... and no group of tied rows carrying >= 10 % of the variance has an error size
+#: above this fraction of the null standard deviation (lattice nulls; see
+#: ``normal_validity``).
+LATTICE_MAX = 0.1
+#: Power is computed against errors RHO times as frequent as the confidences claim.
+POWER_RHO = 2.0
+#: Below this power a "no evidence" verdict becomes "undetermined".
+POWER_MIN = 0.5
+#: One-sided level of the Clopper-Pearson bound on the error rate of certainty claims.
+CERTAIN_LEVEL = 0.95
+#: ``method="auto"`` simulates every row below this many rows; above, only the rows
+#: that break the normal approximation (the others enter through their exact moments).
+FULL_MONTE_CARLO_ROWS = 200
+#: Elements of one simulation tile (bounds memory at about 32 MiB of float64).
+_TILE = 1 << 22
+_METHODS = ("auto", "normal", "monte_carlo")
+_WEIGHTS = ("importance", "frequency")
+#: P_risk thresholds of the bands: the normal probabilities of 1 and 3 sigma.
+P_EVIDENCE = float(special.ndtr(1.0))
+P_RISKY = float(special.ndtr(3.0))
+
+
+class ClippedConfidenceWarning(UserWarning):
+    """A confidence of exactly 1 was clipped to ``1 - eps`` for CSR."""
+
+
+
+
+def clip_confidence(conf: Any, *, eps: float = EPS, warn: bool = True
+                    ) -> tuple[np.ndarray, int]:
+    """Clip confidences to ``[eps, 1 - eps]`` and count how many were changed.
+
+    Parameters
+    ----------
+    conf : array-like of float, shape (N,)
+        Top-label confidences in [0, 1].
+    eps : float, default 1e-8
+        Clipping margin, in (0, 0.5).
+    warn : bool, default True
+        Emit one :class:`ClippedConfidenceWarning` with the count when confidences of
+        exactly 1 were clipped (without clipping, an error at confidence 1 makes CSR
+        infinite).
+
+    Returns
+    -------
+    clipped : ndarray of float64
+    n_clipped : int
+
+    Raises
+    ------
+    ValueError
+        When ``eps`` is not in (0, 0.5) or a confidence is outside [0, 1].
+
+    Notes
+    -----
+    Clipping ``c -> 1 - max(1 - c, delta)`` with ``N delta << 1`` leaves P_risk
+    essentially unaltered (Martin-Maroto et al. 2026, section 4).  The verdict of
+    :func:`risk_summary` does not depend on ``eps``: clipped rows are certainty claims
+    and are judged on their own.
+
+    References
+    ----------
+    Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond ECE:
+    Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics. arXiv
+    preprint. arXiv:2605.01796. Section 4.
+
+    Examples
+    --------
+    >>> c, n = clip_confidence([0.5, 0.999999999], warn=False)
+    >>> n, float(c[1])
+    (1, 0.99999999)
+    """
+    c = v.check_probability(conf, "conf")
+    eps = _check_eps(eps)
+    clipped = np.clip(c, eps, 1.0 - eps)
+    n_one = int(np.count_nonzero(c == 1.0))
+    if warn and n_one:
+        warnings.warn(
+            f"{n_one} confidence(s) of exactly 1 were clipped to 1 - {eps:g} for CSR; an "
+            "error at confidence 1 would make CSR infinite. They count as certainty "
+            "claims in risk_summary().",
+            ClippedConfidenceWarning, stacklevel=3,
+        )
+    return clipped, int(np.count_nonzero(clipped != c))
+
+
+def _check_eps(eps: Any) -> float:
+    eps = v.check_positive_number(eps, "eps")
+    if eps >= 0.5:
+        raise ValueError(f"`eps` must be below 0.5, got {eps!r}.")
+    return eps
+
+
+def _check_weights(sample_weight: Any, n: int, kind: str) -> np.ndarray:
+    """Weights as float64 (ones when absent); frequency weights must be integers."""
+    v.check_option(kind, "weights", _WEIGHTS)
+    w = v.check_sample_weight(sample_weight, n)
+    if w is None:
+        return np.ones(n)
+    if kind == "frequency":
+        bad = w != np.floor(w)
+        if bad.any():
+            pos = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"`sample_weight` has {int(bad.sum())} non-integer value(s) (first "
+                f"{w[pos]!r} at row {pos}) but weights='frequency' means repeat counts. "
+                "Pass integer counts, or weights='importance' for relative weights.")
+        if w.max() > 2.0 ** 62:
+            raise ValueError("`sample_weight` holds frequency counts above 2**62; pass "
+                             "weights='importance' for relative weights.")
+    return w
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Rows with positive weight, in the sum form ``S = sum_i a_i Y_i``.
+
+    ``Y_i`` is the number of errors among the ``k_i`` copies of row i (``k_i = 1`` for
+    importance weights, the count for frequency weights), ``a_i`` its size in CSR
+    numerator units and ``denom`` the CSR denominator, so ``CSR = S / denom`` and,
+    under calibration, ``E[S] = denom``.  Importance weights are divided by their
+    maximum first, so no sum overflows or underflows.
+    """
+
+    c: np.ndarray
+    raw: np.ndarray
+    wrong: np.ndarray
+    atom: np.ndarray
+    k: np.ndarray
+    w: np.ndarray
+    denom: float
+    kind: str
+
+    @property
+    def p(self) -> np.ndarray:
+        return 1.0 - self.c
+
+    def subset(self, mask: np.ndarray) -> _Rows:
+        w = self.w[mask]
+        return _Rows(self.c[mask], self.raw[mask], self.wrong[mask], self.atom[mask],
+                     self.k[mask], w, float(w.sum()), self.kind)
+
+    @property
+    def s_obs(self) -> float:
+        return float((self.atom * self.k * self.wrong).sum())
+
+    @property
+    def count(self) -> float:
+        return float(self.k.sum())
+
+
+def _rows(conf: Any, correct: Any, sample_weight: Any, eps: float, kind: str,
+          warn: bool = True) -> tuple[_Rows, int]:
+    raw = v.check_probability(conf, "conf")
+    c, n_clipped = clip_confidence(raw, eps=eps, warn=warn)
+    ok = lab.check_binary_indicator(correct, "correct")
+    v.check_consistent_length(conf=len(c), correct=len(ok))
+    w = _check_weights(sample_weight, len(c), kind)
+    keep = w > 0
+    c, raw, ok, w = c[keep], raw[keep], ok[keep], w[keep]
+    if kind == "frequency":
+        k = w
+        atom = 1.0 / (1.0 - c)
+    else:
+        w = w / w.max()
+        k = np.ones(len(c))
+        atom = w / (1.0 - c)
+    return _Rows(c, raw, ~ok, atom, k, w, float(w.sum()), kind), n_clipped
+
+
+def _null_moments(r: _Rows) -> tuple[float, float, float]:
+    """Variance, third central moment and largest single-unit share of ``S``'s null."""
+    p = r.p
+    unit_var = r.atom ** 2 * p * r.c
+    var = float((r.k * unit_var).sum())
+    k3 = float((r.k * r.atom ** 3 * p * r.c * (1.0 - 2.0 * p)).sum())
+    share = float(unit_var.max() / var) if var > 0 else math.nan
+    return var, k3, share
+
+
+def _tie_groups(atom: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index of the distinct (error size, confidence) pairs and the inverse map."""
+    _, first, inv = np.unique(atom + 1j * c, return_index=True, return_inverse=True)
+    return first, inv.ravel()
+
+
+def _lattice_ratio(r: _Rows, var: float) -> float:
+    """Largest error size / null sd among tie groups with >= 10 % of the variance."""
+    if not var > 0:
+        return math.nan
+    first, inv = _tie_groups(r.atom, r.c)
+    group_var = np.bincount(inv, weights=r.k * r.atom ** 2 * r.p * r.c)
+    big = group_var >= 0.1 * var
+    return float(r.atom[first][big].max() / math.sqrt(var)) if big.any() else 0.0
+
+
+
+
+def _z(r: _Rows) -> float:
+    var = _null_moments(r)[0]
+    return (r.s_obs - r.denom) / math.sqrt(var) if var > 0 else math.nan
+
+
+def _p_normal(csr_value: float, z: float) -> float:
+    """The paper's P_risk: ``Phi(z)`` when CSR > 1, else 0."""
+    if math.isnan(z):
+        return math.nan
+    return float(special.ndtr(z)) if csr_value > 1.0 else 0.0
+
+
