@@ -104,7 +104,7 @@ def test_encoding_runs_no_python_per_row(monkeypatch):
     # never once per row
     calls = []
     real = lab._key
-    monkeypatch.setattr(v, "_key", lambda val: calls.append(1) or real(val))
+    monkeypatch.setattr(lab, "_key", lambda val: calls.append(1) or real(val))
     rng = np.random.default_rng(0)
     n = 200_000
     for y in (pd.Series(rng.choice(["a", "b", "c"], n)), rng.choice(["a", "b", "c"], n),
