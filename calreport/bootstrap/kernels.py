@@ -45,6 +45,7 @@ _TILE_CELLS = 1 << 17  # replicates x rows of a float64 working tile (1 MiB)
 _STREAM_REPLICATES = 16  # consecutive replicates drawn from one child seed
 _COLUMN_CHUNK = 1 << 16  # rows per chunk when building the per-row columns
 _THREADS = min(2, os.cpu_count() or 1)
+_THREAD_CELLS = 1 << 23  # replicates x rows below which the bootstrap stays on one thread
 _BLAS_CONTROLLER: list[Any] = []  # threadpoolctl's controller, created on first use
 
 
@@ -447,7 +448,8 @@ def bootstrap_replicates(
     block = _block_replicates(n, n_boot)
     starts = range(0, n_boot, block)
     out = {name: np.empty(n_boot) for name in k.names}
-    workers = min(_THREADS, len(starts))
+    # threads pay off only on large blocks: small groups run on the calling thread
+    workers = min(_THREADS, len(starts)) if n * n_boot >= _THREAD_CELLS else 1
     spare: queue.SimpleQueue[_Buffers] = queue.SimpleQueue()
     for _ in range(workers):
         spare.put(_Buffers())
