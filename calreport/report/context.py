@@ -306,7 +306,9 @@ def _metric_tables(result: CalibrationResult, facts: list[dict[str, Any]],
             lo, hi = g.intervals.get(m, (math.nan, math.nan))
             cells.append({"value": g.get(m), "ci_low": lo, "ci_high": hi})
         rows.append({"name": m, "label": spec.label, "direction": spec.direction,
-                     "target": spec.target, "cells": cells})
+                     "target": spec.target, "cells": cells,
+                     "coverage": spec.interval.coverage if result.ci is not None else "",
+                     "refit": spec.interval.kind == "refit"})
     tables = []
     for start in range(0, len(columns), width):
         tables.append({"columns": [c[0] for c in columns[start:start + width]],
