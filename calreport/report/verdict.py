@@ -110,6 +110,8 @@ def group_facts(g: Any, prof: ConfidenceProfile | None, eps: float,
         "p_risk": p_risk,
         "p_risk_ci": list(g.intervals.get("p_risk", (math.nan, math.nan))),
         "p_risk_note": note,
+        # cards print only what a reader needs beside the value: why P_risk is 0
+        "p_risk_card_note": note.split(" (")[0] if not math.isnan(csr) and csr <= 1 else "",
         "p_risk_method": method,
         "p_risk_method_text": method.replace("_", " "),
         "method_reason": str(_get(r, "method_reason", "")),
