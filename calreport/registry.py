@@ -201,7 +201,11 @@ class MetricCache:
     def auc_pair(self, p: ConfidenceProfile) -> tuple[float, float]:
         """Macro AUC and cwAUC over the classes with positives and negatives."""
         if "auc" not in self.values:
-            per_auc, per_cw = ranking.auc_cwauc(p.y_true, p.proba, p.conf,
+            # binary: the positive class's AUC (that of the other class is the same
+            # pairs counted the other way), as scikit-learn and the bootstrap kernel
+            y, scores = ((p.y_true == 1).astype(np.int64), p.score) if p.score is not None \
+                else (p.y_true, p.proba)
+            per_auc, per_cw = ranking.auc_cwauc(y, scores, p.conf,
                                                 sample_weight=p.sample_weight)
             self.values["auc"] = (_nanmean(per_auc), _nanmean(per_cw))
         return self.values["auc"]
