@@ -199,3 +199,23 @@ def test_entry_is_well_formed(name):
     elif spec.interval.kind == "bootstrap":
         assert spec.interval.finish is not None
     assert "\\" not in spec.formula and "$" not in spec.formula  # no LaTeX
+
+
+def test_intervals_stay_in_the_metric_range():
+    """Basic and analytic intervals are clipped to the registry's bounds (DeLong to
+    [0, 1], a basic ECE interval at 0)."""
+    prof = _binary(n=80)
+    res = summarize(prof, settings=Settings(p_risk_method="normal"))
+    for method in ("basic", "analytic", "percentile"):
+        iv = bootstrap_intervals(prof, res, n_boot=60, seed=0, method=method, refit=False)
+        for name, (lo, hi) in iv.items():
+            if name in REGISTRY and not np.isnan(lo):
+                a, b = REGISTRY[name].bounds
+                assert a <= lo <= hi <= b, (method, name, lo, hi)
+    # a near-perfect ranking: DeLong's normal interval would pass 1
+    y = np.r_[np.zeros(30), np.ones(30)].astype(int)
+    s = np.r_[np.linspace(0.01, 0.45, 30), np.linspace(0.44, 0.99, 30)]
+    p = ConfidenceProfile.from_arrays(y, s)
+    r = summarize(p, metrics=["auc"])
+    lo, hi = bootstrap_intervals(p, r, method="analytic")["auc"]
+    assert hi == 1.0 and lo < 1.0

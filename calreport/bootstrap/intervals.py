@@ -86,6 +86,15 @@ def _interval(reps: np.ndarray, value: float, ci: float, method: str) -> tuple[f
     return float(lo), float(hi)
 
 
+def _clip(name: str, iv: tuple[float, float]) -> tuple[float, float]:
+    """An interval clipped to the metric's range (e.g. DeLong's to [0, 1], ECE's at 0)."""
+    lo, hi = iv
+    a, b = REGISTRY[name].bounds
+    if math.isnan(lo) or math.isnan(hi):
+        return lo, hi
+    return min(max(lo, a), b), max(min(hi, b), a)
+
+
 def _check(ci: float, method: str | None, resampling: str) -> float:
     ci = float(ci)
     if not 0.0 < ci < 1.0:
@@ -212,7 +221,7 @@ def bootstrap_intervals(
             DegenerateReplicateWarning, stacklevel=2,
         )
     for k in [*wanted, *refits]:
-        intervals[k] = _interval(reps[k], result.values[k], ci, methods[k])
+        intervals[k] = _clip(k, _interval(reps[k], result.values[k], ci, methods[k]))
         if math.isnan(intervals[k][0]):
             reasons[k] = (f"fewer than half of the {reps[k].size} replicates define the "
                           "metric")
@@ -322,10 +331,7 @@ def analytic_intervals(
             reasons[name] = ("no analytic interval for this metric here; use "
                              "ci_method='percentile'")
         else:
-            lo, hi = val - zq * s, val + zq * s
-            if kind == "delong":
-                lo, hi = max(lo, 0.0), min(hi, 1.0)
-            out[name] = (lo, hi)
+            out[name] = _clip(name, (val - zq * s, val + zq * s))
     return out, reasons
 
 
