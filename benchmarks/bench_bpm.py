@@ -31,7 +31,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine, median_time, table, write_section
 
-from calreport.metrics.bpm import _published_objective_tce, tce_bpm
+from calreport.metrics._bpm_published import _published_objective_tce
+from calreport.metrics.bpm import tce_bpm
 from calreport.synthetic import bpm_simulation, true_tce
 
 #: (label, curve, Beta parameters) of the accuracy study.

@@ -26,10 +26,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, optimize, special, stats
 
+from calreport.metrics._bpm_published import _published_objective_tce
 from calreport.metrics.bpm import (
     BpmFit,
     TceBpmResult,
-    _published_objective_tce,
     bpm_bin_counts,
     fit_bpm_curve,
     tce_bpm,

@@ -20,7 +20,7 @@ import numpy as np
 
 from calreport import _labels as lab
 from calreport import _validate as v
-from calreport.metrics.binned import STRATEGIES, Strategy, _bin_means, _bin_sums
+from calreport.metrics._bins import STRATEGIES, Strategy, _bin_means, _bin_sums
 
 __all__ = [
     "brier_score",
