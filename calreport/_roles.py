@@ -58,15 +58,6 @@ class Roles:
         cols = [self.y, *self.proba, self.pred, self.conf, self.correct, self.weight]
         return [c for c in cols if c is not None]
 
-    def describe(self) -> str:
-        """One-line description, for reports and error messages."""
-        parts = [f"{k}={getattr(self, k)!r}" for k in ("y", "pred", "conf", "correct",
-                                                       "weight")
-                 if getattr(self, k) is not None]
-        if self.proba:
-            parts.insert(1, f"proba={list(self.proba)!r}")
-        return ", ".join(parts)
-
 
 def _explicit_call_hint(found: Mapping[str, Any]) -> str:
     return (
