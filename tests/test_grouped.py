@@ -203,3 +203,18 @@ def test_rare_class_keeps_the_class_set_fixed_across_replicates():
     with pytest.warns(DegenerateReplicateWarning, match="auc"):
         out = df.calib.summary(["auc"], ci=0.95, n_boot=100, seed=0)
     assert out.loc["auc", "ci_low"] <= out.loc["auc", "value"] <= out.loc["auc", "ci_high"]
+
+
+def test_demo_isotonic_group_is_not_green():
+    """154 of 228 isotonic scores are exactly 0 or 1: the verdict can no longer read
+    "no evidence" (their null variance made z ~ 0 whatever the errors were)."""
+    df = calreport.datasets.load_breast_cancer()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        risk = df.groupby("calibration", sort=False).calib(
+            y="y_true", proba="proba_benign", pos_label="benign").risk()
+    iso = risk.loc["isotonic"]
+    assert iso["band"] != "no_evidence"
+    assert iso["n_certain"] == 154 and iso["n_certain_wrong"] == 0
+    assert 0 < iso["certain_error_upper"] < 0.05
+    assert risk.loc["raw", "band"] == "risky"
