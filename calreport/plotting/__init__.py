@@ -36,6 +36,7 @@ from calreport.plotting.calibration import (
     reliability_caption,
     reliability_diagram,
 )
+from calreport.plotting.corp import corp_caption, corp_diagram, murphy_diagram_plot
 from calreport.plotting.curves import default_taus, roc_plot, selective_plot
 from calreport.plotting.risk import cumulative_csr_share, risk_drivers_plot, risk_plot
 
@@ -49,11 +50,14 @@ __all__ = [
     "band_key",
     "calibration_curve_plot",
     "confidence_histogram",
+    "corp_caption",
+    "corp_diagram",
     "cumulative_csr_share",
     "default_taus",
     "figure_to_data_uri",
     "group_name",
     "lowess_curve_plot",
+    "murphy_diagram_plot",
     "pool_profiles",
     "reliability_caption",
     "reliability_diagram",

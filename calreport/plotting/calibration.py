@@ -186,6 +186,7 @@ def lowess_curve_plot(
     *,
     view: str | None = None,
     grey: Any = (),
+    band: bool | None = None,
     ax: Axes | None = None,
 ) -> Axes:
     """Smooth calibration curve (LOWESS) with its Local Calibration Score in the legend.
@@ -199,6 +200,11 @@ def lowess_curve_plot(
     view : {"top_label", "positive"}, optional
     grey : sequence of group keys, optional
         Groups drawn as thin grey context lines.
+    band : bool, optional
+        Draw the 95 % bootstrap band of the curve (span adapted to n, see
+        :func:`calreport.metrics.local_band.lowess_band`); grid regions with fewer
+        than 10 scores nearby are left out of the band.  Default: when one coloured
+        series is drawn.
     ax : matplotlib Axes, optional
 
     Returns
@@ -237,9 +243,21 @@ def lowess_curve_plot(
     first = next(iter(groups.values()))
     used_view = view or first.default_view
     styles = _series_styles(groups, grey)
+    coloured = [g for g, st in styles.items() if st["alpha"] == 1.0]
+    if (len(coloured) == 1 if band is None else band) and coloured:
+        from calreport.metrics import local_band
+
+        score, outcome = groups[coloured[0]].view(view)
+        b = local_band.lowess_band(score, outcome, seed=0)
+        low = np.where(np.asarray(b.sparse), np.nan, np.asarray(b.low))
+        high = np.where(np.asarray(b.sparse), np.nan, np.asarray(b.high))
+        ax.fill_between(np.asarray(b.x), low, high, color=styles[coloured[0]]["color"],
+                        alpha=0.18, linewidth=0,
+                        label=f"95 % band (span {b.frac:.2f}; cut where < 10 scores)")
     for label, prof in groups.items():
         score, outcome = prof.view(view)
-        curve = local.lowess_curve(score, outcome)
+        # the drawn curve uses the span adapted to n (the band's); LCS is the metric
+        curve = local.lowess_curve(score, outcome, frac="auto")
         score_lcs = float(local.lcs(score, outcome))
         text = f"LCS = {score_lcs:.4f}" if math.isfinite(score_lcs) else "LCS undefined"
         text = f"{label} ({text})" if label else text

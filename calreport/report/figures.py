@@ -90,14 +90,21 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
             "z = (CSR − 1) / σ_CSR per group against the 1σ and 3σ bands, coloured by the "
             "group's verdict; the worst group is on top." + more,
             lambda: plotting.risk_plot({g: risks[g] for g in names}, top=RISK_ROWS))
-    add("reliability", "Reliability diagram",
+    add("corp", "CORP reliability diagram",
+        plotting.corp_caption(used_view, band=single or len(shown) == 1) + note,
+        lambda: plotting.corp_diagram(overlay, view=view, grey=grey))
+    add("reliability", "Reliability diagram (binned)",
         plotting.reliability_caption(used_view, n_bins, strategy) + note,
         lambda: plotting.reliability_diagram(overlay, view=view, n_bins=n_bins,
                                              strategy=strategy, grey=grey))
     add("lowess_curve", "Calibration curve (LOWESS)",
-        "LOWESS estimate of the observed frequency given the score, with the Local "
-        "Calibration Score of each series in the legend. Where few scores lie, the curve "
-        "rests on a handful of rows: read it with the reliability diagram's counts." + note,
+        "LOWESS estimate of the observed frequency given the score (span min(1, n^(-1/5)), "
+        "adapted to the rows), with the Local Calibration Score of each series in the "
+        "legend." + (" Shaded: its 95 % bootstrap band, cut where fewer than 10 scores lie "
+                     "nearby (the curve there rests on a handful of rows)."
+                     if single or len(shown) == 1 else
+                     " Where few scores lie, the curve rests on a handful of rows: read it "
+                     "with the reliability diagram's counts.") + note,
         lambda: plotting.lowess_curve_plot(overlay, view=view, grey=grey))
     hist = names[:6]
     add("confidence_histogram", "Confidence histograms",
@@ -115,6 +122,14 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
         "Coverage, selective accuracy, CWSA and CWSA+ when predictions with confidence "
         "below τ are withheld" + ("; one panel per quantity." if not single else ".") + note,
         lambda: plotting.selective_plot(overlay, grey=grey))
+    if not single and first.is_binary and all(profiles[g].y_true is not None
+                                              for g in names):
+        add("murphy", "Murphy diagram",
+            "Mean elementary score at every decision threshold θ (a false alarm costs θ, a "
+            "miss 1 − θ): a lower curve is better at that cost ratio, and a group lower "
+            "everywhere is better for every decision maker. The area under a curve is half "
+            "its Brier score." + note,
+            lambda: plotting.murphy_diagram_plot(overlay, view=view, grey=grey))
     drivers: Any = profiles[names[0]] if single else {g: profiles[g] for g in names}
     add("risk_drivers", "Share of CSR from the top errors",
         "Cumulative share of CSR carried by the errors, most overconfident first (log "
