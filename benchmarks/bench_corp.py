@@ -34,9 +34,9 @@ from scipy.optimize import isotonic_regression
 from sklearn.isotonic import IsotonicRegression
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine, table, write_section  # noqa: E402
+from _common import machine, table, write_section
 
-from calreport.metrics.corp import corp_curve, corp_decomposition  # noqa: E402
+from calreport.metrics.corp import corp_curve, corp_decomposition
 
 
 def make_data(n: int, ties: bool, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -27,7 +27,7 @@ import pandas as pd
 import psutil
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import machine, table, write_section  # noqa: E402
+from _common import machine, table, write_section
 
 METRICS = ["accuracy", "cwa", "gain", "csr", "sigma_csr", "z_csr", "p_risk", "ece", "mce",
            "signed_ece", "brier", "log_loss", "auc", "cwauc", "cwsa", "cwsa_plus", "aurc"]
