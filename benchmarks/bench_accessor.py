@@ -41,7 +41,7 @@ from _common import machine, write_section  # noqa: E402
 import calreport  # noqa: E402,F401  (registers the accessors)
 
 CASES = ("auc", "ece", "summary", "grouped", "multiclass", "boot_memory", "boot_time",
-         "growth", "bpm_busy")
+         "growth", "bpm_busy", "grouped_all")
 
 
 # ------------------------------------------------------------------------- timing
@@ -162,6 +162,12 @@ def case_grouped(a: argparse.Namespace, rows: list) -> None:
     rows.append((f"grouped summary {few}, {a.groups} groups x {a.group_rows} rows",
                  f"{fmt_s(t)} ({t / a.groups * 1e6:.0f} µs/group)",
                  f"same rows as one group {fmt_s(whole)}", fmt_ratio(t, whole), "<= 3x"))
+
+
+def case_grouped_all(a: argparse.Namespace, rows: list) -> None:
+    n = a.groups * a.group_rows
+    df = binary_frame(n, groups=a.groups)
+    one = df.assign(g=0)
     t_all, whole_all = side_by_side(lambda: df.groupby("g").calib.summary(),
                                     lambda: one.groupby("g").calib.summary(), 1,
                                     warmup=False)
@@ -261,7 +267,8 @@ def case_bpm_busy(a: argparse.Namespace, rows: list) -> None:
 RUNNERS = {"auc": case_auc, "ece": case_ece, "summary": case_summary,
            "grouped": case_grouped, "multiclass": case_multiclass,
            "boot_memory": case_boot_memory, "boot_time": case_boot_time,
-           "growth": case_growth, "bpm_busy": case_bpm_busy}
+           "growth": case_growth, "bpm_busy": case_bpm_busy,
+           "grouped_all": case_grouped_all}
 
 
 # --------------------------------------------------------------------------- main
@@ -304,6 +311,7 @@ def main(argv: list[str] | None = None) -> str:
             continue
         print(f"[bench_accessor] {name} ...", file=sys.stderr, flush=True)
         run(a, rows)
+        print("  ", " | ".join(str(x) for x in rows[-1]), file=sys.stderr, flush=True)
     header = ("case", "calreport (accessor)", "peer, same run", "ratio", "target")
     cmd = "PYTHONPATH=. python benchmarks/bench_accessor.py " + " ".join(sys.argv[1:])
     lines = [f"## Accessor path vs peers ({'quick' if a.quick else 'full'} sizes, "
