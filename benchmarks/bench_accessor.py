@@ -36,12 +36,12 @@ from sklearn.metrics import roc_auc_score
 
 # this checkout's calreport (not an installed copy) and the shared helpers
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
-from _common import machine  # noqa: E402
+from _common import machine, write_section  # noqa: E402
 
 import calreport  # noqa: E402,F401  (registers the accessors)
 
 CASES = ("auc", "ece", "summary", "grouped", "multiclass", "boot_memory", "boot_time",
-         "growth")
+         "growth", "bpm_busy", "grouped_all")
 
 
 # ------------------------------------------------------------------------- timing
@@ -53,11 +53,12 @@ def timed(fn: Callable[[], Any]) -> float:
 
 
 def side_by_side(ours: Callable[[], Any], peer: Callable[[], Any] | None,
-                 repeat: int) -> tuple[float, float]:
+                 repeat: int, warmup: bool = True) -> tuple[float, float]:
     """Medians of ``repeat`` alternating runs of ``ours`` and ``peer`` (after a warm-up)."""
-    ours()
-    if peer is not None:
-        peer()
+    if warmup:
+        ours()
+        if peer is not None:
+            peer()
     a, b = [], []
     for _ in range(repeat):
         a.append(timed(ours))
@@ -161,8 +162,15 @@ def case_grouped(a: argparse.Namespace, rows: list) -> None:
     rows.append((f"grouped summary {few}, {a.groups} groups x {a.group_rows} rows",
                  f"{fmt_s(t)} ({t / a.groups * 1e6:.0f} µs/group)",
                  f"same rows as one group {fmt_s(whole)}", fmt_ratio(t, whole), "<= 3x"))
+
+
+def case_grouped_all(a: argparse.Namespace, rows: list) -> None:
+    n = a.groups * a.group_rows
+    df = binary_frame(n, groups=a.groups)
+    one = df.assign(g=0)
     t_all, whole_all = side_by_side(lambda: df.groupby("g").calib.summary(),
-                                    lambda: one.groupby("g").calib.summary(), 1)
+                                    lambda: one.groupby("g").calib.summary(), 1,
+                                    warmup=False)
     rows.append((f"grouped summary, all metrics, {a.groups} x {a.group_rows}",
                  fmt_s(t_all), f"same rows as one group {fmt_s(whole_all)}",
                  fmt_ratio(t_all, whole_all), "<= 5x"))
@@ -226,10 +234,41 @@ def case_growth(a: argparse.Namespace, rows: list) -> None:
                      f"exponent {exp:.2f} (last step {last:.2f})", pairs, "-", "<= 1.15"))
 
 
+def _busy_loop(stop: Any) -> None:
+    x = 0
+    while not stop.is_set():
+        x += 1
+
+
+def case_bpm_busy(a: argparse.Namespace, rows: list) -> None:
+    """``df.calib.tce_bpm()`` at 1e4 rows, quiet and with one busy process per core."""
+    import multiprocessing as mp
+    import os
+
+    df = binary_frame(10_000, seed=1)
+    quiet, _ = side_by_side(lambda: df.calib.tce_bpm(), None, a.repeat * 2)
+    ctx = mp.get_context("spawn")
+    stop = ctx.Event()
+    procs = [ctx.Process(target=_busy_loop, args=(stop,)) for _ in range(os.cpu_count() or 2)]
+    for pr in procs:
+        pr.start()
+    try:
+        time.sleep(0.5)
+        busy, _ = side_by_side(lambda: df.calib.tce_bpm(), None, a.repeat * 2)
+    finally:
+        stop.set()
+        for pr in procs:
+            pr.join()
+    rows.append((f"`df.calib.tce_bpm()`, 1e4 rows, {len(procs)} busy-loop processes beside it",
+                 fmt_s(busy), f"same call, no busy loop {fmt_s(quiet)}",
+                 fmt_ratio(busy, quiet), "<= 2x"))
+
+
 RUNNERS = {"auc": case_auc, "ece": case_ece, "summary": case_summary,
            "grouped": case_grouped, "multiclass": case_multiclass,
            "boot_memory": case_boot_memory, "boot_time": case_boot_time,
-           "growth": case_growth}
+           "growth": case_growth, "bpm_busy": case_bpm_busy,
+           "grouped_all": case_grouped_all}
 
 
 # --------------------------------------------------------------------------- main
@@ -248,6 +287,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--repeat", type=int, default=5, help="timed repetitions (median)")
     ap.add_argument("--skip", default="", help=f"comma-separated cases of {CASES}")
     ap.add_argument("--out", type=Path, help="also append the table to this file")
+    ap.add_argument("--write", action="store_true",
+                    help="replace the 'accessor' section of benchmarks/RESULTS.md")
     a = ap.parse_args(argv)
     if a.quick:
         a.n, a.groups, a.group_rows = 2e4, 200, 50
@@ -270,13 +311,18 @@ def main(argv: list[str] | None = None) -> str:
             continue
         print(f"[bench_accessor] {name} ...", file=sys.stderr, flush=True)
         run(a, rows)
+        print("  ", " | ".join(str(x) for x in rows[-1]), file=sys.stderr, flush=True)
     header = ("case", "calreport (accessor)", "peer, same run", "ratio", "target")
-    lines = [f"### Accessor path vs peers ({'quick' if a.quick else 'full'} sizes, "
+    cmd = "PYTHONPATH=. python benchmarks/bench_accessor.py " + " ".join(sys.argv[1:])
+    lines = [f"## Accessor path vs peers ({'quick' if a.quick else 'full'} sizes, "
              f"medians of {a.repeat})", "", f"Machine: {machine()}.", "",
+             f"Command: `{cmd.strip()}`", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(x) for x in r) + " |" for r in rows]
     text = "\n".join(lines) + "\n"
     print(text)
+    if a.write:
+        write_section("accessor", text)
     if a.out is not None:
         with a.out.open("a") as fh:
             fh.write("\n" + text)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import threading
 import time
@@ -24,6 +25,9 @@ import time
 import numpy as np
 import pandas as pd
 import psutil
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import machine, table, write_section
 
 METRICS = ["accuracy", "cwa", "gain", "csr", "sigma_csr", "z_csr", "p_risk", "ece", "mce",
            "signed_ece", "brier", "log_loss", "auc", "cwauc", "cwsa", "cwsa_plus", "aurc"]
@@ -81,7 +85,10 @@ def main() -> None:
     ap.add_argument("--batch", type=float, default=1e6)
     ap.add_argument("--skip-pandas", action="store_true")
     ap.add_argument("--skip-ci", action="store_true")
+    ap.add_argument("--write", action="store_true",
+                    help="replace the 'scale' section of benchmarks/RESULTS.md")
     args = ap.parse_args()
+    argv = " ".join(sys.argv[1:])
     rows = int(args.rows)
 
     import dask.dataframe as dd
@@ -128,6 +135,10 @@ def main() -> None:
                 out["pandas_s"] = time.perf_counter() - t0
             out["pandas_peak_gib"] = mem.peak / 2**30
             diff = (res[METRICS] - ref[METRICS]).abs()
+            out["max_diff_exact"] = float(diff[[m for m in METRICS if m not in (
+                "auc", "cwauc", "aurc")]].max().max())
+            out["max_diff_auc"] = float(diff["auc"].max())
+            out["auc_bound"] = float(res["auc_bound"].max())
             exact = [m for m in METRICS if m not in ("auc", "cwauc", "aurc")]
             print(f"pandas summary (read included): {out['pandas_s']:.2f} s, peak RSS "
                   f"{out['pandas_peak_gib']:.2f} GiB; ratio dask/pandas "
@@ -141,14 +152,53 @@ def main() -> None:
         batch = int(args.batch)
         acc = Accumulator(y="y", proba="proba", by="g", classes=[0, 1])
         n_batches = max(1, min(len(df) // batch, 10))
+        done = 0
         t0 = time.perf_counter()
         for i in range(n_batches):
-            acc.update(df.iloc[i * batch:(i + 1) * batch])
+            part = df.iloc[i * batch:(i + 1) * batch]
+            acc.update(part)
+            done += len(part)
         dt = time.perf_counter() - t0
-        out["acc_rows_per_s"] = n_batches * batch / dt
+        out["acc_rows_per_s"] = done / dt
         print(f"Accumulator: {n_batches} batches of {batch:,} rows, "
               f"{out['acc_rows_per_s']:,.0f} rows/s")
     print({k: round(v, 3) for k, v in out.items()}, "calreport", calreport.__version__)
+    if args.write:
+        write_section("scale", report(out, rows, args, argv))
+
+
+def report(out: dict[str, float], rows: int, args: argparse.Namespace, argv: str) -> str:
+    """The RESULTS.md section of this run."""
+    def get(key: str, fmt: str = "{:.2f}") -> str:
+        return fmt.format(out[key]) if key in out else "not run"
+
+    per_row = {k: out[k] / rows * 1e9 for k in ("dask_s", "pandas_s", "dask_ci_s") if k in out}
+    ratio = (f"{out['dask_s'] / out['pandas_s']:.2f}x" if "pandas_s" in out else "-")
+    body_rows = [
+        [f'dask `ddf.groupby("g").calib.summary()`, {args.workers}-worker LocalCluster',
+         get("dask_s"), f"{per_row.get('dask_s', float('nan')):.1f}", get("dask_peak_gib")],
+        ["pandas `read_parquet` + `df.groupby(\"g\").calib.summary(metrics=17)`",
+         get("pandas_s"), f"{per_row.get('pandas_s', float('nan')):.1f}",
+         get("pandas_peak_gib")],
+        [f"dask, `ci=0.95, n_boot={args.n_boot}` (Poisson)", get("dask_ci_s"),
+         f"{per_row.get('dask_ci_s', float('nan')):.1f}", get("dask_ci_peak_gib")],
+    ]
+    return (
+        f"## Scaling out: Dask and the Accumulator ({rows:,} rows, {args.files} Parquet "
+        f"files, {args.groups} groups)\n\n"
+        f"Machine: {machine(('calreport', 'numpy', 'pandas', 'dask', 'distributed', 'pyarrow'))}"
+        f"\n\nCommand: `PYTHONPATH=. python benchmarks/bench_scale.py {argv}`\n\n"
+        + table(["case", "seconds", "ns per row", "peak RSS of the process tree (GiB)"],
+                body_rows)
+        + f"\n\nPer-row cost dask / pandas in the same run: {ratio} (target <= 1.5x). "
+        f"max |dask - pandas| over the exact metrics {get('max_diff_exact', '{:.1e}')}; "
+        f"AUC {get('max_diff_auc', '{:.1e}')} (reported bound {get('auc_bound', '{:.1e}')}). "
+        f"Accumulator.update on {int(args.batch):,}-row batches: "
+        f"{get('acc_rows_per_s', '{:,.0f}')} rows/s. Peak RSS sampled every 50 ms over "
+        "this process and all its children (the LocalCluster's worker processes, which "
+        "stay alive during the pandas step, are included there too). One run each; the "
+        "machine is shared and noisy, so the ratio matters more than the absolute times."
+    )
 
 
 if __name__ == "__main__":

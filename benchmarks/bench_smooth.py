@@ -5,7 +5,8 @@ bandwidth smECE (bandwidth search included) and of smECE at a fixed sigma = 0.05
 on a calibrated and on an over-confident profile, with the largest difference of the
 values.  The table is written to stdout.
 
-Usage: ``python benchmarks/bench_smooth.py [--n N]``
+Usage: ``PYTHONPATH=. python benchmarks/bench_smooth.py [--n N] [--write]`` (``--write``
+replaces the ``smooth`` section of benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 import relplot
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine, median_time, table
+from _common import machine, median_time, table, write_section
 
 from calreport.metrics.smooth import smece
 
@@ -53,11 +54,22 @@ def bench(n: int) -> list[list[object]]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)
-    print(machine(("numpy", "scipy", "relplot")))
-    print()
-    print(table(["case", "rows", "calreport (s)", "relplot (s)", "speed-up", "smECE",
-                 "|diff|"], bench(args.n)))
+    body = (
+        f"## Smooth ECE vs relplot ({args.n:,} rows)\n\n"
+        f"Machine: {machine(('calreport', 'numpy', 'scipy', 'relplot'))}\n\n"
+        f"Command: `PYTHONPATH=. python benchmarks/bench_smooth.py --n {args.n}`\n\n"
+        + table(["case", "rows", "calreport (s)", "relplot (s)", "speed-up (relplot / ours)",
+                 "smECE", "|diff|"], bench(args.n))
+        + "\n\nMedians of 3 runs of each in one process (calreport first, then relplot, "
+        "same arrays); the machine is shared, so read the ratios. Target: at least as fast "
+        "as relplot (speed-up >= 1) and |diff| <= 1e-6."
+    )
+    if args.write:
+        write_section("smooth", body)
+    else:
+        print(body)
 
 
 if __name__ == "__main__":
