@@ -114,8 +114,8 @@ def test_html_has_no_external_reference(html):
 
 def test_html_holds_the_figures(rep, html):
     ids = [f["id"] for f in rep.context["figures"]]
-    assert ids == ["risk", "reliability", "lowess_curve", "confidence_histogram", "roc",
-                   "selective", "risk_drivers"]
+    assert ids == ["risk", "corp", "reliability", "lowess_curve", "confidence_histogram",
+                   "roc", "selective", "murphy", "risk_drivers"]
     assert all(f["uri"] for f in rep.context["figures"])
     assert html.count('src="data:image/svg+xml;base64,') == len(ids)
     for fig_id in ids:
@@ -398,7 +398,7 @@ def test_ungrouped_point_estimates(frame):
     assert "No intervals were requested" in html
     assert 'id="groups"' not in html and 'id="cards"' not in html
     assert f"{rep.result.groups[0].get('accuracy'):.4f}" in html
-    assert next(f["id"] for f in rep.context["figures"]) == "reliability"
+    assert next(f["id"] for f in rep.context["figures"]) == "corp"
     assert rep.context["data"]["grouped"] is False
     assert len(rep.context["cards"]) == 1  # the one verdict card is on the first page
     assert rep.context["row_label_name"] == "Row"

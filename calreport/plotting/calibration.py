@@ -243,6 +243,15 @@ def lowess_curve_plot(
     first = next(iter(groups.values()))
     used_view = view or first.default_view
     styles = _series_styles(groups, grey)
+    for label, prof in groups.items():
+        score, outcome = prof.view(view)
+        # the drawn curve uses the span adapted to n (the band's); LCS is the metric
+        curve = local.lowess_curve(score, outcome, frac="auto")
+        score_lcs = float(local.lcs(score, outcome))
+        text = f"LCS = {score_lcs:.4f}" if math.isfinite(score_lcs) else "LCS undefined"
+        text = f"{label} ({text})" if label else text
+        st = styles[label]
+        ax.plot(np.asarray(curve.x), np.asarray(curve.y), label=text, **st)
     coloured = [g for g, st in styles.items() if st["alpha"] == 1.0]
     if (len(coloured) == 1 if band is None else band) and coloured:
         from calreport.metrics import local_band
@@ -253,16 +262,8 @@ def lowess_curve_plot(
         high = np.where(np.asarray(b.sparse), np.nan, np.asarray(b.high))
         ax.fill_between(np.asarray(b.x), low, high, color=styles[coloured[0]]["color"],
                         alpha=0.18, linewidth=0,
-                        label=f"95 % band (span {b.frac:.2f}; cut where < 10 scores)")
-    for label, prof in groups.items():
-        score, outcome = prof.view(view)
-        # the drawn curve uses the span adapted to n (the band's); LCS is the metric
-        curve = local.lowess_curve(score, outcome, frac="auto")
-        score_lcs = float(local.lcs(score, outcome))
-        text = f"LCS = {score_lcs:.4f}" if math.isfinite(score_lcs) else "LCS undefined"
-        text = f"{label} ({text})" if label else text
-        st = styles[label]
-        ax.plot(np.asarray(curve.x), np.asarray(curve.y), label=text, **st)
+                        label=f"95 % band (span {b.frac:.2f}; cut where < 10 scores)",
+                        zorder=0)
     xlabel, ylabel = _view_labels(first, used_view)
     ax.set(xlim=(0.0, 1.0), ylim=(0.0, 1.0), xlabel=xlabel, ylabel=ylabel)
     ax.set_title(f"Calibration curve (LOWESS, {used_view.replace('_', '-')} view)",
