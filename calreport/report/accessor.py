@@ -12,11 +12,12 @@ import numpy as np
 from calreport.report.context import build_report
 from calreport.report.exporters import Report
 
-__all__ = ["REFIT_GROUPS", "report_from_accessor"]
+__all__ = ["REFIT_GROUPS", "REFIT_ROWS", "report_from_accessor"]
 
-#: Reports of more groups skip the refitting bootstrap unless ``refit=True``
-#: (200 refits per metric and group); the reason is printed beside the metric.
+#: Reports of more groups, or of more rows, skip the refitting bootstrap unless
+#: ``refit=True`` (200 refits per metric and group); the reason is printed.
 REFIT_GROUPS = 10
+REFIT_ROWS = 50_000
 
 
 def report_from_accessor(
@@ -68,8 +69,8 @@ eps, progress
         ``"patient_id"``); default: the DataFrame index.
     refit : bool, optional
         Refitting bootstrap of the metrics that refit a curve; default: only for at
-        most :data:`REFIT_GROUPS` groups (their intervals are otherwise NaN, with
-        the reason in the report).
+        most :data:`REFIT_GROUPS` groups and :data:`REFIT_ROWS` rows (their
+        intervals are otherwise NaN, with the reason in the report).
 
     Returns
     -------
@@ -89,7 +90,8 @@ eps, progress
     'no_evidence'
     """
     if refit is None:
-        refit = len(accessor.profiles()) <= REFIT_GROUPS
+        sizes = [p.n for p in accessor.profiles().values()]
+        refit = len(sizes) <= REFIT_GROUPS and sum(sizes) <= REFIT_ROWS
     result = accessor.evaluate(metrics, ci=ci, n_boot=n_boot, ci_method=ci_method, seed=seed,
                                n_bins=n_bins, strategy=strategy, tau=tau, view=view,
                                p_risk_method=p_risk_method, eps=eps, progress=progress,
