@@ -357,7 +357,9 @@ _M26 = "MartinMaroto2026"
 _S25 = "Shahnazari2025"
 #: Refitting bootstrap: the metric is recomputed on each resampled data set.
 _REFIT = Interval("refit", reason="refitting bootstrap (the metric refits a curve or "
-                  "re-bins on every sample)")
+                  "re-bins on every sample)",
+                  coverage="approximate: the coverage of this refitting bootstrap has not "
+                  "been measured in the project's coverage study")
 
 _ENTRIES: tuple[Metric, ...] = (
     Metric(
