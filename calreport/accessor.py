@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from calreport import _tables
+from calreport import _validate as v
 from calreport._engine import UndefinedMetricWarning, evaluate, per_group
 from calreport._grouping import (
     Split,
@@ -231,6 +232,8 @@ class _Base(MetricMethods):
         Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On Calibration of
         Modern Neural Networks. ICML. arXiv:1706.04599. Section 2.
         """
+        Settings(n_bins=n_bins, strategy=strategy, view=view)  # arguments fail the call
+        v.check_fraction(alpha, "alpha", include_one=False)
         return self._frame(lambda p: _tables.reliability_frame(p, n_bins, strategy, view,
                                                                alpha))
 
@@ -243,6 +246,9 @@ class _Base(MetricMethods):
         Trust, or Don't Predict: Introducing the CWSA Family for Confidence-Aware Model
         Evaluation. arXiv:2505.18622. Section 3.
         """
+        if taus is not None:
+            for tau in np.atleast_1d(np.asarray(taus, dtype=object)):
+                v.check_tau(tau)
         return self._frame(lambda p: _tables.selective_frame(p, taus))
 
     def cw_confusion(self) -> pd.DataFrame:
@@ -262,6 +268,7 @@ class _Base(MetricMethods):
         Cleveland, W. S. (1979). Robust Locally Weighted Regression and Smoothing
         Scatterplots. JASA 74(368), 829-836. doi:10.1080/01621459.1979.10481038.
         """
+        Settings(view=view)
         return self._frame(lambda p: _tables.lowess_frame(p, view, kwargs))
 
     def calibration_curve(self, *, view: str | None = None, **kwargs: Any) -> pd.DataFrame:
@@ -281,6 +288,7 @@ class _Base(MetricMethods):
         ----------
         Martin-Maroto et al. (2026), arXiv:2605.01796, Definition 5, Propositions 11-12.
         """
+        v.check_option(average, "average", ("macro", "micro", "weighted"))
         return self._series(lambda p: _tables.classification_series(p, average))
 
     def calibration_tests(self, *, view: str | None = None, n_groups: int = 10) -> Any:
@@ -291,6 +299,8 @@ class _Base(MetricMethods):
         Hosmer & Lemeshow (1980), doi:10.1080/03610928008827941; Spiegelhalter (1986),
         doi:10.1002/sim.4780050506; Cox (1958), doi:10.2307/2333203.
         """
+        Settings(view=view)
+        v.check_positive_int(n_groups, "n_groups", minimum=2)
         return self._series(lambda p: _tables.calibration_tests_series(p, view, n_groups))
 
     def calibration_error(self, *, view: str | None = None) -> Any:
@@ -302,6 +312,7 @@ class _Base(MetricMethods):
         and Related Metrics. Statistics in Medicine 38(21), 4051-4065.
         doi:10.1002/sim.8281.
         """
+        Settings(view=view)
         return self._series(lambda p: _tables.calibration_error_series(p, view))
 
     def scores(self, *, view: str | None = None, n_bins: int = 15,
@@ -313,6 +324,7 @@ class _Base(MetricMethods):
         Murphy, A. H. (1973). A New Vector Partition of the Probability Score. Journal
         of Applied Meteorology 12(4), 595-600.
         """
+        Settings(n_bins=n_bins, strategy=strategy, view=view)
         return self._series(lambda p: _tables.scores_series(p, view, n_bins, strategy))
 
     def profiles(self) -> dict[Any, ConfidenceProfile]:

@@ -218,3 +218,19 @@ def test_demo_isotonic_group_is_not_green():
     assert iso["n_certain"] == 154 and iso["n_certain_wrong"] == 0
     assert 0 < iso["certain_error_upper"] < 0.05
     assert risk.loc["raw", "band"] == "risky"
+
+
+@pytest.mark.parametrize(("method", "kw", "match"), [
+    ("reliability", {"n_bins": 0}, "n_bins"),
+    ("reliability", {"strategy": "kmeans"}, "strategy"),
+    ("reliability", {"alpha": 1.5}, "alpha"),
+    ("selective", {"taus": [0.2, 1.5]}, "tau"),
+    ("classification_metrics", {"average": "median"}, "average"),
+    ("calibration_tests", {"n_groups": 1}, "n_groups"),
+    ("scores", {"view": "sideways"}, "view"),
+])
+def test_bad_arguments_fail_the_whole_grouped_call(method, kw, match):
+    """An argument error is the caller's, not a group's: it raises, never NaN rows."""
+    gb = _frame(n=300).groupby("g").calib(**ROLES)
+    with pytest.raises(ValueError, match=match):
+        getattr(gb, method)(**kw)
