@@ -78,7 +78,7 @@ def evaluate(
     progress: bool | None = None,
     overall: bool | None = None,
     with_risk: bool = False,
-    refit: bool = True,
+    refit: bool | None = None,
 ) -> CalibrationResult:
     """The summary of every group of a split (and overall), with optional intervals.
 

@@ -113,7 +113,7 @@ class _Base(MetricMethods):
         min_count: int = 1,
         progress: bool | None = None,
         overall: bool | None = None,
-        refit: bool = True,
+        refit: bool | None = None,
     ) -> CalibrationResult:
         """The typed result behind ``summary()``, the report and the gates.
 
@@ -151,7 +151,7 @@ class _Base(MetricMethods):
         eps: float = 1e-8,
         min_count: int = 1,
         progress: bool | None = None,
-        refit: bool = True,
+        refit: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Every headline metric.
 
@@ -170,10 +170,11 @@ class _Base(MetricMethods):
             default; ``"percentile"``, ``"basic"``, ``"analytic"``);
             ``"multinomial"``/``"poisson"`` resampling; seed (each group's stream is
             derived from it and the group's key); progress bar.
-        refit : bool, default True
+        refit : bool, optional
             Compute the refitting bootstrap (``min(n_boot, 200)`` refits) of the
             metrics that refit a curve (LCS, TCE_bpm, smECE...); False leaves their
-            intervals NaN with the reason.
+            intervals NaN with the reason.  Default: for groups of at most 20,000
+            rows (above, the reason says so).
         n_bins, strategy, tau, view, p_risk_method, eps, min_count
             See :class:`calreport.settings.Settings`.
 

@@ -219,3 +219,16 @@ def test_intervals_stay_in_the_metric_range():
     r = summarize(p, metrics=["auc"])
     lo, hi = bootstrap_intervals(p, r, method="analytic")["auc"]
     assert hi == 1.0 and lo < 1.0
+
+
+def test_refit_default_skips_large_profiles_with_a_reason(monkeypatch):
+    from calreport.bootstrap import intervals
+
+    monkeypatch.setattr(intervals, "REFIT_MAX_ROWS", 100)
+    prof = _binary(n=300)
+    res = summarize(prof, metrics=["accuracy", "smece"])
+    out = bootstrap_intervals(prof, res, n_boot=20, seed=0, return_replicates=True)
+    assert np.isnan(out.intervals["smece"][0])
+    assert "refit=True" in out.reasons["smece"] and "300" in out.reasons["smece"]
+    forced = bootstrap_intervals(prof, res, n_boot=20, seed=0, refit=True)
+    assert not np.isnan(forced["smece"][0])

@@ -37,6 +37,8 @@ CI_METHODS = ("percentile", "basic", "analytic")
 
 #: Replicates of the refitting bootstrap (each one refits the metric on a resample).
 REFIT_REPLICATES = 200
+#: ``refit=None`` refits only profiles up to this many rows (cost: 200 refits each).
+REFIT_MAX_ROWS = 20_000
 
 
 class DegenerateReplicateWarning(UserWarning):
@@ -117,7 +119,7 @@ def bootstrap_intervals(
     return_replicates: bool = False,
     resampling: str = "multinomial",
     warn: bool = True,
-    refit: bool = True,
+    refit: bool | None = None,
 ) -> Any:
     """Confidence intervals for the metrics of a :class:`SummaryResult`.
 
@@ -138,10 +140,11 @@ def bootstrap_intervals(
     resampling : {"multinomial", "poisson"}, default "multinomial"
     warn : bool
         Warn about degenerate replicates (grouped calls warn once for all groups).
-    refit : bool, default True
+    refit : bool, optional
         Compute the refitting bootstrap of the metrics whose registry interval is
         ``"refit"`` (``min(n_boot, 200)`` refits each); False gives them NaN and a
-        reason.
+        reason.  Default: only for profiles of at most :data:`REFIT_MAX_ROWS` rows
+        (above, the reason says so and how to ask for it).
 
     Returns
     -------
@@ -188,8 +191,12 @@ def bootstrap_intervals(
         if math.isnan(result.values[k]):
             reasons[k] = "the point estimate is undefined"
         elif spec.kind == "refit":
-            if refit:
+            if refit or (refit is None and profile.n <= REFIT_MAX_ROWS):
                 refits.append(k)
+            elif refit is None:
+                reasons[k] = (f"refitting bootstrap skipped above {REFIT_MAX_ROWS:,} rows "
+                              f"({profile.n:,} here; it refits the metric 200 times): pass "
+                              "refit=True to compute it")
             else:
                 reasons[k] = ("refitting bootstrap not computed here (refit=False); "
                               f"{spec.reason}")
