@@ -10,6 +10,7 @@ call with the count and the groups concerned.
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -36,29 +37,28 @@ class _Collector:
 
     def __init__(self) -> None:
         self.seen: dict[tuple[type, str], list[str]] = {}
+        self.first: dict[tuple[type, str], str] = {}
 
     def run(self, group: str, fn: Callable[[], Any]) -> Any:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             out = fn()
         for w in caught:
-            text = str(w.message)
-            key = (w.category, _generic(text))
+            text = str(w.message).splitlines()[0] if str(w.message) else ""
+            # one warning per kind of message: counts and values differ between groups
+            key = (w.category, re.sub(r"[-+]?\d[\d.,eE+-]*", "#", text))
+            self.first.setdefault(key, text)
             self.seen.setdefault(key, []).append(group)
         return out
 
     def flush(self, n_groups: int, stacklevel: int = 4) -> None:
-        for (category, text), groups in self.seen.items():
+        for key, groups in self.seen.items():
+            category, text = key[0], self.first.get(key, key[1])
             uniq = list(dict.fromkeys(groups))
             if n_groups > 1:
                 shown = ", ".join(uniq[:5]) + (" ..." if len(uniq) > 5 else "")
                 text = f"{text} (in {len(uniq)} of {n_groups} groups: {shown})"
             warnings.warn(text, category, stacklevel=stacklevel)
-
-
-def _generic(text: str) -> str:
-    """Group-specific numbers would make every warning unique; keep the first line."""
-    return text.splitlines()[0] if text else text
 
 
 def _exact_ones(split: Split) -> int:
@@ -115,7 +115,8 @@ def evaluate(
             (risk.ClippedConfidenceWarning,
              f"{n_ones} confidence(s) are exactly 1: they are clipped to 1 - {settings.eps:g} "
              "for CSR, so an error there weighs 1/eps; see risk() for the certainty claims"),
-            []).append("all")
+            []).extend([g.name for g in split.groups
+                        if np.any(split.profile.conf[g.rows] >= 1.0)] or ["all"])
     collector.flush(len(split.groups))
     ci_info = None if ci is None else {"level": float(ci), "method": ci_method,
                                        "n_boot": int(n_boot), "resampling": resampling,
