@@ -1,0 +1,87 @@
+"""Fast profile of the hostile-input campaign (the long one: ``benchmarks/fuzz.py``).
+
+Every generated frame goes through the accessor (scalar metrics, summary with and
+without intervals, risk, reliability, selective, cw_confusion; grouped and
+ungrouped) and, for one frame in ten, the CLI.  Each call must be correct (equal
+to the independent oracle where one exists, grouped equal to the per-subset
+oracle, input unchanged, no warning flood) or a ValueError/TypeError naming the
+column or argument.  A failure prints the seed: ``make_case(seed)`` rebuilds
+the frame.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "properties"))
+
+import fuzz_strategies as fs
+
+N_FRAMES = 240
+BASE_SEED = 20_260_000
+
+
+def _campaign(seeds: range) -> tuple[dict[str, int], list[str]]:
+    counts = {"correct": 0, "clean": 0, "unclear": 0, "unexpected": 0}
+    bad = []
+    for seed in seeds:
+        case = fs.make_case(seed)
+        for out in fs.run_case(case, cli=seed % 10 == 0, ci=seed % 6 == 0):
+            counts[out.kind] += 1
+            if out.kind in ("unclear", "unexpected"):
+                bad.append(f"seed={seed} call={out.call} {out.kind}: {out.cause} | "
+                           f"{out.detail} | tags={case.tags}")
+    return counts, bad
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_fuzz_no_unexpected_no_unclear(chunk: int) -> None:
+    size = N_FRAMES // 4
+    start = BASE_SEED + chunk * size
+    counts, bad = _campaign(range(start, start + size))
+    assert sum(counts.values()) > 3 * size
+    assert counts["correct"] > 0 and counts["clean"] > 0  # both families are exercised
+    assert not bad, (f"{len(bad)} bad calls (reproduce: fs.run_case(fs.make_case(seed))):\n"
+                     + "\n".join(bad[:15]))
+
+
+def test_generator_is_deterministic() -> None:
+    a, b = fs.make_case(123), fs.make_case(123)
+    assert a.df.equals(b.df) and a.kw.keys() == b.kw.keys() and a.tags == b.tags
+
+
+def test_oracle_catches_a_wrong_value() -> None:
+    # the classifier must be able to fail: a perturbed accessor value is flagged
+    seed = next(s for s in range(1000) if fs.make_case(s).oracle_ok
+                and fs.make_case(s).mode == "probaK" and fs.make_case(s).by is None
+                and len(fs.make_case(s).df) > 5)
+    case = fs.make_case(seed)
+    right = case.df.calib(**case.kw).csr()
+    ok = fs.classify(case, "csr", lambda: right, fs._check_scalar(case, "csr", False))
+    wrong = fs.classify(case, "csr", lambda: right * (1 + 1e-4) + 1e-6,
+                        fs._check_scalar(case, "csr", False))
+    assert ok.kind == "correct" and wrong.kind == "unexpected"
+
+
+def test_oracle_matches_hand_worked_example() -> None:
+    # 4 rows, binary, positive-class scores 0.9, 0.2, 0.6, 0.4 with y = 1, 0, 0, 1:
+    # conf = 0.9, 0.8, 0.6, 0.6; correct = 1, 1, 0, 0
+    # accuracy = 2/4; cwA = (0.9 + 0.8) / 2.9; CSR = (1/0.4 + 1/0.4) / 4 = 1.25
+    case = fs.Case(seed=0, df=pd.DataFrame(), kw={}, by=None, mode="proba1",
+                   classes=[0, 1], names=[], oracle_ok=True, y=np.array([1, 0, 0, 1]),
+                   P=np.array([[0.1, 0.9], [0.8, 0.2], [0.4, 0.6], [0.6, 0.4]]),
+                   conf=np.array([0.9, 0.8, 0.6, 0.6]), correct=np.array([1, 1, 0, 0.0]),
+                   w=np.ones(4), keep=np.ones(4, dtype=bool))
+    o = fs.oracle(case, np.ones(4, dtype=bool))
+    assert o["n"] == 4 and o["accuracy"] == 0.5
+    assert o["cwa"] == pytest.approx(1.7 / 2.9)
+    assert o["csr"] == pytest.approx(1.25)
+    # brier = (0.01 + 0.04 + 0.36 + 0.36) / 4
+    assert o["brier"] == pytest.approx(0.77 / 4)
+    # AUC: positives {0.9, 0.4}, negatives {0.2, 0.6}: pairs won 3 of 4
+    assert o["auc"] == pytest.approx(0.75)
