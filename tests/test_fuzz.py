@@ -12,6 +12,7 @@ the frame.
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -85,3 +86,15 @@ def test_oracle_matches_hand_worked_example() -> None:
     assert o["brier"] == pytest.approx(0.77 / 4)
     # AUC: positives {0.9, 0.4}, negatives {0.2, 0.6}: pairs won 3 of 4
     assert o["auc"] == pytest.approx(0.75)
+
+
+def test_markdown_bare_carriage_return_in_group_name() -> None:
+    # CommonMark ends a line at a bare "\r": it must not split a heading or table row
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"y": rng.integers(0, 2, 60), "p": rng.random(60),
+                       "g": np.where(rng.random(60) < 0.5, "a\rb", "# c\r| d")})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # small groups: the report's own notes
+        md = df.groupby("g").calib(y="y", proba="p").report(n_boot=20).to_markdown()
+    assert "\r" not in md
+    assert any(line.startswith("#") and "a b" in line for line in md.splitlines())
