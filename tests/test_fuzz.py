@@ -26,6 +26,22 @@ import fuzz_strategies as fs
 N_FRAMES = 240
 BASE_SEED = 20_260_000
 
+#: Root causes found by the campaign in code outside the validation layer, still
+#: open.  Each has a minimal reproducer below as a strict xfail: when it is fixed
+#: the xfail passes, the test fails, and the entry must be removed from here.
+KNOWN_OPEN = {
+    "IndexError at _grouping.py": "every group key of the frame is NaN",
+    "weights_underflow": "importance weights normalised by the frame's maximum "
+                         "underflow to 0 in a group whose weights are ~1e-600 of it",
+}
+
+
+def _known(cause: str, detail: str, case: fs.Case) -> bool:
+    if any(key in cause for key in KNOWN_OPEN):
+        return True
+    # a group's values are NaN (or n = 0) only because its weights underflowed
+    return ("weights=tiny_huge" in case.tags and "per-subset oracle" in detail)
+
 
 def _campaign(seeds: range) -> tuple[dict[str, int], list[str]]:
     counts = {"correct": 0, "clean": 0, "unclear": 0, "unexpected": 0}
@@ -34,7 +50,8 @@ def _campaign(seeds: range) -> tuple[dict[str, int], list[str]]:
         case = fs.make_case(seed)
         for out in fs.run_case(case, cli=seed % 10 == 0, ci=seed % 6 == 0):
             counts[out.kind] += 1
-            if out.kind in ("unclear", "unexpected"):
+            if out.kind in ("unclear", "unexpected") and not _known(out.cause, out.detail,
+                                                                      case):
                 bad.append(f"seed={seed} call={out.call} {out.kind}: {out.cause} | "
                            f"{out.detail} | tags={case.tags}")
     return counts, bad
@@ -49,6 +66,24 @@ def test_fuzz_no_unexpected_no_unclear(chunk: int) -> None:
     assert counts["correct"] > 0 and counts["clean"] > 0  # both families are exercised
     assert not bad, (f"{len(bad)} bad calls (reproduce: fs.run_case(fs.make_case(seed))):\n"
                      + "\n".join(bad[:15]))
+
+
+@pytest.mark.xfail(strict=True, raises=IndexError,
+                   reason="open: split_groupby indexes an empty group table")
+def test_open_all_group_keys_nan() -> None:
+    df = pd.DataFrame({"y": [1, 0], "p": [0.8, 0.3], "g": [np.nan, np.nan]})
+    df.groupby("g").calib(y="y", proba="p").accuracy()
+
+
+@pytest.mark.xfail(strict=True, reason="open: weights normalised by the frame's maximum")
+def test_open_group_weights_far_below_the_frame_maximum() -> None:
+    df = pd.DataFrame({"y": [1, 0, 1, 0], "p": [0.8, 0.3, 0.6, 0.7],
+                       "g": ["a", "a", "b", "b"], "w": [1e300, 1e300, 1e-300, 1e-300]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = df.groupby("g").calib(y="y", proba="p", weight="w").accuracy()
+    alone = df[df.g == "b"].calib(y="y", proba="p", weight="w").accuracy()
+    assert alone == 0.5 and got["b"] == alone
 
 
 def test_generator_is_deterministic() -> None:

@@ -290,6 +290,8 @@ def make_case(seed: int) -> Case:
         df[gname] = pd.Categorical(gvals, categories=["g1", "g2", "g3", "g_unused"]) \
             if kind == "category" else gvals
         by = [gname]
+        if kind == "category" and rng.random() < 0.5:
+            tags.append("unobserved")  # groupby(observed=False): an empty group
         if kind == "two":
             g2 = colname("grp2")
             df[g2] = rng.integers(0, 2, size=n)
@@ -549,7 +551,8 @@ def _check_summary(case: Case, grouped: bool) -> Callable[[Any], str | None]:
 
 def _accessor(case: Case, grouped: bool) -> Any:
     if grouped:
-        gb = case.df.groupby(case.by if len(case.by) > 1 else case.by[0], observed=True)
+        observed = "unobserved" not in case.tags
+        gb = case.df.groupby(case.by if len(case.by) > 1 else case.by[0], observed=observed)
         return gb.calib(**case.kw)
     return case.df.calib(**case.kw)
 
