@@ -404,6 +404,8 @@ def _names_something(msg: str, case: Case) -> bool:
     for nm in case.names:
         if nm and (f"'{nm}'" in msg or f'"{nm}"' in msg or f"`{nm}`" in msg or nm in msg):
             return True
+    if re.search(r"`[A-Za-z_][A-Za-z0-9_]*`", msg):  # the project's way to name an argument
+        return True
     for a in ROLE_ARGS:
         if re.search(rf"(?<![a-z_]){re.escape(a)}(?![a-z_])", low):
             return True
@@ -565,7 +567,7 @@ def _cli_call(case: Case) -> Callable[[], Any]:
         if isinstance(df.columns, pd.MultiIndex) or df.columns.duplicated().any() \
                 or any(not isinstance(v, (str, list, type(None))) for v in case.kw.values()):
             return None  # the CSV round trip cannot express these roles
-        args = ["summary", "", "--format", "csv", "--metrics", "n,accuracy,cwa,csr,ece"]
+        args = ["summary", "", "--format", "csv", "--metrics", "accuracy,cwa,csr,ece"]
         for role in ("y", "pred", "conf", "correct", "weight"):
             if case.kw.get(role) is not None:
                 args += [f"--{role}", str(case.kw[role])]
@@ -574,6 +576,8 @@ def _cli_call(case: Case) -> Callable[[], Any]:
             args += ["--proba", p]
         if case.kw.get("missing") == "drop":
             args += ["--missing", "drop"]
+        if case.kw.get("pos_label") is not None:
+            args += ["--pos-label", str(case.kw["pos_label"])]
         for b in case.by or []:
             args += ["--by", str(b)]
         with tempfile.TemporaryDirectory() as tmp:
@@ -595,6 +599,22 @@ def _cli_call(case: Case) -> Callable[[], Any]:
             raise ValueError(text.strip()[:300] or "exit 2 without a message")
         return out.getvalue()
     return run
+
+
+def _check_cli(case: Case) -> Callable[[Any], str | None]:
+    """Ungrouped CLI values equal the oracle (labels that survive a CSV round trip)."""
+    def check(text: Any) -> str | None:
+        plain = any(t in case.tags for t in ("labels=int", "labels=str", "labels=float"))
+        if text is None or case.by or not case.oracle_ok or not plain \
+                or any(t.startswith("score_dtype") for t in case.tags):
+            return None
+        got = pd.read_csv(io.StringIO(text), index_col=0)["value"]
+        exp = oracle(case, np.ones(len(case.df), dtype=bool))
+        for nm in ("n", "accuracy", "cwa", "csr", "ece"):
+            if nm in exp and nm in got.index and not _close(got[nm], exp[nm]):
+                return f"CLI {nm} mismatch: got {got[nm]!r}, oracle {exp[nm]!r}"
+        return None
+    return check
 
 
 def run_case(case: Case, rng: np.random.Generator | None = None, *,
@@ -638,6 +658,21 @@ def run_case(case: Case, rng: np.random.Generator | None = None, *,
                                      lambda a=acc: a.risk(p_risk_method="normal")))
             else:
                 outs.append(classify(case, f"{tag}{name}", getattr(acc, str(name))))
+        # one hostile argument per accessor: must be a clean error naming it
+        bad = [lambda a=acc: a.ece(n_bins=int(rng.choice([0, -3]))),
+               lambda a=acc: a.summary(ci=float(rng.choice([0.0, 1.0, 1.5, np.nan])),
+                                       n_boot=10),
+               lambda a=acc: a.summary(metrics=["accuracy"], ci=0.9, n_boot=1),
+               lambda a=acc: a.cwsa(tau=float(rng.choice([1.0, -0.1, np.nan]))),
+               lambda a=acc: a.csr(eps=float(rng.choice([0.0, 0.5, -1e-8, np.inf]))),
+               lambda a=acc: a.summary(metrics=["no_such_metric"]),
+               lambda a=acc: a.reliability(strategy="median"),
+               lambda a=acc: a.selective(taus=[0.2, 1.0])]
+        j = int(rng.integers(len(bad)))
+        out = classify(case, f"{tag}bad_argument[{j}]", bad[j])
+        if out.kind == "correct":  # accepted a value it must reject
+            out = Outcome(out.call, "unexpected", f"bad argument {j} accepted", "")
+        outs.append(out)
     if cli:
-        outs.append(classify(case, "cli.summary", _cli_call(case)))
+        outs.append(classify(case, "cli.summary", _cli_call(case), _check_cli(case)))
     return outs
