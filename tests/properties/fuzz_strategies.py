@@ -651,7 +651,7 @@ def run_case(case: Case, rng: np.random.Generator | None = None, *,
                                  lambda a=acc: a.summary(metrics=["accuracy", "csr", "ece",
                                                                   "auc"],
                                                          ci=0.9, n_boot=20, seed=1)))
-        extra = ["risk", "reliability", "selective", "cw_confusion"]
+        extra = ["risk", "reliability", "selective", "cw_confusion", "calibration_tests"]
         for name in rng.choice(extra, size=2, replace=False):
             if name == "risk":
                 outs.append(classify(case, f"{tag}risk",
