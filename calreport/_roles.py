@@ -346,7 +346,7 @@ def build_profile(df: pd.DataFrame, roles: Roles) -> tuple[ConfidenceProfile, in
             if roles.missing == "raise":
                 first = int(np.flatnonzero(na)[0])
                 raise v.missing_values_error(_name(col), int(na.sum()), df.index[first],
-                                             labels=is_label)
+                                             labels=is_label, position=first)
             any_na = na if any_na is None else (any_na | na)
     keep = np.arange(n)
     n_dropped = 0

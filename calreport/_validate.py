@@ -321,13 +321,19 @@ def not_a_column_name_error(value: Any, role: str, columns: Sequence[Any]) -> Ty
 
 
 def missing_values_error(name: str, count: int, first_label: Any, *,
-                         labels: bool = False) -> ValueError:
-    """The error for missing values in a role column (``first_label``: index label)."""
+                         labels: bool = False, position: int | None = None) -> ValueError:
+    """The error for missing values in a role column (``first_label``: index label;
+    ``position``: its row position, named too since an index may repeat labels)."""
     what = "missing label" if labels else "missing value"
+    if isinstance(first_label, np.generic):  # 3, not np.int64(3)
+        first_label = first_label.item()
+    at = f"index label {first_label!r}"
+    if position is not None:
+        at += f", row position {position}"
     return ValueError(
-        f"`{name}` has {_plural(count, what)} (NaN/None; first at index label "
-        f"{first_label!r}). Drop or impute those rows first, or pass missing='drop' to "
-        "the accessor to drop them (the count is reported)."
+        f"`{name}` has {_plural(count, what)} (NaN/None; first at {at}). Drop or impute "
+        "those rows first, or pass missing='drop' to the accessor to drop them (the "
+        "count is reported)."
     )
 
 

@@ -72,8 +72,14 @@ class Report:
         return self._render("report.html.j2", standalone=False)
 
     def to_markdown(self) -> str:
-        """Markdown version (same numbers; figures are in the HTML and PDF versions)."""
-        return self._render("report.md.j2", markdown=True)
+        """Markdown version (same numbers; figures are in the HTML and PDF versions).
+
+        CommonMark ends a line at ``\\n``, ``\\r\\n`` and a bare ``\\r``; a ``\\r`` in a
+        user string (a group name, a title) would split a heading or a table row,
+        so every ``\\r`` left after rendering becomes a space.
+        """
+        text = self._render("report.md.j2", markdown=True)
+        return text.replace("\r\n", "\n").replace("\r", " ")
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON content: the result's numbers plus the report's verdict facts."""
