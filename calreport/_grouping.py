@@ -161,7 +161,8 @@ def resolve_group_roles(gb: Any, role_kw: dict[str, Any]) -> Roles:
 def split_groupby(gb: Any, roles: Roles) -> Split:
     """Validate ``gb.obj`` once and cut it into the groups pandas would form."""
     obj = gb.obj
-    profile, _, keep = build_profile(obj, roles)
+    # weights are normalised per group (ConfidenceProfile.take), not by the frame's max
+    profile, _, keep = build_profile(obj, roles, normalize_weights=False)
     as_index = bool(getattr(gb, "as_index", True))
     sizes = gb.size()
     if isinstance(sizes, pd.DataFrame):  # as_index=False: keys are columns
@@ -183,7 +184,8 @@ def split_groupby(gb: Any, roles: Roles) -> Split:
         raise RuntimeError(  # pragma: no cover - defensive: pandas changed its numbering
             "pandas' group numbering does not match its group sizes; please report this.")
     position_of_code = observed  # code c is the c-th non-empty group
-    row_group = np.where(valid, position_of_code[np.maximum(code_int, 0)], -1)
+    row_group = np.full(code_int.size, -1, dtype=np.int64)  # -1: in no group (NaN key)
+    row_group[valid] = position_of_code[code_int[valid]]
     kept_group = row_group[keep]
     kept_mask = np.zeros(row_group.size, dtype=bool)
     kept_mask[keep] = True

@@ -303,7 +303,8 @@ def _column_classes(cols: Sequence[Hashable], labels: np.ndarray | None
     return None
 
 
-def build_profile(df: pd.DataFrame, roles: Roles) -> tuple[ConfidenceProfile, int, np.ndarray]:
+def build_profile(df: pd.DataFrame, roles: Roles, *, normalize_weights: bool = True
+                  ) -> tuple[ConfidenceProfile, int, np.ndarray]:
     """Build a profile from the role columns of ``df`` (never modifying ``df``).
 
     Validation is vectorised: labels are factorised once (pandas' hash-based
@@ -405,6 +406,7 @@ def build_profile(df: pd.DataFrame, roles: Roles) -> tuple[ConfidenceProfile, in
         yt, proba, y_pred=yp, conf=singles["conf"], correct=singles["correct"],
         classes=classes, sample_weight=singles["weight"], threshold=roles.threshold,
         pos_label=roles.pos_label, weights=roles.weights,
+        normalize_weights=normalize_weights,
         names={k: val for k, val in names.items() if val is not None},
     )
     if rule is not None:

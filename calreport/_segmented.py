@@ -10,6 +10,7 @@ per-subset tests check.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,9 @@ class GroupSums:
 
     def __init__(self, p: ConfidenceProfile, codes: np.ndarray, n_groups: int,
                  s: Settings, names: list[str]) -> None:
+        if p.sample_weight is not None and p.weights == "importance":
+            # importance weights on each group's own scale (frequency weights count rows)
+            p = replace(p, sample_weight=_per_group_scale(p.sample_weight, codes, n_groups))
         self.p, self.codes, self.g, self.s = p, codes, n_groups, s
         keep = {c for m in names for c in REGISTRY[m].interval.columns}
         self.w = (np.ones(p.n) if p.sample_weight is None
@@ -123,6 +127,15 @@ class GroupSums:
         risk_at = ce[last][block_of] / cw[last][block_of]
         num = np.bincount(g, weights=w * risk_at, minlength=self.g)
         return num / self.sum("one")
+
+
+def _per_group_scale(w: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarray:
+    """Weights divided by their group's maximum (values are scale-invariant per group;
+    this keeps every group's sums finite and away from underflow)."""
+    top = np.zeros(n_groups)
+    np.maximum.at(top, codes, w)
+    scale = top[codes]
+    return np.divide(w, scale, out=np.zeros_like(w, dtype=np.float64), where=scale > 0)
 
 
 def _cumsum_within(x: np.ndarray, g: np.ndarray) -> np.ndarray:

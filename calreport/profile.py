@@ -94,10 +94,16 @@ class ConfidenceProfile:
         def sub(a: np.ndarray | None) -> np.ndarray | None:
             return None if a is None else a[rows]
 
+        w = sub(self.sample_weight)
+        if w is not None and self.weights == "importance" and w.size:
+            top = float(w.max())
+            if top > 0 and top != 1.0:
+                w = w / top  # each group on its own scale: no underflow across groups
+
         return ConfidenceProfile(
             conf=self.conf[rows], correct=self.correct[rows], y_true=sub(self.y_true),
             y_pred=sub(self.y_pred), proba=sub(self.proba), classes=self.classes,
-            score=sub(self.score), sample_weight=sub(self.sample_weight),
+            score=sub(self.score), sample_weight=w,
             threshold=self.threshold, weights=self.weights, notes=dict(self.notes),
         )
 
@@ -159,6 +165,7 @@ class ConfidenceProfile:
         threshold: float = 0.5,
         pos_label: Any = None,
         weights: str = "importance",
+        normalize_weights: bool = True,
         names: Mapping[str, Any] | None = None,
     ) -> ConfidenceProfile:
         """Build a profile from arrays.
@@ -202,6 +209,11 @@ class ConfidenceProfile:
             maximum (so every value is invariant to their scale; the scale is kept
             in ``notes["weight_scale"]``); frequency weights must be integers and
             are kept as counts.
+        normalize_weights : bool, default True
+            Divide importance weights by their maximum (values are invariant to the
+            scale; this keeps sums finite).  A grouped call passes False and
+            normalises each group on its own (:meth:`take`), so a group whose
+            weights are 1e-600 of another's is not rounded to zero.
         names : dict, optional
             Display names (e.g. DataFrame column names) used in error messages; the
             entry ``"proba"`` may be a list with one name per column.
@@ -297,7 +309,7 @@ class ConfidenceProfile:
                 )
         w = v.check_sample_weight(sample_weight, len(prof["conf"]), nm["sample_weight"],
                                   kind=weights)
-        if w is not None and weights == "importance":
+        if w is not None and weights == "importance" and normalize_weights:
             w, notes["weight_scale"] = v.normalize_weights(w)
         # the profile owns its arrays: a view of the caller's data would change with it
         raws = [r for r in (_raw(x) for x in (y_true, proba, y_pred, conf, correct,

@@ -26,26 +26,13 @@ import fuzz_strategies as fs
 N_FRAMES = 240
 BASE_SEED = 20_260_000
 
-#: Root causes found by the campaign in code outside the validation layer, still
-#: open.  Each has a minimal reproducer below as a strict xfail: when it is fixed
-#: the xfail passes, the test fails, and the entry must be removed from here.
-KNOWN_OPEN = {
-    "IndexError at _grouping.py": "every group key of the frame is NaN",
-    "bad argument 6 accepted": "grouped reliability(strategy='median') returns an empty "
-                               "frame: per_group turns the argument error into group NaN",
-    "bad argument 7 accepted": "grouped selective(taus=[.., 1.0]) returns an empty frame",
-    "warning flood (DegenerateReplicateWarning)": "one warning per distinct message "
-                                                  "(per-metric counts), not one per call",
-    "weights_underflow": "importance weights normalised by the frame's maximum "
-                         "underflow to 0 in a group whose weights are ~1e-600 of it",
-}
+#: Root causes the campaign found and that are still open (none): a new one goes
+#: here with a minimal reproducer as a strict xfail until it is fixed.
+KNOWN_OPEN: dict[str, str] = {}
 
 
 def _known(cause: str, detail: str, case: fs.Case) -> bool:
-    if any(key in cause for key in KNOWN_OPEN):
-        return True
-    # a group's values are NaN (or n = 0) only because its weights underflowed
-    return ("weights=tiny_huge" in case.tags and "per-subset oracle" in detail)
+    return any(key in cause for key in KNOWN_OPEN)
 
 
 def _campaign(seeds: range) -> tuple[dict[str, int], list[str]]:
@@ -73,15 +60,12 @@ def test_fuzz_no_unexpected_no_unclear(chunk: int) -> None:
                      + "\n".join(bad[:15]))
 
 
-@pytest.mark.xfail(strict=True, raises=IndexError,
-                   reason="open: split_groupby indexes an empty group table")
-def test_open_all_group_keys_nan() -> None:
+def test_fixed_all_group_keys_nan() -> None:
     df = pd.DataFrame({"y": [1, 0], "p": [0.8, 0.3], "g": [np.nan, np.nan]})
     df.groupby("g").calib(y="y", proba="p").accuracy()
 
 
-@pytest.mark.xfail(strict=True, reason="open: weights normalised by the frame's maximum")
-def test_open_group_weights_far_below_the_frame_maximum() -> None:
+def test_fixed_group_weights_far_below_the_frame_maximum() -> None:
     df = pd.DataFrame({"y": [1, 0, 1, 0], "p": [0.8, 0.3, 0.6, 0.7],
                        "g": ["a", "a", "b", "b"], "w": [1e300, 1e300, 1e-300, 1e-300]})
     with warnings.catch_warnings():
@@ -91,16 +75,14 @@ def test_open_group_weights_far_below_the_frame_maximum() -> None:
     assert alone == 0.5 and got["b"] == alone
 
 
-@pytest.mark.xfail(strict=True, reason="open: per_group swallows argument errors")
-def test_open_grouped_invalid_argument_is_an_error() -> None:
+def test_fixed_grouped_invalid_argument_is_an_error() -> None:
     df = pd.DataFrame({"y": [0, 1, 1, 0] * 5, "p": np.linspace(0.1, 0.9, 20),
                        "g": ["a", "b"] * 10})
     with pytest.raises(ValueError, match="strategy"):
         df.groupby("g").calib(y="y", proba="p").reliability(strategy="median")
 
 
-@pytest.mark.xfail(strict=True, reason="open: degenerate-replicate warning per group")
-def test_open_one_degenerate_replicate_warning_per_call() -> None:
+def test_fixed_one_degenerate_replicate_warning_per_call() -> None:
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"y": np.tile([0, 1, 0, 1], 20), "p": rng.random(80),
                        "g": np.repeat(np.arange(20), 4)})

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import calreport  # noqa: F401
+import calreport
 from calreport.registry import REGISTRY
 
 
