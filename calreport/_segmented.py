@@ -135,7 +135,8 @@ def _per_group_scale(w: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndar
     top = np.zeros(n_groups)
     np.maximum.at(top, codes, w)
     scale = top[codes]
-    return np.divide(w, scale, out=np.zeros_like(w, dtype=np.float64), where=scale > 0)
+    with np.errstate(under="ignore"):  # weights 1e-600 of their group's top are 0
+        return np.divide(w, scale, out=np.zeros_like(w, dtype=np.float64), where=scale > 0)
 
 
 def _cumsum_within(x: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -182,7 +183,10 @@ def segmented_values(p: ConfidenceProfile, codes: np.ndarray, n_groups: int,
                      s: Settings, names: list[str]) -> dict[str, np.ndarray]:
     """Counts and the given (segmentable) metrics of every group, as arrays."""
     sums = GroupSums(p, codes, n_groups, s, names)
-    nonzero = (np.ones(p.n) if p.sample_weight is None else p.sample_weight > 0)
+    # rows count when their weight on their group's scale is positive (as for the group
+    # computed alone)
+    w = sums.p.sample_weight
+    nonzero = np.ones(p.n) if w is None else w > 0
     out: dict[str, np.ndarray] = {
         "n": np.bincount(codes, weights=nonzero.astype(np.float64), minlength=n_groups),
     }

@@ -98,7 +98,8 @@ class ConfidenceProfile:
         if w is not None and self.weights == "importance" and w.size:
             top = float(w.max())
             if top > 0 and top != 1.0:
-                w = w / top  # each group on its own scale: no underflow across groups
+                with np.errstate(under="ignore"):  # 1e-600 of the top is 0 by design
+                    w = w / top  # each group on its own scale: no underflow across groups
 
         return ConfidenceProfile(
             conf=self.conf[rows], correct=self.correct[rows], y_true=sub(self.y_true),
