@@ -43,7 +43,7 @@ def report_from_accessor(
     data_notes: Mapping[str, Any] | None = None,
     timestamp: _dt.datetime | str | None = None,
     top_errors: int = 10,
-    max_cards: int = 24,
+    max_cards: int = 16,
     max_driver_groups: int = 10,
     progress: bool | None = None,
     template_dir: str | Path | None = None,

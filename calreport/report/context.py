@@ -49,7 +49,7 @@ def build_report(
     data_notes: Mapping[str, Any] | None = None,
     timestamp: _dt.datetime | str | None = None,
     top_errors: int = 10,
-    max_cards: int = 24,
+    max_cards: int = 16,
     max_driver_groups: int = 10,
     template_dir: str | Path | None = None,
 ) -> Report:
@@ -77,7 +77,7 @@ def build_report(
         Printed time stamp (default: now, UTC); fix it for byte-identical output.
     top_errors : int, default 10
         Errors listed per flagged group.
-    max_cards : int, default 24
+    max_cards : int, default 16
         Most verdict cards printed (flagged groups first); all groups are in the
         compact table.
     max_driver_groups : int, default 10

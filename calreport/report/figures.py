@@ -97,15 +97,17 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
         plotting.reliability_caption(used_view, n_bins, strategy) + note,
         lambda: plotting.reliability_diagram(overlay, view=view, n_bins=n_bins,
                                              strategy=strategy, grey=grey))
-    add("lowess_curve", "Calibration curve (LOWESS)",
-        "LOWESS estimate of the observed frequency given the score (span min(1, n^(-1/5)), "
-        "adapted to the rows), with the Local Calibration Score of each series in the "
-        "legend." + (" Shaded: its 95 % bootstrap band, cut where fewer than 10 scores lie "
-                     "nearby (the curve there rests on a handful of rows)."
-                     if single or len(shown) == 1 else
-                     " Where few scores lie, the curve rests on a handful of rows: read it "
-                     "with the reliability diagram's counts.") + note,
-        lambda: plotting.lowess_curve_plot(overlay, view=view, grey=grey))
+    if single or not rest:  # with many groups the CORP and binned diagrams suffice
+        add("lowess_curve", "Calibration curve (LOWESS)",
+            "LOWESS estimate of the observed frequency given the score (span "
+            "min(1, n^(-1/5)), adapted to the rows), with the Local Calibration Score of "
+            "each series in the legend."
+            + (" Shaded: its 95 % bootstrap band, cut where fewer than 10 scores lie nearby "
+               "(the curve there rests on a handful of rows)."
+               if single or len(shown) == 1 else
+               " Where few scores lie, the curve rests on a handful of rows: read it with "
+               "the reliability diagram's counts.") + note,
+            lambda: plotting.lowess_curve_plot(overlay, view=view, grey=grey))
     hist = names[:6]
     add("confidence_histogram", "Confidence histograms",
         "Top-label confidence of correct predictions and errors; solid line: accuracy, "
