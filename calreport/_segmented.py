@@ -11,7 +11,6 @@ per-subset tests check.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 
@@ -200,8 +199,3 @@ def segmented_values(p: ConfidenceProfile, codes: np.ndarray, n_groups: int,
                 continue
             out[name] = np.asarray(REGISTRY[name].interval.finish(sums, s), dtype=np.float64)
     return out
-
-
-def as_dict(values: dict[str, np.ndarray], g: int) -> dict[str, Any]:
-    """The values of group ``g``."""
-    return {k: float(v[g]) for k, v in values.items()}

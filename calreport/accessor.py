@@ -127,12 +127,21 @@ class _Base(MetricMethods):
         -------
         calreport.result.CalibrationResult
         """
+        return self._evaluate(metrics, ci=ci, n_boot=n_boot, ci_method=ci_method,
+                              resampling=resampling, seed=seed, n_bins=n_bins,
+                              strategy=strategy, tau=tau, view=view,
+                              p_risk_method=p_risk_method, eps=eps, min_count=min_count,
+                              progress=progress, overall=overall, refit=refit,
+                              with_risk=True)
+
+    def _evaluate(self, metrics: Any, *, n_bins: int, strategy: str, tau: float,
+                  view: str | None, p_risk_method: str, eps: float, min_count: int,
+                  seed: Any, **kw: Any) -> CalibrationResult:
+        """The one place the accessor's options become settings and a computation."""
         settings = Settings.from_kwargs(n_bins=n_bins, strategy=strategy, tau=tau,
                                         view=view, p_risk_method=p_risk_method, eps=eps,
                                         min_count=min_count, seed=seed)
-        return evaluate(self._split(), metrics, settings=settings, ci=ci, n_boot=n_boot,
-                        ci_method=ci_method, resampling=resampling, seed=seed,
-                        progress=progress, overall=overall, with_risk=True, refit=refit)
+        return evaluate(self._split(), metrics, settings=settings, seed=seed, **kw)
 
     def summary(
         self,
@@ -184,13 +193,12 @@ class _Base(MetricMethods):
             ``attrs["reasons"]`` maps each NaN metric (grouped: (group, metric)) to
             the reason; ``attrs["settings"]`` and ``attrs["ci"]`` record the settings.
         """
-        settings = Settings.from_kwargs(n_bins=n_bins, strategy=strategy, tau=tau,
-                                        view=view, p_risk_method=p_risk_method, eps=eps,
-                                        min_count=min_count, seed=seed)
-        res = evaluate(self._split(), metrics, settings=settings, ci=ci, n_boot=n_boot,
-                       ci_method=ci_method, resampling=resampling, seed=seed,
-                       progress=progress, overall=False, refit=refit)
-        return res.summary()
+        return self._evaluate(metrics, ci=ci, n_boot=n_boot, ci_method=ci_method,
+                              resampling=resampling, seed=seed, n_bins=n_bins,
+                              strategy=strategy, tau=tau, view=view,
+                              p_risk_method=p_risk_method, eps=eps, min_count=min_count,
+                              progress=progress, overall=False, refit=refit,
+                              with_risk=False).summary()
 
     # -------------------------------------------------------- structured results
     def _series(self, fn: Any) -> Any:

@@ -104,12 +104,13 @@ def test_gated_metric_is_computed_whatever_metrics_says(csv_file, capsys):
     assert "gate failed: auc<0.99" in capsys.readouterr().err
 
 
-def test_p_risk_gate_with_other_metrics(csv_file, tmp_path, capsys):
-    out = tmp_path / "s.json"
+def test_p_risk_gate_with_other_metrics(csv_file, capsys):
+    # p_risk is not in --metrics: it is computed for the gate, and the JSON has it
     code = main(["summary", str(csv_file), "--metrics", "ece", "--fail-on", "p_risk>-1",
                  "--format", "json"])
     assert code == EXIT_GATE_FAILED
-    del out
+    out = json.loads(capsys.readouterr().out)
+    assert "p_risk" in out["groups"][0]["metrics"]
 
 
 def test_gate_on_undefined_metric_is_usage_error(tmp_path, capsys):

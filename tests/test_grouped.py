@@ -111,8 +111,9 @@ def test_small_group_in_structured_call_is_nan_with_reason():
     both = pd.concat([df, small], ignore_index=True)
     out = both.groupby("g").calib(**ROLES).calibration_error()
     assert out.loc[["a", "b", "c"]].notna().all().all()
-    if out.loc["tiny"].isna().all():
-        assert "tiny" in out.attrs["reasons"]
+    # 10 rows are too few for the LOWESS fit: NaN for that group, with the reason
+    assert out.loc["tiny"].isna().all()
+    assert "frac" in out.attrs["reasons"]["tiny"]
 
 
 @pytest.mark.parametrize("method", ["reliability", "selective", "cw_confusion"])
