@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -161,7 +162,7 @@ class _Rows:
     denom: float
     kind: str
 
-    @property
+    @cached_property
     def p(self) -> np.ndarray:
         return 1.0 - self.c
 
@@ -170,13 +171,41 @@ class _Rows:
         return _Rows(self.c[mask], self.raw[mask], self.wrong[mask], self.atom[mask],
                      self.k[mask], w, float(w.sum()), self.kind)
 
-    @property
+    @cached_property
     def s_obs(self) -> float:
-        return float((self.atom * self.k * self.wrong).sum())
+        return float(self.atom[self.wrong] @ self.k[self.wrong])
 
     @property
     def count(self) -> float:
         return float(self.k.sum())
+
+    @cached_property
+    def unit_var(self) -> np.ndarray:
+        """Null variance of one copy of each row, ``a_i^2 p_i (1 - p_i)``."""
+        return self.atom ** 2 * self.p * self.c
+
+    @cached_property
+    def moments(self) -> tuple[float, float, float]:
+        """Variance, third central moment and largest single-unit share of the null."""
+        uv = self.unit_var
+        var = float(self.k @ uv)
+        k3 = float((self.k * self.atom) @ (uv * (1.0 - 2.0 * self.p)))
+        share = float(uv.max() / var) if var > 0 and uv.size else math.nan
+        return var, k3, share
+
+    @cached_property
+    def ties(self) -> tuple[np.ndarray, np.ndarray]:
+        """Index of the distinct (error size, confidence) pairs and the inverse map.
+
+        One sort: of the confidences when the error size is a function of them (no
+        weights, equal weights, frequency weights), else of the pairs.
+        """
+        return _tie_groups(self.atom, self.c, by_c=self._atom_follows_c)
+
+    @cached_property
+    def _atom_follows_c(self) -> bool:
+        w = self.w
+        return self.kind == "frequency" or not w.size or bool(w.min() == w.max())
 
 
 def _rows(conf: Any, correct: Any, sample_weight: Any, eps: float, kind: str,
@@ -200,30 +229,63 @@ def _rows(conf: Any, correct: Any, sample_weight: Any, eps: float, kind: str,
 
 def _null_moments(r: _Rows) -> tuple[float, float, float]:
     """Variance, third central moment and largest single-unit share of ``S``'s null."""
-    p = r.p
-    unit_var = r.atom ** 2 * p * r.c
-    var = float((r.k * unit_var).sum())
-    k3 = float((r.k * r.atom ** 3 * p * r.c * (1.0 - 2.0 * p)).sum())
-    share = float(unit_var.max() / var) if var > 0 else math.nan
-    return var, k3, share
+    return r.moments
 
 
-def _tie_groups(atom: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Index of the distinct (error size, confidence) pairs and the inverse map."""
-    _, first, inv = np.unique(atom + 1j * c, return_index=True, return_inverse=True)
-    return first, inv.ravel()
+def _tie_groups(atom: np.ndarray, c: np.ndarray, by_c: bool = False
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Index of the distinct (error size, confidence) pairs and the inverse map.
+
+    ``by_c``: the error size is a function of the confidence, so the confidences
+    alone decide the groups (one float sort instead of a sort of pairs).
+    """
+    n = c.size
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if by_c:
+        order = np.argsort(c, kind="stable")
+        sc = c[order]
+        new = np.r_[True, sc[1:] != sc[:-1]]
+    else:
+        order = np.lexsort((atom, c))
+        sc, sa = c[order], atom[order]
+        new = np.r_[True, (sc[1:] != sc[:-1]) | (sa[1:] != sa[:-1])]
+    inv = np.empty(n, np.int64)
+    inv[order] = np.cumsum(new) - 1
+    return order[new], inv
 
 
-def _lattice_ratio(r: _Rows, var: float) -> float:
-    """Largest error size / null sd among tie groups with >= 10 % of the variance."""
+#: Buckets of the hash screen of :func:`_lattice_ratio`.
+_HASH_BUCKETS = 1 << 16
+
+
+def _lattice_ratio(r: _Rows, var: float, mask: np.ndarray | None = None) -> float:
+    """Largest error size / null sd among tie groups with >= 10 % of the variance.
+
+    ``mask`` restricts the rows (the rest of a heavy split).  No sort is needed when
+    no tie group can carry 10 % of the variance: the rows are first summed into hash
+    buckets of their (error size, confidence) bits, each tie group falling into one
+    bucket, so a bucket below 10 % clears every group in it; only the rows of the few
+    heavier buckets are grouped exactly.
+    """
     if not var > 0:
         return math.nan
-    first, inv = _tie_groups(r.atom, r.c)
-    group_var = np.bincount(inv, weights=r.k * r.atom ** 2 * r.p * r.c)
-    big = group_var >= 0.1 * var
-    return float(r.atom[first][big].max() / math.sqrt(var)) if big.any() else 0.0
-
-
+    tv = r.k * r.unit_var
+    if mask is not None:
+        tv = np.where(mask, tv, 0.0)
+    limit = 0.1 * var
+    key = r.c.view(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    if not r._atom_follows_c:
+        key ^= r.atom.view(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F)
+    bucket = (key >> np.uint64(48)).astype(np.intp)
+    heavy = np.bincount(bucket, weights=tv, minlength=_HASH_BUCKETS) >= limit
+    cand = np.flatnonzero(heavy[bucket] & (tv > 0))
+    if not cand.size:
+        return 0.0
+    first, inv = _tie_groups(r.atom[cand], r.c[cand], by_c=r._atom_follows_c)
+    group_var = np.bincount(inv, weights=tv[cand])
+    big = group_var >= limit
+    return float(r.atom[cand][first][big].max() / math.sqrt(var)) if big.any() else 0.0
 
 
 def _z(r: _Rows) -> float:
