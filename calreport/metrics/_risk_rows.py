@@ -200,7 +200,15 @@ class _Rows:
         One sort: of the confidences when the error size is a function of them (no
         weights, equal weights, frequency weights), else of the pairs.
         """
-        return _tie_groups(self.atom, self.c, by_c=self._atom_follows_c)
+        order, new = _tie_sort(self.atom, self.c, self._atom_follows_c)
+        inv = np.empty(order.size, np.int64)
+        inv[order] = np.cumsum(new) - 1
+        return order[new], inv
+
+    @cached_property
+    def canonical(self) -> np.ndarray:
+        """Rows in increasing (confidence, error size): an order free of the input's."""
+        return _tie_sort(self.atom, self.c, self._atom_follows_c)[0]
 
     @cached_property
     def _atom_follows_c(self) -> bool:
@@ -215,8 +223,18 @@ def _rows(conf: Any, correct: Any, sample_weight: Any, eps: float, kind: str,
     ok = lab.check_binary_indicator(correct, "correct")
     v.check_consistent_length(conf=len(c), correct=len(ok))
     w = _check_weights(sample_weight, len(c), kind)
+    return _trusted_rows(raw, c, ok, w, kind), n_clipped
+
+
+def _trusted_rows(raw: np.ndarray, c: np.ndarray, ok: np.ndarray, w: np.ndarray | None,
+                  kind: str) -> _Rows:
+    """The rows of validated arrays: confidences, clipped ones, bool hits, weights."""
+    if w is None:
+        k = np.ones(len(c))
+        return _Rows(c, raw, ~ok, 1.0 / (1.0 - c), k, k, float(len(c)), kind)
     keep = w > 0
-    c, raw, ok, w = c[keep], raw[keep], ok[keep], w[keep]
+    if not keep.all():
+        c, raw, ok, w = c[keep], raw[keep], ok[keep], w[keep]
     if kind == "frequency":
         k = w
         atom = 1.0 / (1.0 - c)
@@ -224,7 +242,7 @@ def _rows(conf: Any, correct: Any, sample_weight: Any, eps: float, kind: str,
         w = w / w.max()
         k = np.ones(len(c))
         atom = w / (1.0 - c)
-    return _Rows(c, raw, ~ok, atom, k, w, float(w.sum()), kind), n_clipped
+    return _Rows(c, raw, ~ok, atom, k, w, float(w.sum()), kind)
 
 
 def _null_moments(r: _Rows) -> tuple[float, float, float]:
@@ -239,9 +257,16 @@ def _tie_groups(atom: np.ndarray, c: np.ndarray, by_c: bool = False
     ``by_c``: the error size is a function of the confidence, so the confidences
     alone decide the groups (one float sort instead of a sort of pairs).
     """
-    n = c.size
-    if n == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    order, new = _tie_sort(atom, c, by_c)
+    inv = np.empty(c.size, np.int64)
+    inv[order] = np.cumsum(new) - 1
+    return order[new], inv
+
+
+def _tie_sort(atom: np.ndarray, c: np.ndarray, by_c: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Rows sorted by (confidence, error size) and where each new pair starts."""
+    if not c.size:
+        return np.zeros(0, np.int64), np.zeros(0, bool)
     if by_c:
         order = np.argsort(c, kind="stable")
         sc = c[order]
@@ -250,9 +275,7 @@ def _tie_groups(atom: np.ndarray, c: np.ndarray, by_c: bool = False
         order = np.lexsort((atom, c))
         sc, sa = c[order], atom[order]
         new = np.r_[True, (sc[1:] != sc[:-1]) | (sa[1:] != sa[:-1])]
-    inv = np.empty(n, np.int64)
-    inv[order] = np.cumsum(new) - 1
-    return order[new], inv
+    return order, new
 
 
 #: Buckets of the hash screen of :func:`_lattice_ratio`.
@@ -274,6 +297,11 @@ def _lattice_ratio(r: _Rows, var: float, mask: np.ndarray | None = None) -> floa
     if mask is not None:
         tv = np.where(mask, tv, 0.0)
     limit = 0.1 * var
+    if tv.size <= _HASH_BUCKETS // 16:  # small: group exactly (the sort is cached)
+        first, inv = r.ties
+        group_var = np.bincount(inv, weights=tv)
+        big = group_var >= limit
+        return float(r.atom[first][big].max() / math.sqrt(var)) if big.any() else 0.0
     key = r.c.view(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     if not r._atom_follows_c:
         key ^= r.atom.view(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F)

@@ -63,6 +63,7 @@ from calreport.metrics._risk_rows import (
     _null_moments,
     _p_normal,  # noqa: F401  (re-exported for tests)
     _rows,
+    _trusted_rows,
     _z,
     clip_confidence,
 )
@@ -610,3 +611,18 @@ def p_risk(conf: Any, correct: Any, *, method: str = "auto", sample_weight: Any 
     """
     return risk_summary(conf, correct, method=method, sample_weight=sample_weight, eps=eps,
                         n_sim=n_sim, seed=seed, weights=weights).p_risk
+
+
+
+def _p_risk_trusted(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndarray | None,
+                    *, eps: float, method: str, seed: int) -> tuple[float, str]:
+    """P_risk and its method on validated arrays (importance weights), as ``p_risk``.
+
+    The grouped summaries call it once per group: the arrays were validated once for
+    the whole frame.  It returns exactly ``risk_summary(...).p_risk`` and
+    ``.p_risk_method`` for the same rows and integer ``seed``.
+    """
+    c = np.clip(conf, eps, 1.0 - eps)
+    r = _trusted_rows(conf, c, correct, sample_weight, "importance")
+    test = _test(r, method, N_SIM, np.random.default_rng(seed), int(seed))
+    return test.p_risk, test.method
