@@ -188,8 +188,8 @@ def _alt_p(p: np.ndarray) -> np.ndarray:
 
 def _normal_power(r: _Rows, var0: float) -> float:
     p1 = _alt_p(r.p)
-    mean1 = float((r.k * r.atom) @ p1)
-    var1 = float((r.k * r.atom ** 2) @ (p1 * (1.0 - p1)))
+    mean1 = float(r.ka @ p1)
+    var1 = float((r.ka * r.atom) @ (p1 * (1.0 - p1)))
     crit = r.denom + math.sqrt(var0)
     if var1 <= 0:
         return float(mean1 > crit)

@@ -173,11 +173,20 @@ class _Rows:
 
     @cached_property
     def s_obs(self) -> float:
-        return float(self.atom[self.wrong] @ self.k[self.wrong])
+        return float(self.ka[self.wrong].sum())
 
     @property
     def count(self) -> float:
         return float(self.k.sum())
+
+    @cached_property
+    def ka(self) -> np.ndarray:
+        """``k_i a_i``: the error size of all copies of a row (``a_i`` when ``k = 1``)."""
+        return self.atom if self.kind != "frequency" else self.k * self.atom
+
+    def ksum(self, x: np.ndarray) -> float:
+        """``sum_i k_i x_i``."""
+        return float(x.sum() if self.kind != "frequency" else self.k @ x)
 
     @cached_property
     def unit_var(self) -> np.ndarray:
@@ -188,8 +197,8 @@ class _Rows:
     def moments(self) -> tuple[float, float, float]:
         """Variance, third central moment and largest single-unit share of the null."""
         uv = self.unit_var
-        var = float(self.k @ uv)
-        k3 = float((self.k * self.atom) @ (uv * (1.0 - 2.0 * self.p)))
+        var = self.ksum(uv)
+        k3 = float(self.ka @ (uv * (1.0 - 2.0 * self.p)))
         share = float(uv.max() / var) if var > 0 and uv.size else math.nan
         return var, k3, share
 
