@@ -324,6 +324,11 @@ def _stream(base: int, look: int, kind: int) -> np.random.Generator:
     return np.random.default_rng([abs(base), look, kind, int(base < 0)])
 
 
+def _pooled(base: int, n_rows: int, b: int) -> bool:
+    """Whether the blocks of this seed base and size are kept and shared."""
+    return base >= 0 and n_rows <= _POOL_ROWS and n_rows * b <= _TILE
+
+
 def _sorted_uniforms(base: int, look: int, kind: int, n_rows: int, b: int
                      ) -> tuple[np.ndarray, np.ndarray]:
     """``U = _stream(base, look, kind).random((n_rows, b))``, each row sorted.
@@ -340,8 +345,6 @@ def _sorted_uniforms(base: int, look: int, kind: int, n_rows: int, b: int
         u = np.take_along_axis(u, idx, axis=1) + np.arange(rows)[:, None]
         return u.ravel(), idx.ravel()
 
-    if n_rows > _POOL_ROWS or n_rows * b > _TILE or base < 0:
-        return make(n_rows)
     key = (base, look, kind, b)
     with _POOL_LOCK:
         block = _POOL.get(key)
@@ -375,8 +378,11 @@ def _look_draws(r: _Rows, p: np.ndarray, b: int, base: int, look: int, kind: int
         rng = _stream(base, look, kind)
         return r.atom[first] @ rng.binomial(counts[:, None], p[first][:, None],
                                             size=(first.size, b))
-    us, idx = _sorted_uniforms(base, look, kind, n, b)
     order = r.canonical  # row i of the block goes to the i-th row in (c, a) order
+    if not _pooled(base, n, b):  # drawn for this profile only: no sort is worth it
+        u = _stream(base, look, kind).random((n, b))
+        return r.atom[order] @ (u < p[order][:, None])
+    us, idx = _sorted_uniforms(base, look, kind, n, b)
     rows = np.arange(n)
     count = np.searchsorted(us, rows + p[order]) - rows * b
     before = np.cumsum(count) - count
