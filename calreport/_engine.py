@@ -160,18 +160,17 @@ def _grouped_p_risk(split: Split, s: Settings) -> tuple[np.ndarray, np.ndarray, 
     methods = np.full(n, s.p_risk_method, dtype=object)
     reasons = np.full(n, "", dtype=object)
     w_all = p.sample_weight
-    for i, g in enumerate(split.groups):
-        if g.rows.size == 0:
-            continue
-        w = None if w_all is None else w_all[g.rows]
-        if w is not None and not np.any(w > 0):
-            continue
-        try:
-            values[i], methods[i] = risk._p_risk_trusted(
-                p.conf[g.rows], p.correct[g.rows], w, eps=s.eps, method=s.p_risk_method,
-                seed=s.mc_seed)
-        except ValueError as exc:
-            reasons[i] = str(exc)
+    todo = [i for i, g in enumerate(split.groups) if g.rows.size and (
+        w_all is None or np.any(w_all[g.rows] > 0))]
+    got = risk._p_risk_trusted(
+        [(p.conf[g.rows], p.correct[g.rows], None if w_all is None else w_all[g.rows])
+         for g in (split.groups[i] for i in todo)],
+        eps=s.eps, method=s.p_risk_method, seed=s.mc_seed)
+    for i, res in zip(todo, got, strict=True):
+        if isinstance(res, str):
+            reasons[i] = res
+        else:
+            values[i], methods[i] = res
     return values, methods, reasons
 
 

@@ -232,3 +232,20 @@ def test_p_risk_does_not_depend_on_row_order():
     a, b = risk.risk_summary(c, ok, seed=0), risk.risk_summary(c[perm], ok[perm], seed=0)
     assert a.p_risk == pytest.approx(b.p_risk, abs=1e-12)
     assert a.rest_power == pytest.approx(b.rest_power, abs=1e-12) and a.band == b.band
+
+
+def test_batched_first_look_equals_each_profile_alone():
+    rng = np.random.default_rng(16)
+    profiles = [_rows_of(rng.uniform(0.5, 0.99, n), np.ones(n, bool),
+                         rng.lognormal(0, 1, n) if n % 2 else None)
+                for n in (5, 40, 199, 60, 1)]
+    got = null._first_looks(profiles, risk.N_SIM, 3)
+    for r, (h0, h1) in zip(profiles, got, strict=True):
+        assert (h0 == null._look_draws(r, r.p, 1000, 3, 0, 0)).all()
+        assert (h1 == null._look_draws(r, null._alt_p(r.p), 1000, 3, 0, 1)).all()
+    # and the batch gives each group's p_risk exactly
+    data = [(rng.uniform(0.5, 0.99, n), rng.random(n) < 0.7, None) for n in (30, 80, 150)]
+    batch = risk._p_risk_trusted(data, eps=risk.EPS, method="auto", seed=0)
+    for (c, ok, _), res in zip(data, batch, strict=True):
+        alone = risk.risk_summary(c, ok, seed=0)
+        assert res == (alone.p_risk, alone.p_risk_method)

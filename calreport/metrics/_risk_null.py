@@ -427,7 +427,9 @@ def _settled(prob: float, m: int, power: float, m_alt: int, csr_above_one: bool,
     return far(power, POWER_MIN, m_alt)
 
 
-def _sequential(r: _Rows, n_sim: int, base: int) -> tuple[float, float, int, float]:
+def _sequential(r: _Rows, n_sim: int, base: int,
+                first: tuple[np.ndarray, np.ndarray] | None = None
+                ) -> tuple[float, float, int, float]:
     """P(S* < S_obs), the power, the draws used and the standard error of P.
 
     Looks of 1,000, then 4,000, 16,000 ... draws (up to ``n_sim``) from streams
@@ -447,7 +449,8 @@ def _sequential(r: _Rows, n_sim: int, base: int) -> tuple[float, float, int, flo
     m = m_alt = look = 0
     while True:
         b = min(SEQ_FIRST if not m else (SEQ_GROWTH - 1) * m, n_sim - m)
-        h0.append(_look_draws(r, p0, b, base, look, 0))
+        h0.append(first[0] if first is not None and not look
+                  else _look_draws(r, p0, b, base, look, 0))
         null = np.concatenate(h0) if look else h0[0]
         m += b
         prob = float(np.count_nonzero(null < s_obs - tol)) / m
@@ -459,7 +462,8 @@ def _sequential(r: _Rows, n_sim: int, base: int) -> tuple[float, float, int, flo
             # the power decides the band only below the 1-sigma threshold; it is
             # simulated at every look there, once otherwise
             b_alt = max(b // 4, min(b, SEQ_FIRST))
-            h1.append(_look_draws(r, p1, b_alt, base, look, 1))
+            h1.append(first[1] if first is not None and not look
+                      else _look_draws(r, p1, b_alt, base, look, 1))
             m_alt += b_alt
         kth = min(math.floor(P_EVIDENCE * m), m - 1)
         crit = float(np.partition(null, kth)[kth])
@@ -477,11 +481,12 @@ def _seed_base(rng: np.random.Generator) -> int:
 
 
 def _test(r: _Rows, method: str, n_sim: int, rng: np.random.Generator,
-          base: int | None = None) -> _Test:
+          base: int | None = None, first: tuple[np.ndarray, np.ndarray] | None = None
+          ) -> _Test:
     """P_risk, power and the method actually used for the rows ``r``."""
     var, k3, share = _null_moments(r)
     skew = k3 / var ** 1.5 if var > 0 else math.nan
-    lattice = _lattice_ratio(r, var)
+    lattice = r.lattice
     valid = _is_valid(share, skew, lattice)
     facts = (f"the largest row carries {share:.1%} of the null variance (limit "
              f"{LINDEBERG_MAX:.0%}), the null skewness is {skew:.2f} (limit "
@@ -502,7 +507,7 @@ def _test(r: _Rows, method: str, n_sim: int, rng: np.random.Generator,
         heavy = _heavy_split(r)
     if method == "auto" and heavy is None:
         prob, power, used, se = _sequential(
-            r, n_sim, _seed_base(rng) if base is None else base)
+            r, n_sim, _seed_base(rng) if base is None else base, first)
         why = (f"normal approximation invalid ({facts}): Monte Carlo null, {used} draws "
                f"(sequential: stopped when the band was settled, at most {n_sim}), "
                f"Monte Carlo standard error of P_risk {se:.4f}")
@@ -521,3 +526,59 @@ def _test(r: _Rows, method: str, n_sim: int, rng: np.random.Generator,
                f"{len(r.c) - n_heavy}")
     return _Test(prob if csr_value > 1.0 else 0.0, power, "monte_carlo", why, n_sim,
                  share, skew, lattice, se if csr_value > 1.0 else 0.0)
+
+
+def _batched_first(r: _Rows, method: str, n_sim: int, base: int) -> bool:
+    """Whether ``_test`` would start the sequential null on pooled Bernoulli draws."""
+    if method != "auto" or len(r.c) > FULL_MONTE_CARLO_ROWS or not r.moments[0] > 0:
+        return False
+    var, k3, share = r.moments
+    if _is_valid(share, k3 / var ** 1.5, r.lattice):
+        return False
+    b = min(SEQ_FIRST, n_sim)
+    first, _ = r.ties
+    return (2 * len(first) > len(r.c) and bool((r.k == 1).all())
+            and _pooled(base, len(r.c), b))
+
+
+#: (row, draw) pairs of one tile of :func:`_first_looks`.
+_BATCH = 1 << 18
+
+
+def _first_looks(profiles: list[_Rows], n_sim: int, base: int
+                 ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The first look of :func:`_sequential` for many profiles in one pass.
+
+    Exactly the draws of :func:`_look_draws` for each profile (the same block rows,
+    the same order of the sums), from one ``searchsorted`` and one ``bincount`` over
+    all profiles instead of one each.
+    """
+    b = min(SEQ_FIRST, n_sim)
+    b_alt = max(b // 4, min(b, SEQ_FIRST))
+    sizes = np.array([len(r.c) for r in profiles])
+    n_max = int(sizes.max())
+    blocks = [_sorted_uniforms(base, 0, kind, n_max, bb)
+              for kind, bb in ((0, b), (1, b_alt))]
+    # tiles of profiles with about _BATCH (row, draw) pairs: bounded memory, in cache
+    ends = np.cumsum(sizes) * max(b, b_alt)
+    cuts = np.searchsorted(ends, np.arange(1, int(ends[-1]) // _BATCH + 1) * _BATCH)
+    out: list[tuple[np.ndarray, np.ndarray]] = []
+    for lo, hi in zip(np.r_[0, cuts + 1], np.r_[cuts + 1, len(profiles)], strict=True):
+        tile = profiles[lo:hi]
+        if not tile:
+            continue
+        n_rows = sizes[lo:hi]
+        rows = np.arange(n_rows.sum()) - np.repeat(np.cumsum(n_rows) - n_rows, n_rows)
+        group = np.repeat(np.arange(len(tile)), n_rows)
+        atom = np.concatenate([r.atom[r.canonical] for r in tile])
+        p0 = np.concatenate([r.p[r.canonical] for r in tile])
+        sums = []
+        for (us, idx), p, bb in zip(blocks, (p0, _alt_p(p0)), (b, b_alt), strict=True):
+            count = np.searchsorted(us, rows + p) - rows * bb
+            before = np.cumsum(count) - count
+            picked = idx[np.arange(int(count.sum())) + np.repeat(rows * bb - before, count)]
+            key = picked + np.repeat(group * bb, count)
+            sums.append(np.bincount(key, weights=np.repeat(atom, count),
+                                    minlength=len(tile) * bb).reshape(len(tile), bb))
+        out.extend(zip(sums[0], sums[1], strict=True))
+    return out

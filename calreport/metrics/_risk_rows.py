@@ -203,13 +203,17 @@ class _Rows:
         return var, k3, share
 
     @cached_property
+    def _sorted(self) -> tuple[np.ndarray, np.ndarray]:
+        return _tie_sort(self.atom, self.c, self._atom_follows_c)
+
+    @cached_property
     def ties(self) -> tuple[np.ndarray, np.ndarray]:
         """Index of the distinct (error size, confidence) pairs and the inverse map.
 
         One sort: of the confidences when the error size is a function of them (no
         weights, equal weights, frequency weights), else of the pairs.
         """
-        order, new = _tie_sort(self.atom, self.c, self._atom_follows_c)
+        order, new = self._sorted
         inv = np.empty(order.size, np.int64)
         inv[order] = np.cumsum(new) - 1
         return order[new], inv
@@ -217,7 +221,12 @@ class _Rows:
     @cached_property
     def canonical(self) -> np.ndarray:
         """Rows in increasing (confidence, error size): an order free of the input's."""
-        return _tie_sort(self.atom, self.c, self._atom_follows_c)[0]
+        return self._sorted[0]
+
+    @cached_property
+    def lattice(self) -> float:
+        """:func:`_lattice_ratio` of all rows."""
+        return _lattice_ratio(self, self.moments[0])
 
     @cached_property
     def _atom_follows_c(self) -> bool:
@@ -276,14 +285,16 @@ def _tie_sort(atom: np.ndarray, c: np.ndarray, by_c: bool) -> tuple[np.ndarray, 
     """Rows sorted by (confidence, error size) and where each new pair starts."""
     if not c.size:
         return np.zeros(0, np.int64), np.zeros(0, bool)
+    new = np.empty(c.size, bool)
+    new[0] = True
     if by_c:
         order = np.argsort(c, kind="stable")
         sc = c[order]
-        new = np.r_[True, sc[1:] != sc[:-1]]
+        np.not_equal(sc[1:], sc[:-1], out=new[1:])
     else:
         order = np.lexsort((atom, c))
         sc, sa = c[order], atom[order]
-        new = np.r_[True, (sc[1:] != sc[:-1]) | (sa[1:] != sa[:-1])]
+        new[1:] = (sc[1:] != sc[:-1]) | (sa[1:] != sa[:-1])
     return order, new
 
 

@@ -614,15 +614,40 @@ def p_risk(conf: Any, correct: Any, *, method: str = "auto", sample_weight: Any 
 
 
 
-def _p_risk_trusted(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndarray | None,
-                    *, eps: float, method: str, seed: int) -> tuple[float, str]:
-    """P_risk and its method on validated arrays (importance weights), as ``p_risk``.
+def _p_risk_trusted(groups: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]], *,
+                    eps: float, method: str, seed: int) -> list[tuple[float, str] | str]:
+    """P_risk and its method of many profiles on validated arrays (importance weights).
 
-    The grouped summaries call it once per group: the arrays were validated once for
-    the whole frame.  It returns exactly ``risk_summary(...).p_risk`` and
-    ``.p_risk_method`` for the same rows and integer ``seed``.
+    The grouped summaries call it once for all groups: the arrays were validated once
+    for the whole frame, and the first look of the sequential Monte Carlo null is
+    drawn for every group in one pass.  Each entry is exactly ``(risk_summary(...)
+    .p_risk, .p_risk_method)`` for that group's rows and integer ``seed`` (or the
+    message of the ValueError it would raise): it does not depend on the other groups.
     """
-    c = np.clip(conf, eps, 1.0 - eps)
-    r = _trusted_rows(conf, c, correct, sample_weight, "importance")
-    test = _test(r, method, N_SIM, np.random.default_rng(seed), int(seed))
-    return test.p_risk, test.method
+    from calreport.metrics._risk_null import _batched_first, _first_looks
+
+    profiles: list[Any] = []
+    for conf, correct, sample_weight in groups:
+        try:
+            c = np.clip(conf, eps, 1.0 - eps)
+            profiles.append(_trusted_rows(conf, c, correct, sample_weight, "importance"))
+        except ValueError as exc:
+            profiles.append(str(exc))
+    base = int(seed)
+    batch = [i for i, r in enumerate(profiles)
+             if not isinstance(r, str) and _batched_first(r, method, N_SIM, base)]
+    first = dict(zip(batch, _first_looks([profiles[i] for i in batch], N_SIM, base),
+                     strict=True)) if batch else {}
+    out: list[tuple[float, str] | str] = []
+    for i, r in enumerate(profiles):
+        if isinstance(r, str):
+            out.append(r)
+            continue
+        try:
+            test = _test(r, method, N_SIM, np.random.default_rng(seed), base,
+                         first.get(i))
+        except ValueError as exc:
+            out.append(str(exc))
+            continue
+        out.append((test.p_risk, test.method))
+    return out
