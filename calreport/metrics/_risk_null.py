@@ -31,6 +31,7 @@ from calreport.metrics._risk_rows import (
     POWER_MIN,
     POWER_RHO,
     SKEWNESS_MAX,
+    _dot,
     _lattice_ratio,
     _null_moments,
     _p_normal,
@@ -165,7 +166,7 @@ def _draw(r: _Rows, p: np.ndarray, n_sim: int, rng: np.random.Generator) -> np.n
             y = (rng.random((b, len(p))) < p).astype(np.float64)
         else:
             y = rng.binomial(counts, p, size=(b, len(p))).astype(np.float64)
-        out[start:start + b] = y @ atom
+        out[start:start + b] = np.einsum("ij,j->i", y, atom)  # no BLAS threads
     return out
 
 
@@ -188,8 +189,8 @@ def _alt_p(p: np.ndarray) -> np.ndarray:
 
 def _normal_power(r: _Rows, var0: float) -> float:
     p1 = _alt_p(r.p)
-    mean1 = float(r.ka @ p1)
-    var1 = float((r.ka * r.atom) @ (p1 * (1.0 - p1)))
+    mean1 = _dot(r.ka, p1)
+    var1 = _dot(r.ka * r.atom, p1 * (1.0 - p1))
     crit = r.denom + math.sqrt(var0)
     if var1 <= 0:
         return float(mean1 > crit)
@@ -272,8 +273,8 @@ def _monte_carlo(r: _Rows, n_sim: int, rng: np.random.Generator,
     ka = np.where(light_rows, r.k * r.atom, 0.0)
 
     def light(p: np.ndarray) -> tuple[float, float]:
-        mean = float(ka @ p)
-        sd = math.sqrt(float((ka * r.atom) @ (p * (1.0 - p))))
+        mean = _dot(ka, p)
+        sd = math.sqrt(_dot(ka * r.atom, p * (1.0 - p)))
         return mean, sd
 
     n_heavy = int(hv.sum())
@@ -376,12 +377,14 @@ def _look_draws(r: _Rows, p: np.ndarray, b: int, base: int, look: int, kind: int
     if 2 * len(first) <= n or not bool((r.k == 1).all()):
         counts = np.rint(np.bincount(inv, weights=r.k)).astype(np.int64)
         rng = _stream(base, look, kind)
-        return r.atom[first] @ rng.binomial(counts[:, None], p[first][:, None],
-                                            size=(first.size, b))
+        return np.einsum("i,ij->j", r.atom[first],
+                         rng.binomial(counts[:, None], p[first][:, None],
+                                      size=(first.size, b)).astype(np.float64))
     order = r.canonical  # row i of the block goes to the i-th row in (c, a) order
     if not _pooled(base, n, b):  # drawn for this profile only: no sort is worth it
         u = _stream(base, look, kind).random((n, b))
-        return r.atom[order] @ (u < p[order][:, None])
+        return np.einsum("i,ij->j", r.atom[order],
+                         (u < p[order][:, None]).astype(np.float64))
     us, idx = _sorted_uniforms(base, look, kind, n, b)
     rows = np.arange(n)
     count = np.searchsorted(us, rows + p[order]) - rows * b
@@ -400,14 +403,14 @@ def chernoff_upper_tail(r: _Rows, s: float) -> float:
     function of ``S``; every ``t > 0`` gives a valid bound, so a grid of ``t`` suffices.
     Returns 1 when ``s`` is not above the null mean.
     """
-    var, mean = r.moments[0], float(r.k @ (r.atom * r.p))
+    var, mean = r.moments[0], _dot(r.ka, r.p)
     if not (var > 0 and s > mean):
         return 1.0
     t = (s - mean) / var * _CHERNOFF_GRID
     p = r.p
     with np.errstate(divide="ignore", over="ignore"):
         log_mgf = np.logaddexp(np.log1p(-p), np.log(p) + t * r.atom)
-    expo = log_mgf @ r.k - t[:, 0] * s
+    expo = np.einsum("ij,j->i", log_mgf, r.k) - t[:, 0] * s
     return float(min(1.0, math.exp(min(0.0, float(expo.min())))))
 
 

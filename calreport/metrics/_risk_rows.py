@@ -186,7 +186,7 @@ class _Rows:
 
     def ksum(self, x: np.ndarray) -> float:
         """``sum_i k_i x_i``."""
-        return float(x.sum() if self.kind != "frequency" else self.k @ x)
+        return float(x.sum() if self.kind != "frequency" else _dot(self.k, x))
 
     @cached_property
     def unit_var(self) -> np.ndarray:
@@ -198,7 +198,7 @@ class _Rows:
         """Variance, third central moment and largest single-unit share of the null."""
         uv = self.unit_var
         var = self.ksum(uv)
-        k3 = float(self.ka @ (uv * (1.0 - 2.0 * self.p)))
+        k3 = _dot(self.ka, uv * (1.0 - 2.0 * self.p))
         share = float(uv.max() / var) if var > 0 and uv.size else math.nan
         return var, k3, share
 
@@ -261,6 +261,12 @@ def _trusted_rows(raw: np.ndarray, c: np.ndarray, ok: np.ndarray, w: np.ndarray 
         k = np.ones(len(c))
         atom = w / (1.0 - c)
     return _Rows(c, raw, ~ok, atom, k, w, float(w.sum()), kind)
+
+
+def _dot(x: np.ndarray, y: np.ndarray) -> float:
+    """``sum_i x_i y_i`` without BLAS: a multithreaded BLAS dot stalls for its threads
+    when the cores are busy (17 ms instead of 1 ms at 1e6 rows, measured)."""
+    return float(np.einsum("i,i->", x, y))
 
 
 def _null_moments(r: _Rows) -> tuple[float, float, float]:
