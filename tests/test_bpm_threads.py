@@ -74,16 +74,31 @@ def test_newton_equals_lbfgsb(monkeypatch, seed):
     assert (np.array(newton.coef[:2]) == 0) .tolist() == (np.array(quasi.coef[:2]) == 0).tolist()
 
 
-def test_separable_bins_fall_back_to_lbfgsb():
-    # every row a hit: the likelihood has no finite optimum, Newton cannot certify one
+def test_separable_bins_agree_with_lbfgsb(monkeypatch):
+    # every row a hit: no finite optimum; both solvers stop where the gradient vanishes
+    # to rounding, with a curve at 1
     s = np.random.default_rng(7).beta(4, 1, 600)
     hit = np.ones(600, bool)
-    means, hits, sizes = bpm._bin_statistics(np.sort(s), hit.astype(float),
-                                             bpm.bpm_bin_counts(600))
-    design = bpm._design(means)
-    assert bpm._newton_fit(design, sizes, hits) is None
-    fit = bpm.fit_bpm_curve(s, hit)
-    assert fit.predict(0.5) > 0.999
+    newton = bpm.fit_bpm_curve(s, hit)
+    monkeypatch.setattr(bpm, "_newton_fit", lambda *a: None)
+    quasi = bpm.fit_bpm_curve(s, hit)
+    assert newton.converged and quasi.converged
+    for fit in (newton, quasi):
+        assert fit.predict(0.3) > 0.999
+    assert bpm.tce_bpm(s, hit) == pytest.approx(float(np.mean(1 - s)), abs=0.05)
+
+
+def test_newton_leaves_binding_bounds_and_singular_designs_to_lbfgsb():
+    design = np.column_stack([np.zeros(4), np.zeros(4), np.ones(4)])  # a, b unidentified
+    assert bpm._newton_fit(design, np.full(4, 10.0), np.array([2.0, 3, 5, 7])) is None
+    rng = np.random.default_rng(3)  # hits more frequent at low confidence: a = b = 0
+    s = rng.random(500)
+    y = rng.random(500) < 1 - s
+    means, hits, sizes = bpm._bin_statistics(np.sort(s), y[np.argsort(s)].astype(float),
+                                             bpm.bpm_bin_counts(500))
+    assert bpm._newton_fit(bpm._design(means), sizes, hits) is None
+    fit = bpm.fit_bpm_curve(s, y)
+    assert fit.a == 0.0 and fit.b == 0.0 and fit.converged
 
 
 def test_thread_limit_does_not_change_the_result():
