@@ -94,7 +94,8 @@ def evaluate(
         if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
             raise ValueError(f"`n_boot` must be an integer >= 2, got {n_boot!r}.")
     collector = _Collector()
-    fast = _segmented(split, names, settings) if (split.grouped and ci is None) else None
+    fast = (_segmented(split, names, settings, with_risk) if (split.grouped and ci is None)
+            else None)
     boot = dict(n_boot=n_boot, ci_method=ci_method, resampling=resampling, seed=seed,
                 progress=progress, refit=refit)
     results = [collector.run(g.name, lambda g=g, i=i: _one(
@@ -126,7 +127,8 @@ def evaluate(
                              _data_facts(split), split.as_index, split)
 
 
-def _segmented(split: Split, names: list[str], s: Settings) -> dict[str, np.ndarray]:
+def _segmented(split: Split, names: list[str], s: Settings, with_risk: bool = False
+               ) -> dict[str, np.ndarray]:
     """All groups' segmentable metrics at once (no loop over groups)."""
     from calreport._segmented import segmentable, segmented_values
 
@@ -137,7 +139,39 @@ def _segmented(split: Split, names: list[str], s: Settings) -> dict[str, np.ndar
         codes[g.rows] = i
     fast = [m for m in names if segmentable(m, s)]
     values = segmented_values(p, codes, n_groups + 1, s, fast)
-    return {k: v[:n_groups] for k, v in values.items()}
+    out: dict[str, np.ndarray] = {k: v[:n_groups] for k, v in values.items()}
+    if "p_risk" in names and "p_risk" not in out and not with_risk and (
+            p.sample_weight is None or p.weights == "importance"):
+        out["p_risk"], out["_p_risk_method"], out["_p_risk_reason"] = _grouped_p_risk(
+            split, s)
+    return out
+
+
+def _grouped_p_risk(split: Split, s: Settings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """P_risk of every group from the frame's validated arrays (no profile per group).
+
+    Each group's value is that of ``risk.p_risk`` on its rows with the summary's seed,
+    so it does not depend on the other groups or their order; groups of one seed share
+    the blocks of uniforms of the Monte Carlo null (drawn once, not once per group).
+    """
+    p = split.profile
+    n = len(split.groups)
+    values = np.full(n, math.nan)
+    methods = np.full(n, s.p_risk_method, dtype=object)
+    reasons = np.full(n, "", dtype=object)
+    w_all = p.sample_weight
+    todo = [i for i, g in enumerate(split.groups) if g.rows.size and (
+        w_all is None or np.any(w_all[g.rows] > 0))]
+    got = risk._p_risk_trusted(
+        [(p.conf[g.rows], p.correct[g.rows], None if w_all is None else w_all[g.rows])
+         for g in (split.groups[i] for i in todo)],
+        eps=s.eps, method=s.p_risk_method, seed=s.mc_seed)
+    for i, res in zip(todo, got, strict=True):
+        if isinstance(res, str):
+            reasons[i] = res
+        else:
+            values[i], methods[i] = res
+    return values, methods, reasons
 
 
 def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None,
@@ -203,11 +237,14 @@ def _one_fast(split: Split, g: Group, names: list[str], s: Settings, with_risk: 
                 reasons[m] = "all sample weights are zero"
             elif math.isnan(val):
                 reasons[m] = (REGISTRY[m].missing_need(split.profile)
+                              or (values["_p_risk_reason"][i] if m == "p_risk"
+                                  and "_p_risk_reason" in values else "")
                               or REGISTRY[m].nan_reason)
         else:
             merged[m] = out_values[m]
     if "p_risk" in values:
-        method = "normal"
+        method = (str(values["_p_risk_method"][i]) if "_p_risk_method" in values
+                  else "normal")
     return GroupResult(g.key, g.name, merged, reasons=reasons, p_risk_method=method,
                        view=view, risk=rr)
 

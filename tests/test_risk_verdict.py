@@ -240,8 +240,10 @@ def test_auto_uses_monte_carlo_with_a_reason():
     c = np.r_[np.full(300, 0.7), 0.99999]
     ok = np.r_[np.arange(300) >= 100, True]
     r = risk.risk_summary(c, ok, seed=0)
-    assert r.p_risk_method == "monte_carlo" and r.n_sim == risk.N_SIM
+    # sequential: it stops at the first look (1,000, 4,000, ... draws) that settles the band
+    assert r.p_risk_method == "monte_carlo" and 1000 <= r.n_sim <= risk.N_SIM
     assert r.method_reason.startswith("normal approximation invalid")
+    assert f"{r.n_sim} draws (sequential" in r.method_reason
     forced = risk.risk_summary(c, ok, method="normal")
     assert "not valid here" in forced.method_reason
 
@@ -257,9 +259,14 @@ def test_monte_carlo_with_weights_matches_exact_enumeration():
     prob = np.prod(np.where(grid, 1 - c, c), axis=1)
     null = grid @ (w / (1 - c)) / w.sum()
     exact = prob[null < obs * (1 - 1e-12)].sum()
-    r = risk.risk_summary(c, ok, sample_weight=w, seed=11, n_sim=200000)
-    assert r.p_risk_method == "monte_carlo" and obs > 1
+    r = risk.risk_summary(c, ok, sample_weight=w, seed=11, n_sim=200000,
+                          method="monte_carlo")
+    assert r.p_risk_method == "monte_carlo" and obs > 1 and r.n_sim == 200000
     assert r.p_risk == pytest.approx(exact, abs=0.0045)  # 4 SE of 200,000 draws
+    # "auto" simulates sequentially: within 4 of its reported standard errors
+    auto = risk.risk_summary(c, ok, sample_weight=w, seed=11)
+    assert auto.p_risk_method == "monte_carlo" and auto.p_risk_se > 0
+    assert abs(auto.p_risk - exact) <= 4 * auto.p_risk_se
 
 
 def test_partial_monte_carlo_matches_full_monte_carlo():

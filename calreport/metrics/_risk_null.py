@@ -11,6 +11,7 @@ reads as "no evidence".
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,14 +27,16 @@ from calreport.metrics._risk_rows import (
     LATTICE_MAX,
     LINDEBERG_MAX,
     P_EVIDENCE,
+    P_RISKY,
+    POWER_MIN,
     POWER_RHO,
     SKEWNESS_MAX,
+    _dot,
     _lattice_ratio,
     _null_moments,
     _p_normal,
     _Rows,
     _rows,
-    _tie_groups,
 )
 
 
@@ -149,7 +152,7 @@ def _draw(r: _Rows, p: np.ndarray, n_sim: int, rng: np.random.Generator) -> np.n
     so isotonic-like profiles with few distinct confidences cost little.
     """
     atom, counts = r.atom, r.k
-    first, inv = _tie_groups(atom, p)
+    first, inv = r.ties
     if 2 * len(first) <= len(p):
         counts = np.bincount(inv, weights=counts)
         atom, p = atom[first], p[first]
@@ -163,7 +166,7 @@ def _draw(r: _Rows, p: np.ndarray, n_sim: int, rng: np.random.Generator) -> np.n
             y = (rng.random((b, len(p))) < p).astype(np.float64)
         else:
             y = rng.binomial(counts, p, size=(b, len(p))).astype(np.float64)
-        out[start:start + b] = y @ atom
+        out[start:start + b] = np.einsum("ij,j->i", y, atom)  # no BLAS threads
     return out
 
 
@@ -177,6 +180,7 @@ class _Test:
     lindeberg_ratio: float
     skewness: float
     lattice_ratio: float
+    se: float = 0.0
 
 
 def _alt_p(p: np.ndarray) -> np.ndarray:
@@ -185,40 +189,67 @@ def _alt_p(p: np.ndarray) -> np.ndarray:
 
 def _normal_power(r: _Rows, var0: float) -> float:
     p1 = _alt_p(r.p)
-    mean1 = float((r.k * r.atom * p1).sum())
-    var1 = float((r.k * r.atom ** 2 * p1 * (1.0 - p1)).sum())
+    mean1 = _dot(r.ka, p1)
+    var1 = _dot(r.ka * r.atom, p1 * (1.0 - p1))
     crit = r.denom + math.sqrt(var0)
     if var1 <= 0:
         return float(mean1 > crit)
     return float(special.ndtr((mean1 - crit) / math.sqrt(var1)))
 
 
-def _heavy_split(r: _Rows) -> int:
-    """Fewest rows of largest variance to simulate so the rest is normal, or -1."""
-    p = r.p
-    unit_var = r.atom ** 2 * p * r.c
-    order = np.argsort(-unit_var, kind="stable")
-    uv = unit_var[order]
-    tv = (r.k * unit_var)[order]
-    t3 = (r.k * r.atom ** 3 * p * r.c * (1.0 - 2.0 * p))[order]
-    var_suffix = np.cumsum(tv[::-1])[::-1]
-    k3_suffix = np.cumsum(t3[::-1])[::-1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = uv / var_suffix
-        skew = k3_suffix / var_suffix ** 1.5
-    ok = (share <= LINDEBERG_MAX) & (np.abs(skew) <= SKEWNESS_MAX)
-    hits = np.flatnonzero(ok)
-    if not len(hits):
-        return -1
-    light = np.ones(len(p), bool)
-    light[order[:hits[0]]] = False
-    rest = r.subset(light)
-    return int(hits[0]) if _lattice_ratio(rest, var_suffix[hits[0]]) <= LATTICE_MAX else -1
+#: Candidates of the first look of :func:`_heavy_split` (doubled until a split is found).
+_HEAVY_FIRST = 64
 
 
-def _monte_carlo(r: _Rows, n_sim: int, rng: np.random.Generator, heavy: int
-                 ) -> tuple[float, float]:
-    """P(S* < S_obs) and the power, simulating all rows or only the ``heavy`` largest.
+def _heavy_split(r: _Rows) -> np.ndarray | None:
+    """Mask of the fewest rows of largest variance to simulate so the rest is normal.
+
+    None when no split of at most half the rows makes the rest valid.  The rows are
+    taken in decreasing unit variance (ties in row order); only the largest
+    candidates are sorted (``argpartition``), never all rows.
+    """
+    uv_all = r.unit_var
+    n = uv_all.size
+    tv_all = r.k * uv_all
+    t3_all = r.k * r.atom * uv_all * (1.0 - 2.0 * r.p)
+    limit = n // 2
+    k = min(_HEAVY_FIRST, n)
+    while True:
+        if k < n:
+            kth = np.partition(uv_all, n - k)[n - k]  # the k-th largest unit variance
+            cand = np.flatnonzero(uv_all >= kth)
+        else:
+            cand = np.arange(n)
+        order = cand[np.argsort(-uv_all[cand], kind="stable")]  # stable: ties by row
+        outside = np.ones(n, bool)
+        outside[cand] = False
+        # variance and third moment of the rows left after removing the j largest
+        # (suffix sums, so that the light rows keep their precision next to huge ones)
+        var_rest = np.cumsum(tv_all[order][::-1])[::-1] + float(tv_all[outside].sum())
+        k3_rest = np.cumsum(t3_all[order][::-1])[::-1] + float(t3_all[outside].sum())
+        m = min(order.size, limit + 1)
+        uv, var_rest, k3_rest = uv_all[order[:m]], var_rest[:m], k3_rest[:m]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = uv / var_rest
+            skew = k3_rest / var_rest ** 1.5
+        ok = (share <= LINDEBERG_MAX) & (np.abs(skew) <= SKEWNESS_MAX)
+        hits = np.flatnonzero(ok)
+        if hits.size or m > limit or k >= n:
+            break
+        k *= 4
+    if not hits.size:
+        return None
+    j = int(hits[0])
+    heavy = np.zeros(n, bool)
+    heavy[order[:j]] = True
+    if _lattice_ratio(r, float(var_rest[j]), mask=~heavy) > LATTICE_MAX:
+        return None
+    return heavy
+
+
+def _monte_carlo(r: _Rows, n_sim: int, rng: np.random.Generator,
+                 heavy: np.ndarray | None) -> tuple[float, float]:
+    """P(S* < S_obs) and the power, simulating all rows or only the ``heavy`` ones.
 
     With ``heavy`` rows simulated, the others enter through a normal law with their
     exact mean and variance (conditional Monte Carlo): ``P = mean Phi((s - H - mu) / sd)``.
@@ -227,7 +258,7 @@ def _monte_carlo(r: _Rows, n_sim: int, rng: np.random.Generator, heavy: int
     p0 = r.p
     p1 = _alt_p(p0)
     n_alt = max(n_sim // 4, 1000)
-    if heavy < 0 or heavy >= len(p0):
+    if heavy is None:
         # a draw equal to the observed sum up to rounding is a tie, not "below": the
         # tolerance keeps P_risk invariant to the weight scale
         tol = 1e-10 * max(s_obs, r.denom)
@@ -236,20 +267,19 @@ def _monte_carlo(r: _Rows, n_sim: int, rng: np.random.Generator, heavy: int
         crit = h0[min(math.floor(P_EVIDENCE * n_sim), n_sim - 1)]
         h1 = _draw(r, p1, n_alt, rng)
         return prob, float(np.mean(h1 > crit + tol))
-    unit_var = r.atom ** 2 * p0 * r.c
-    order = np.argsort(-unit_var, kind="stable")
-    hv = np.zeros(len(p0), bool)
-    hv[order[:heavy]] = True
-    top, rest = r.subset(hv), r.subset(~hv)
+    hv = heavy
+    top = r.subset(hv)
+    light_rows = ~hv
+    ka = np.where(light_rows, r.k * r.atom, 0.0)
 
     def light(p: np.ndarray) -> tuple[float, float]:
-        q = p[~hv]
-        mean = float((rest.k * rest.atom * q).sum())
-        sd = math.sqrt(float((rest.k * rest.atom ** 2 * q * (1.0 - q)).sum()))
+        mean = _dot(ka, p)
+        sd = math.sqrt(_dot(ka * r.atom, p * (1.0 - p)))
         return mean, sd
 
+    n_heavy = int(hv.sum())
     mu0, sd0 = light(p0)
-    h0 = _draw(top, p0[hv], n_sim, rng) if heavy else np.zeros(1)
+    h0 = _draw(top, p0[hv], n_sim, rng) if n_heavy else np.zeros(1)
 
     # the few heavy rows give few distinct sums: evaluate the mixture on those
     atoms, counts = np.unique(h0, return_counts=True)
@@ -264,7 +294,7 @@ def _monte_carlo(r: _Rows, n_sim: int, rng: np.random.Generator, heavy: int
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if cdf0(mid) <= P_EVIDENCE else (lo, mid)
     mu1, sd1 = light(p1)
-    h1 = _draw(top, p1[hv], n_alt, rng) if heavy else np.zeros(1)
+    h1 = _draw(top, p1[hv], n_alt, rng) if n_heavy else np.zeros(1)
     if sd1 > 0:
         power = float(special.ndtr((h1 + mu1 - hi) / sd1).mean())
     else:
@@ -272,11 +302,194 @@ def _monte_carlo(r: _Rows, n_sim: int, rng: np.random.Generator, heavy: int
     return prob, power
 
 
-def _test(r: _Rows, method: str, n_sim: int, rng: np.random.Generator) -> _Test:
+# --- sequential Monte Carlo of method="auto" -----------------------------------------------
+
+#: Draws of the first look of the sequential null of ``method="auto"``; each further
+#: look draws ``SEQ_GROWTH - 1`` times the draws so far, up to ``n_sim``.
+SEQ_FIRST = 1000
+SEQ_GROWTH = 4
+#: A look stops the simulation when P_risk is more than this many binomial standard
+#: errors from each band threshold it could cross (and the power from ``POWER_MIN``).
+SEQ_MARGIN = 4.0
+#: Blocks of shared uniforms are kept for profiles of at most this many rows (a
+#: grouped summary draws and sorts each block once for all its groups) ...
+_POOL_ROWS = FULL_MONTE_CARLO_ROWS
+#: ... up to this many bytes in all.
+_POOL_BYTES = 1 << 26
+_POOL: dict[tuple[int, int, int, int], tuple[np.ndarray, np.ndarray]] = {}
+_POOL_LOCK = threading.Lock()
+
+
+def _stream(base: int, look: int, kind: int) -> np.random.Generator:
+    """The generator of one look (``kind`` 0: null, 1: alternative) of a seed base."""
+    return np.random.default_rng([abs(base), look, kind, int(base < 0)])
+
+
+def _pooled(base: int, n_rows: int, b: int) -> bool:
+    """Whether the blocks of this seed base and size are kept and shared."""
+    return base >= 0 and n_rows <= _POOL_ROWS and n_rows * b <= _TILE
+
+
+def _sorted_uniforms(base: int, look: int, kind: int, n_rows: int, b: int
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """``U = _stream(base, look, kind).random((n_rows, b))``, each row sorted.
+
+    Returns ``i + sort(U[i])`` for rows ``i`` flattened (increasing as a whole) and
+    the draw index of each entry.  The stream fills ``U`` row by row, so the first
+    ``n_rows`` rows of a larger block are exactly these: a profile draws the same
+    numbers whether it is computed alone or after other groups, and a grouped
+    summary generates and sorts each block once.
+    """
+    def make(rows: int) -> tuple[np.ndarray, np.ndarray]:
+        u = _stream(base, look, kind).random((rows, b))
+        idx = np.argsort(u, axis=1).astype(np.int32)
+        u = np.take_along_axis(u, idx, axis=1) + np.arange(rows)[:, None]
+        return u.ravel(), idx.ravel()
+
+    key = (base, look, kind, b)
+    with _POOL_LOCK:
+        block = _POOL.get(key)
+    if block is None or block[0].size < n_rows * b:
+        block = make(n_rows)
+        with _POOL_LOCK:
+            _POOL.pop(key, None)
+            while _POOL and (sum(u.nbytes + i.nbytes for u, i in _POOL.values())
+                             + block[0].nbytes + block[1].nbytes > _POOL_BYTES):
+                _POOL.pop(next(iter(_POOL)))
+            _POOL[key] = block
+    return block[0][:n_rows * b], block[1][:n_rows * b]
+
+
+def _look_draws(r: _Rows, p: np.ndarray, b: int, base: int, look: int, kind: int
+                ) -> np.ndarray:
+    """``b`` draws of ``S`` with error probabilities ``p`` for one look.
+
+    Row ``i`` is wrong in draw ``j`` when ``U[i, j] < p_i``.  With each row of ``U``
+    sorted, those draws are the first ``count_i`` entries of the row (one
+    ``searchsorted`` for all rows), so a draw touches only the wrong rows, about
+    ``sum_i p_i`` of them, instead of comparing every row.  Rows take the block's
+    rows in increasing (confidence, error size), so the draws do not depend on the
+    order of the input rows.  Rows tied in (error size, probability) are drawn as
+    one binomial count when that halves the rows.
+    """
+    first, inv = r.ties
+    n = p.size
+    if 2 * len(first) <= n or not bool((r.k == 1).all()):
+        counts = np.rint(np.bincount(inv, weights=r.k)).astype(np.int64)
+        rng = _stream(base, look, kind)
+        return np.einsum("i,ij->j", r.atom[first],
+                         rng.binomial(counts[:, None], p[first][:, None],
+                                      size=(first.size, b)).astype(np.float64))
+    order = r.canonical  # row i of the block goes to the i-th row in (c, a) order
+    if not _pooled(base, n, b):  # drawn for this profile only: no sort is worth it
+        u = _stream(base, look, kind).random((n, b))
+        return np.einsum("i,ij->j", r.atom[order],
+                         (u < p[order][:, None]).astype(np.float64))
+    us, idx = _sorted_uniforms(base, look, kind, n, b)
+    rows = np.arange(n)
+    count = np.searchsorted(us, rows + p[order]) - rows * b
+    before = np.cumsum(count) - count
+    picked = idx[np.arange(int(count.sum())) + np.repeat(rows * b - before, count)]
+    return np.bincount(picked, weights=np.repeat(r.atom[order], count), minlength=b)
+
+
+_CHERNOFF_GRID = np.geomspace(0.02, 50.0, 48)[:, None]
+
+
+def chernoff_upper_tail(r: _Rows, s: float) -> float:
+    """Chernoff bound ``P(S* >= s) <= min_t exp(K(t) - t s)`` under calibration.
+
+    ``K(t) = sum_i k_i ln(1 - p_i + p_i e^{t a_i})`` is the cumulant generating
+    function of ``S``; every ``t > 0`` gives a valid bound, so a grid of ``t`` suffices.
+    Returns 1 when ``s`` is not above the null mean.
+    """
+    var, mean = r.moments[0], _dot(r.ka, r.p)
+    if not (var > 0 and s > mean):
+        return 1.0
+    t = (s - mean) / var * _CHERNOFF_GRID
+    p = r.p
+    with np.errstate(divide="ignore", over="ignore"):
+        log_mgf = np.logaddexp(np.log1p(-p), np.log(p) + t * r.atom)
+    expo = np.einsum("ij,j->i", log_mgf, r.k) - t[:, 0] * s
+    return float(min(1.0, math.exp(min(0.0, float(expo.min())))))
+
+
+def _settled(prob: float, m: int, power: float, m_alt: int, csr_above_one: bool,
+             certified_risky: bool) -> bool:
+    """Whether another look could still move the band (see ``SEQ_MARGIN``)."""
+    def far(x: float, t: float, n: int) -> bool:
+        return abs(x - t) > SEQ_MARGIN * math.sqrt(t * (1.0 - t) / n)
+
+    if csr_above_one:
+        if certified_risky:
+            return True
+        if not (far(prob, P_EVIDENCE, m) and far(prob, P_RISKY, m)):
+            return False
+        if prob > P_EVIDENCE:
+            return True  # power does not enter the band
+    return far(power, POWER_MIN, m_alt)
+
+
+def _sequential(r: _Rows, n_sim: int, base: int,
+                first: tuple[np.ndarray, np.ndarray] | None = None
+                ) -> tuple[float, float, int, float]:
+    """P(S* < S_obs), the power, the draws used and the standard error of P.
+
+    Looks of 1,000, then 4,000, 16,000 ... draws (up to ``n_sim``) from streams
+    derived from ``base``; the simulation stops at the first look where the band can
+    no longer change (P_risk ``SEQ_MARGIN`` standard errors away from the 1- and
+    3-sigma thresholds; the power away from ``POWER_MIN`` when it matters).  A
+    Chernoff bound on ``P(S* >= S_obs)`` below ``1 - P_RISKY`` settles "risky" at once
+    and bounds P_risk from below.
+    """
+    s_obs = r.s_obs
+    tol = 1e-10 * max(s_obs, r.denom)
+    above = s_obs / r.denom > 1.0
+    p0, p1 = r.p, _alt_p(r.p)
+    floor, certified = 0.0, False
+    h0: list[np.ndarray] = []
+    h1: list[np.ndarray] = []
+    m = m_alt = look = 0
+    while True:
+        b = min(SEQ_FIRST if not m else (SEQ_GROWTH - 1) * m, n_sim - m)
+        h0.append(first[0] if first is not None and not look
+                  else _look_draws(r, p0, b, base, look, 0))
+        null = np.concatenate(h0) if look else h0[0]
+        m += b
+        prob = float(np.count_nonzero(null < s_obs - tol)) / m
+        if above and prob > P_EVIDENCE and not certified and look == 0:
+            # a rigorous lower bound of P_risk: settles "risky" without 20,000 draws
+            floor = 1.0 - chernoff_upper_tail(r, s_obs - tol)
+            certified = floor > P_RISKY
+        if not (above and look and prob > P_EVIDENCE):
+            # the power decides the band only below the 1-sigma threshold; it is
+            # simulated at every look there, once otherwise
+            b_alt = max(b // 4, min(b, SEQ_FIRST))
+            h1.append(first[1] if first is not None and not look
+                      else _look_draws(r, p1, b_alt, base, look, 1))
+            m_alt += b_alt
+        kth = min(math.floor(P_EVIDENCE * m), m - 1)
+        crit = float(np.partition(null, kth)[kth])
+        power = float(np.count_nonzero(np.concatenate(h1) > crit + tol)) / m_alt
+        look += 1
+        if m >= n_sim or _settled(max(prob, floor), m, power, m_alt, above, certified):
+            break
+    se = math.sqrt(prob * (1.0 - prob) / m)
+    return max(prob, floor), power, m, se
+
+
+def _seed_base(rng: np.random.Generator) -> int:
+    """A stream base from a generator: negative, so its blocks are not kept."""
+    return -1 - int(rng.integers(2 ** 62))
+
+
+def _test(r: _Rows, method: str, n_sim: int, rng: np.random.Generator,
+          base: int | None = None, first: tuple[np.ndarray, np.ndarray] | None = None
+          ) -> _Test:
     """P_risk, power and the method actually used for the rows ``r``."""
     var, k3, share = _null_moments(r)
     skew = k3 / var ** 1.5 if var > 0 else math.nan
-    lattice = _lattice_ratio(r, var)
+    lattice = r.lattice
     valid = _is_valid(share, skew, lattice)
     facts = (f"the largest row carries {share:.1%} of the null variance (limit "
              f"{LINDEBERG_MAX:.0%}), the null skewness is {skew:.2f} (limit "
@@ -292,19 +505,83 @@ def _test(r: _Rows, method: str, n_sim: int, rng: np.random.Generator) -> _Test:
                "normal approximation as requested, although it is not valid here: " + facts)
         return _Test(_p_normal(csr_value, z), _normal_power(r, var), "normal", why, 0,
                      share, skew, lattice)
-    heavy = -1
+    heavy = None
     if method == "auto" and len(r.c) > FULL_MONTE_CARLO_ROWS:
         heavy = _heavy_split(r)
-        if heavy > len(r.c) // 2:
-            heavy = -1
+    if method == "auto" and heavy is None:
+        prob, power, used, se = _sequential(
+            r, n_sim, _seed_base(rng) if base is None else base, first)
+        why = (f"normal approximation invalid ({facts}): Monte Carlo null, {used} draws "
+               f"(sequential: stopped when the band was settled, at most {n_sim}), "
+               f"Monte Carlo standard error of P_risk {se:.4f}")
+        return _Test(prob if csr_value > 1.0 else 0.0, power, "monte_carlo", why, used,
+                     share, skew, lattice, se if csr_value > 1.0 else 0.0)
     prob, power = _monte_carlo(r, n_sim, rng, heavy)
+    se = math.sqrt(prob * (1.0 - prob) / n_sim)
     if method == "monte_carlo":
         why = f"Monte Carlo null as requested ({n_sim} draws); " + facts
-    elif heavy < 0:
+    elif heavy is None:
         why = f"normal approximation invalid ({facts}): Monte Carlo null, {n_sim} draws"
     else:
+        n_heavy = int(heavy.sum())
         why = (f"normal approximation invalid ({facts}): Monte Carlo null, {n_sim} draws "
-               f"of the {heavy} rows of largest variance, exact normal law of the other "
-               f"{len(r.c) - heavy}")
+               f"of the {n_heavy} rows of largest variance, exact normal law of the other "
+               f"{len(r.c) - n_heavy}")
     return _Test(prob if csr_value > 1.0 else 0.0, power, "monte_carlo", why, n_sim,
-                 share, skew, lattice)
+                 share, skew, lattice, se if csr_value > 1.0 else 0.0)
+
+
+def _batched_first(r: _Rows, method: str, n_sim: int, base: int) -> bool:
+    """Whether ``_test`` would start the sequential null on pooled Bernoulli draws."""
+    if method != "auto" or len(r.c) > FULL_MONTE_CARLO_ROWS or not r.moments[0] > 0:
+        return False
+    var, k3, share = r.moments
+    if _is_valid(share, k3 / var ** 1.5, r.lattice):
+        return False
+    b = min(SEQ_FIRST, n_sim)
+    first, _ = r.ties
+    return (2 * len(first) > len(r.c) and bool((r.k == 1).all())
+            and _pooled(base, len(r.c), b))
+
+
+#: (row, draw) pairs of one tile of :func:`_first_looks`.
+_BATCH = 1 << 18
+
+
+def _first_looks(profiles: list[_Rows], n_sim: int, base: int
+                 ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The first look of :func:`_sequential` for many profiles in one pass.
+
+    Exactly the draws of :func:`_look_draws` for each profile (the same block rows,
+    the same order of the sums), from one ``searchsorted`` and one ``bincount`` over
+    all profiles instead of one each.
+    """
+    b = min(SEQ_FIRST, n_sim)
+    b_alt = max(b // 4, min(b, SEQ_FIRST))
+    sizes = np.array([len(r.c) for r in profiles])
+    n_max = int(sizes.max())
+    blocks = [_sorted_uniforms(base, 0, kind, n_max, bb)
+              for kind, bb in ((0, b), (1, b_alt))]
+    # tiles of profiles with about _BATCH (row, draw) pairs: bounded memory, in cache
+    ends = np.cumsum(sizes) * max(b, b_alt)
+    cuts = np.searchsorted(ends, np.arange(1, int(ends[-1]) // _BATCH + 1) * _BATCH)
+    out: list[tuple[np.ndarray, np.ndarray]] = []
+    for lo, hi in zip(np.r_[0, cuts + 1], np.r_[cuts + 1, len(profiles)], strict=True):
+        tile = profiles[lo:hi]
+        if not tile:
+            continue
+        n_rows = sizes[lo:hi]
+        rows = np.arange(n_rows.sum()) - np.repeat(np.cumsum(n_rows) - n_rows, n_rows)
+        group = np.repeat(np.arange(len(tile)), n_rows)
+        atom = np.concatenate([r.atom[r.canonical] for r in tile])
+        p0 = np.concatenate([r.p[r.canonical] for r in tile])
+        sums = []
+        for (us, idx), p, bb in zip(blocks, (p0, _alt_p(p0)), (b, b_alt), strict=True):
+            count = np.searchsorted(us, rows + p) - rows * bb
+            before = np.cumsum(count) - count
+            picked = idx[np.arange(int(count.sum())) + np.repeat(rows * bb - before, count)]
+            key = picked + np.repeat(group * bb, count)
+            sums.append(np.bincount(key, weights=np.repeat(atom, count),
+                                    minlength=len(tile) * bb).reshape(len(tile), bb))
+        out.extend(zip(sums[0], sums[1], strict=True))
+    return out

@@ -47,19 +47,15 @@ __all__ = [
 CLIP = 1e-10
 
 
-_THREADPOOLS: list[ThreadpoolController] = []  # created on first use (it scans libraries)
+_THREADPOOLS: list[ThreadpoolController] = []
 
 
 @contextlib.contextmanager
 def _one_blas_thread() -> Iterator[None]:
-    """Run the block with every loaded BLAS limited to one thread.
-
-    The fit multiplies a few hundred rows by three columns, far too little work to
-    share: with a multithreaded OpenBLAS and both cores busy, every product waits for
-    the other threads to be scheduled, and the fit stalls.  The controller is built
-    once; entering the limit is cheap next to the fit.
-    """
-    if not _THREADPOOLS:
+    """Run the block with every loaded BLAS limited to one thread: the fit's products
+    (a few hundred rows by three columns) are far too small to share, and with both
+    cores busy a multithreaded OpenBLAS waits for its threads to be scheduled."""
+    if not _THREADPOOLS:  # created on first use (it scans the loaded libraries)
         _THREADPOOLS.append(ThreadpoolController())
     with _THREADPOOLS[0].limit(limits=1, user_api="blas"):
         yield
@@ -170,10 +166,9 @@ def bpm_bin_counts(n: int, *, min_bin: int = 20, max_bin: int = 100,
 
     Notes
     -----
-    ``k = k_min, k_min + step, ... <= k_max`` with
-    ``step = max(1, (k_max - k_min) // (n_binnings - 1))``: the authors' rule
-    ``range(n // 100, n // 20 + 1, (n // 20 - n // 100) // 10)`` (Dong et al. 2025,
-    appendix B.2, and their published code) with ``ceil`` instead of ``floor`` for
+    ``k = k_min, k_min + step, ... <= k_max`` with ``step = max(1, (k_max - k_min) // (n_binnings -
+    1))``: the authors' rule ``range(n // 100, n // 20 + 1, (n // 20 - n // 100) // 10)`` (Dong et
+    al. 2025, appendix B.2, and their published code) with ``ceil`` instead of ``floor`` for
     ``k_min``, so that the two agree whenever 100 divides ``n``.  Binning ``k`` cuts
     the sorted rows at ``floor(i * n / k)``, ``i = 0..k``: every row is used and every bin holds
     ``floor(n / k)`` or ``ceil(n / k)`` rows, within ``[min_bin, max_bin]`` (the
@@ -286,10 +281,10 @@ def fit_bpm_curve(conf: Any, correct: Any, *, min_bin: int = 20, max_bin: int = 
     This is a logistic regression of the bin hit rates on the features
     ``(ln s_j, -ln(1 - s_j), 1)`` with binomial weights ``m_j``: ``-log L`` is convex,
     so the optimum is unique (up to flat directions of degenerate designs).  It is
-    found by L-BFGS-B with the bounds ``a, b >= 0`` and the analytic gradient, from the
-    identity ``(1, 1, 0)``: deterministic and fast.  At least ``3 * min_bin`` rows are
-    required so that one binning has three bins, the minimum that determines three
-    parameters (Dong et al. 2025, appendix A.6, Lemma 1).
+    found from the identity ``(1, 1, 0)`` by Newton's method (a few steps), or by
+    L-BFGS-B with the bounds ``a, b >= 0`` where a bound binds: deterministic and fast.
+    At least ``3 * min_bin`` rows are required so that one binning has three bins, the
+    minimum that determines three parameters (Dong et al. 2025, appendix A.6, Lemma 1).
 
     The paper's "equivalent convex" objective (Eq. 9) is not recoverable from the
     extracted text; the authors' code maximises a Gaussian similarity instead (see
@@ -331,20 +326,50 @@ def _fit_sorted(s: np.ndarray, hit: np.ndarray, ks: tuple[int, ...]) -> BpmFit:
         return value, grad
 
     with _one_blas_thread():
-        res = optimize.minimize(
-            neg_loglik, np.array([1.0, 1.0, 0.0]), jac=True, method="L-BFGS-B",
-            bounds=[(0.0, None), (0.0, None), (None, None)],
-            options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 10_000},
-        )
-        # optimality (KKT): zero gradient, except outward-pointing at an active bound.
-        # L-BFGS-B may stop with "ABNORMAL" line-search status at a point already
-        # optimal to rounding, so convergence is judged by the projected gradient.
-        grad = neg_loglik(res.x)[1]
-    a, b, c = (float(t) for t in res.x)
-    grad[:2][(res.x[:2] <= 0.0) & (grad[:2] > 0.0)] = 0.0
-    return BpmFit(a=a, b=b, c=c, bin_counts=ks, n=int(s.shape[0]),
-                  log_likelihood=-float(res.fun) * total,
+        theta = _newton_fit(design, sizes, hits)
+        if theta is None:  # a bound binds (or no Newton optimum): the quasi-Newton fit
+            theta = optimize.minimize(
+                neg_loglik, np.array([1.0, 1.0, 0.0]), jac=True, method="L-BFGS-B",
+                bounds=[(0.0, None), (0.0, None), (None, None)],
+                options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 10_000}).x
+        # optimality (KKT): zero gradient, except outward-pointing at an active bound (L-BFGS-B
+        # may stop "ABNORMAL" at a point optimal to rounding: judged by the projected gradient)
+        value, grad = neg_loglik(theta)
+    grad[:2][(theta[:2] <= 0.0) & (grad[:2] > 0.0)] = 0.0
+    return BpmFit(*(float(t) for t in theta), bin_counts=ks, n=int(s.shape[0]),
+                  log_likelihood=-float(value) * total,
                   converged=bool(np.max(np.abs(grad)) <= 1e-6))
+
+
+def _newton_fit(design: np.ndarray, sizes: np.ndarray, hits: np.ndarray
+                ) -> np.ndarray | None:
+    """The optimum by damped Newton steps (gradient ``X^T (m sigma - h)``, Hessian
+    ``X^T diag(m sigma (1 - sigma)) X``), or None unless it is a KKT point of the
+    bounded problem (``a, b >= 0``, gradient <= 1e-9): L-BFGS-B takes over then."""
+    scale, theta = float(sizes.sum()), np.array([1.0, 1.0, 0.0])
+
+    def f(th: np.ndarray) -> float:
+        eta = design @ th
+        return float(np.sum(sizes * np.logaddexp(0.0, eta) - hits * eta)) / scale
+
+    for _ in range(60):
+        mu = special.expit(design @ theta)
+        grad = design.T @ (sizes * mu - hits) / scale
+        try:
+            step = -np.linalg.solve((design.T * (sizes * mu * (1 - mu))) @ design / scale, grad)
+        except np.linalg.LinAlgError:
+            return None
+        decrement, f0, t = -float(grad @ step), f(theta), 1.0
+        if not decrement > 1e-28:  # converged (or not finite)
+            break
+        while t > 1e-12 and f(theta + t * step) > f0 - 1e-4 * t * decrement:
+            t *= 0.5  # backtracking (Armijo) line search
+        if t <= 1e-12:
+            break
+        theta = theta + t * step
+    grad = design.T @ (sizes * special.expit(design @ theta) - hits) / scale
+    ok = np.isfinite(theta).all() and (theta[:2] >= 0.0).all() and np.abs(grad).max() <= 1e-9
+    return theta if ok else None
 
 
 # ---------------------------------------------------------------------- integration
@@ -392,9 +417,7 @@ def _grid_crossings(curve: Callable[[np.ndarray], np.ndarray]) -> list[float]:
         xx = float(special.expit(tt))
         return float(np.asarray(curve(np.array([xx])), dtype=np.float64)[0]) - xx
 
-    roots = []
-    for i in change:
-        roots.append(optimize.brentq(d, float(t[i]), float(t[i + 1]), xtol=1e-14))
+    roots = [optimize.brentq(d, float(t[i]), float(t[i + 1]), xtol=1e-14) for i in change]
     return sorted({float(special.expit(r)) for r in roots})
 
 
@@ -623,34 +646,32 @@ def tce_bpm(conf: Any, correct: Any, *, p: float = 1.0, density: Any = None,
         TCE_p = ( int_0^1 |g(x) - x|^p f(x) dx )^(1/p),
 
     ``g`` from :func:`fit_bpm_curve` and, by default, ``f`` the Beta density with
-    ``alpha = mu^2 (1 - mu) / v - mu``, ``beta = alpha (1 - mu) / mu`` (``mu``, ``v``:
-    mean and ``ddof=1`` variance of ``conf``, as in the authors' code).  The integral is
-    computed by :func:`tce_integral`.
+    ``alpha = mu^2 (1 - mu) / v - mu``, ``beta = alpha (1 - mu) / mu`` (``mu``, ``v``: mean and
+    ``ddof=1`` variance of ``conf``, as in the authors' code), integrated by :func:`tce_integral`.
 
     Departures from the authors' published code, on purpose:
 
-    * the curve maximises a binomial likelihood of the bin hits; the code
-      maximises ``sum exp(-(g(s_j) - acc_j)^2)``, a Gaussian similarity that ignores
-      bin sizes and binomial variance, with Nelder-Mead from ``(5, 5, -6.93)``;
-    * every bin is used; the code skips the last (highest-confidence) bin of every
-      binning and the remainder rows;
+    * the curve maximises a binomial likelihood of the bin hits; the code maximises ``sum
+      exp(-(g(s_j) - acc_j)^2)``, a Gaussian similarity that ignores bin sizes and binomial
+      variance, with Nelder-Mead from ``(5, 5, -6.93)``;
+    * every bin is used; the code skips the last (highest-confidence) bin of every binning and the
+      remainder rows;
     * ``a, b >= 0`` keeps ``g`` monotone (Eq. 11); the code leaves them free;
-    * the smallest bin count is ``ceil(n / 100)`` (the code: ``n // 100``), so that
-      every bin holds 20-100 rows (:func:`bpm_bin_counts`);
-    * float64 vectorised arithmetic and a tanh-sinh quadrature in quantile space
-      instead of mpmath scalars (about 10^3 times faster; no rounding to 5 digits);
-    * 60 rows suffice (the code fails below 240); rows are sorted internally
-      (the code silently returns a meaningless value on unsorted input);
+    * the smallest bin count is ``ceil(n / 100)`` (the code: ``n // 100``), so that every bin holds
+      20-100 rows (:func:`bpm_bin_counts`);
+    * float64 vectorised arithmetic and a tanh-sinh quadrature in quantile space instead of mpmath
+      scalars (about 10^3 times faster; no rounding to 5 digits);
+    * 60 rows suffice (the code fails below 240); rows are sorted internally (the code silently
+      returns a meaningless value on unsorted input);
     * any ``p >= 1`` (the code has ``p = 1`` only).
 
-    On the paper's own simulation (Algorithm 3 with the curve
-    ``sigmoid(-0.88 + 0.49 logit x)`` and confidences Beta(1.1233, 0.1147), true
-    TCE 0.130714) both objectives are equally accurate: mean absolute error over 200
-    seeds 0.0097 (N = 1000) and 0.0045 (N = 5000) here, 0.0098 and 0.0045 with the
-    published objective; on calibrated data (Beta(4, 1)) the upward bias is 0.0147
-    against 0.0166 at N = 1000 (benchmarks/bench_bpm.py, which also times both).
-    The gains are robustness and speed: no failure below 240 rows, no dependence on
-    row order, a monotone curve, about 15 ms at N = 10^4 instead of about 16 s.
+    On the paper's own simulation (Algorithm 3 with the curve ``sigmoid(-0.88 + 0.49 logit x)`` and
+    confidences Beta(1.1233, 0.1147), true TCE 0.130714) both objectives are equally accurate: mean
+    absolute error over 200 seeds 0.0097 (N = 1000) and 0.0045 (N = 5000) here, 0.0098 and 0.0045
+    with the published objective; on calibrated data (Beta(4, 1)) the upward bias is 0.0147 against
+    0.0166 at N = 1000 (benchmarks/bench_bpm.py, which also times both).  The gains are robustness
+    and speed: no failure below 240 rows, no dependence on row order, a monotone curve, milliseconds
+    at N = 10^4 instead of about 16 s.
 
     References
     ----------

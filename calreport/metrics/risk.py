@@ -44,6 +44,7 @@ __all__ = [
 ]
 
 from calreport.metrics._risk_null import (
+    _seed_base,
     _Test,
     _test,
     certain_error_upper,
@@ -62,6 +63,7 @@ from calreport.metrics._risk_rows import (
     _null_moments,
     _p_normal,  # noqa: F401  (re-exported for tests)
     _rows,
+    _trusted_rows,
     _z,
     clip_confidence,
 )
@@ -325,7 +327,11 @@ class RiskResult:
         Validity statistics of the normal approximation on the rows below certainty
         (see :func:`normal_validity`).
     n_sim : int
-        Monte Carlo draws used (0 for the normal approximation).
+        Monte Carlo draws used (0 for the normal approximation).  ``method="auto"``
+        simulates sequentially and stops as soon as the band is settled.
+    p_risk_se : float
+        Monte Carlo standard error of ``p_risk``, ``sqrt(P (1 - P) / n_sim)`` (0 for
+        the normal approximation and when P_risk is 0 by convention).
     """
 
     csr: float
@@ -359,6 +365,7 @@ class RiskResult:
     null_skewness: float = math.nan
     lattice_ratio: float = math.nan
     n_sim: int = 0
+    p_risk_se: float = 0.0
 
     @property
     def z(self) -> float:
@@ -382,8 +389,9 @@ def _note(csr_value: float, p: float, z: float, test: _Test) -> str:
         what = (f"P_risk = Phi(z) = Phi({z:.2f}) = {p:.1%}: normal approximation of the "
                 "probability that CSR under calibration stays below the observed value")
     else:
-        what = (f"P_risk = {p:.1%}: share of {test.n_sim} Monte Carlo draws of CSR under "
-                "calibration (correct_i ~ Bernoulli(c_i)) below the observed value")
+        what = (f"P_risk = {p:.1%} (Monte Carlo standard error {test.se:.1%}): share of "
+                f"{test.n_sim} Monte Carlo draws of CSR under calibration (correct_i ~ "
+                "Bernoulli(c_i)) below the observed value")
     return (what + f"; evidence needs > {P_EVIDENCE:.2%} (z > 1), risky > {P_RISKY:.2%} "
             "(z > 3)")
 
@@ -401,7 +409,11 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
         How P_risk is computed (see :func:`p_risk`); ``"auto"`` uses the normal
         approximation only where :func:`normal_validity` holds.
     n_sim : int, default 20000
-        Monte Carlo draws.
+        Monte Carlo draws; with ``method="auto"`` the most drawn: the simulation
+        looks at 1,000, 4,000, 16,000 ... draws and stops once the band cannot change
+        (P_risk 4 standard errors from the 1- and 3-sigma thresholds, the power 4
+        standard errors from 50 % when it decides the band), reporting the standard
+        error in ``p_risk_se``.
     seed : int, Generator or None
         Random stream of the Monte Carlo null (results are reproducible with an int).
 
@@ -468,7 +480,10 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
     sig_all = math.sqrt(var_all) / r.denom
     z_all = _z(r)
     certain = r.raw >= 1.0 - eps
-    all_test = _test(r, method, n_sim, rng)
+    # streams of the sequential null (both tests): the int seed itself, so that the
+    # draws of method="monte_carlo" stay those of default_rng(seed)
+    base = int(seed) if isinstance(seed, (int, np.integer)) else _seed_base(rng)
+    all_test = _test(r, method, n_sim, rng, base)
 
     if certain.any():
         cr, rest = r.subset(certain), r.subset(~certain)
@@ -481,7 +496,7 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
             n_cw = float(cr.wrong.sum())
             ne = cr.denom ** 2 / float((cr.w ** 2).sum())
             upper = certain_error_upper(ne * wrong_share, ne)
-        rest_test = _test(rest, method, n_sim, rng) if len(rest.c) else None
+        rest_test = _test(rest, method, n_sim, rng, base) if len(rest.c) else None
     else:
         rest, n_cert, n_cw, upper, rest_test = r, 0.0, 0.0, math.nan, all_test
 
@@ -547,6 +562,7 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
         null_skewness=test_for_fields.skewness,
         lattice_ratio=test_for_fields.lattice_ratio,
         n_sim=max(all_test.n_sim, rest_test.n_sim if rest_test else 0),
+        p_risk_se=all_test.se,
     )
 
 
@@ -565,7 +581,8 @@ def p_risk(conf: Any, correct: Any, *, method: str = "auto", sample_weight: Any 
         Bernoulli(c_i)`` by simulation, ``P(CSR* < CSR_obs)`` when CSR > 1, else 0.
         ``"auto"``: normal where :func:`normal_validity` holds, else Monte Carlo.
     n_sim : int, default 20000
-        Monte Carlo draws (standard error <= 0.0036).
+        Monte Carlo draws (standard error <= 0.0036); the most drawn by ``"auto"``,
+        which stops once the verdict is settled (see :func:`risk_summary`).
     seed : int, Generator or None
         Random stream of the Monte Carlo null.
 
@@ -594,3 +611,43 @@ def p_risk(conf: Any, correct: Any, *, method: str = "auto", sample_weight: Any 
     """
     return risk_summary(conf, correct, method=method, sample_weight=sample_weight, eps=eps,
                         n_sim=n_sim, seed=seed, weights=weights).p_risk
+
+
+
+def _p_risk_trusted(groups: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]], *,
+                    eps: float, method: str, seed: int) -> list[tuple[float, str] | str]:
+    """P_risk and its method of many profiles on validated arrays (importance weights).
+
+    The grouped summaries call it once for all groups: the arrays were validated once
+    for the whole frame, and the first look of the sequential Monte Carlo null is
+    drawn for every group in one pass.  Each entry is exactly ``(risk_summary(...)
+    .p_risk, .p_risk_method)`` for that group's rows and integer ``seed`` (or the
+    message of the ValueError it would raise): it does not depend on the other groups.
+    """
+    from calreport.metrics._risk_null import _batched_first, _first_looks
+
+    profiles: list[Any] = []
+    for conf, correct, sample_weight in groups:
+        try:
+            c = np.clip(conf, eps, 1.0 - eps)
+            profiles.append(_trusted_rows(conf, c, correct, sample_weight, "importance"))
+        except ValueError as exc:
+            profiles.append(str(exc))
+    base = int(seed)
+    batch = [i for i, r in enumerate(profiles)
+             if not isinstance(r, str) and _batched_first(r, method, N_SIM, base)]
+    first = dict(zip(batch, _first_looks([profiles[i] for i in batch], N_SIM, base),
+                     strict=True)) if batch else {}
+    out: list[tuple[float, str] | str] = []
+    for i, r in enumerate(profiles):
+        if isinstance(r, str):
+            out.append(r)
+            continue
+        try:
+            test = _test(r, method, N_SIM, np.random.default_rng(seed), base,
+                         first.get(i))
+        except ValueError as exc:
+            out.append(str(exc))
+            continue
+        out.append((test.p_risk, test.method))
+    return out
