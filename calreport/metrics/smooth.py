@@ -167,6 +167,13 @@ def _kernel_spectrum(sigma: float, n_nodes: int, length: int) -> np.ndarray:
     return fft.rfft(kernel, length)
 
 
+@functools.lru_cache(maxsize=128)
+def _kernel_spectra(sigmas: tuple[float, ...], n_nodes: int, length: int) -> np.ndarray:
+    """:func:`_kernel_spectrum` of several widths, stacked (the search asks for the
+    same few tuples of dyadic widths again and again)."""
+    return np.stack([_kernel_spectrum(sig, n_nodes, length) for sig in sigmas])
+
+
 @functools.lru_cache(maxsize=64)
 def _mesh_weights(n_mesh: int, n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
     """Left node and weight of the right node of each mesh point (linear interpolation)."""
@@ -187,16 +194,15 @@ def _smece_batch(smoother: _Smoother, sigmas: list[float], boundary: str) -> np.
     """
     n_nodes = _n_nodes(sigmas[0])
     spectrum, length = smoother.spectrum(n_nodes, boundary)
-    kernels = (_kernel_spectrum(sigmas[0], n_nodes, length)[None] if len(sigmas) == 1 else
-               np.stack([_kernel_spectrum(sig, n_nodes, length) for sig in sigmas]))
+    kernels = _kernel_spectra(tuple(sigmas), n_nodes, length)
     conv = fft.irfft(spectrum[None] * kernels[:, None], length)
     smooth = conv[..., n_nodes - 1: 2 * n_nodes - 1]  # (sigma, [weight, residual], node)
     out = np.empty(len(sigmas))
-    n_mesh = np.array([_n_mesh(sig) for sig in sigmas])
-    for size in np.unique(n_mesh):
-        rows = np.flatnonzero(n_mesh == size)
-        left, right_w = _mesh_weights(int(size), n_nodes)
-        part = smooth[rows]
+    n_mesh = [_n_mesh(sig) for sig in sigmas]
+    for size in set(n_mesh):
+        rows = [i for i, m in enumerate(n_mesh) if m == size]
+        left, right_w = _mesh_weights(size, n_nodes)
+        part = smooth if len(rows) == len(sigmas) else smooth[rows]
         on_mesh = part[..., left] * (1.0 - right_w) + part[..., left + 1] * right_w
         out[rows] = (np.abs(on_mesh[:, 1]).sum(axis=1)
                      / (on_mesh[:, 0] + _DENSITY_FLOOR).sum(axis=1))
