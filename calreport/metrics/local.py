@@ -85,7 +85,7 @@ METHODS = ("lowess", "local_constant")
 _KDE_NODES_PER_BW = 1000
 _KDE_CUTOFF = 9.0
 # Up to this many (grid point, reflected row) pairs the KDE is the exact sum.
-_KDE_DIRECT_PAIRS = 400_000
+_KDE_DIRECT_PAIRS = 60_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -357,7 +357,7 @@ def _lowess_at(s: np.ndarray, y: np.ndarray, x: np.ndarray, k: int,
 # ------------------------------------------------------------------ LOWESS (it = 0)
 
 # Direct sums: at most this many (query, row) pairs per chunk of queries.
-_DIRECT_CHUNK = 1 << 18
+_DIRECT_CHUNK = 1 << 14
 # Windows of at least this many rows use node moments (see _lowess_tree).
 _BLOCK_MIN_K = 1024
 # Rows per leaf of the moment tree: a power of two near sqrt(k) / 2, in [64, 512].
@@ -678,7 +678,7 @@ def _reflected_kde(s_sorted: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, flo
     the mirrored nodes, so one convolution of the extended node counts with the
     sampled Gaussian gives the density at every node, and linear interpolation gives
     it at ``x``. Relative error below ~1e-7 against the exact sum over 3n points,
-    which is computed instead when ``3n * len(x) <= 400,000`` (it is cheaper there).
+    which is computed instead when ``3n * len(x) <= 60,000`` (it is cheaper there).
     Returns the density (integrating to 1 over [-1, 2]) and the bandwidth.
     """
     s = s_sorted
@@ -863,7 +863,7 @@ def lcs(
     KDE of the reflected sample ``{-s, s, 2 - s}`` with R's ``bw.nrd0`` bandwidth
     ``0.9 min(sd, IQR/1.34) (3n)^(-1/5)``, as in the authors' published R code (R's
     ``density()`` of the reflected sample). The KDE is the exact 3n-term sum when
-    ``3 n J <= 400,000`` (n up to about 1300 rows); above, it is computed by linear
+    ``3 n J <= 60,000`` (n up to 200 rows); above, it is computed by linear
     binning on a fine grid and one FFT convolution (relative error < 1e-6 against
     the exact sum), so N = 10^6 costs a fraction of a second. (Earlier versions
     used the binned KDE at every n; at small n LCS now moves to the exact sum by

@@ -182,6 +182,26 @@ def _mesh_weights(n_mesh: int, n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
     return left, pos - left
 
 
+@functools.lru_cache(maxsize=64)
+def _mesh_sum_spectrum(n_mesh: int, n_nodes: int, length: int) -> np.ndarray:
+    """``c`` with ``Re(c . rfft(x)) = sum over the mesh of the interpolated x[n-1:2n-1]``.
+
+    Summing the linear interpolation of the valid outputs over the mesh is a fixed
+    linear functional ``sum_t b_t x_t`` of the circular convolution ``x``; by
+    Parseval it is read from the spectrum without an inverse transform (real FFT of
+    odd or even length: the non-zero, non-Nyquist frequencies count twice).
+    """
+    left, right_w = _mesh_weights(n_mesh, n_nodes)
+    b = np.zeros(length)
+    np.add.at(b, n_nodes - 1 + left, 1.0 - right_w)
+    np.add.at(b, n_nodes + left, right_w)
+    twice = np.full(length // 2 + 1, 2.0)
+    twice[0] = 1.0
+    if length % 2 == 0:
+        twice[-1] = 1.0
+    return np.conj(fft.rfft(b)) * twice / length
+
+
 def _smece_batch(smoother: _Smoother, sigmas: list[float], boundary: str) -> np.ndarray:
     """``smECE_sigma`` for several ``sigma`` sharing one node grid, in one FFT batch.
 
@@ -189,23 +209,25 @@ def _smece_batch(smoother: _Smoother, sigmas: list[float], boundary: str) -> np.
     search and multiplied by each sampled kernel's (cached) spectrum; the circular
     convolution of length ``>= 2 n_nodes - 1`` equals :func:`_convolve`'s linear one
     on the ``n_nodes`` outputs (overlap-save), so only rounding differs (~1e-16).
-    The smoothed values are read on the mesh by linear interpolation, as
-    :func:`_on_mesh` does.
+    The smoothed residuals are read on the mesh by linear interpolation, as
+    :func:`_on_mesh` does; the mesh sum of the smoothed weight, a linear functional,
+    is read from its spectrum (:func:`_mesh_sum_spectrum`), so only the residuals
+    are transformed back.
     """
     n_nodes = _n_nodes(sigmas[0])
     spectrum, length = smoother.spectrum(n_nodes, boundary)
     kernels = _kernel_spectra(tuple(sigmas), n_nodes, length)
-    conv = fft.irfft(spectrum[None] * kernels[:, None], length)
-    smooth = conv[..., n_nodes - 1: 2 * n_nodes - 1]  # (sigma, [weight, residual], node)
+    resid = fft.irfft(spectrum[1] * kernels, length)[:, n_nodes - 1: 2 * n_nodes - 1]
+    weight_spectra = spectrum[0] * kernels
     out = np.empty(len(sigmas))
     n_mesh = [_n_mesh(sig) for sig in sigmas]
     for size in set(n_mesh):
         rows = [i for i, m in enumerate(n_mesh) if m == size]
         left, right_w = _mesh_weights(size, n_nodes)
-        part = smooth if len(rows) == len(sigmas) else smooth[rows]
-        on_mesh = part[..., left] * (1.0 - right_w) + part[..., left + 1] * right_w
-        out[rows] = (np.abs(on_mesh[:, 1]).sum(axis=1)
-                     / (on_mesh[:, 0] + _DENSITY_FLOOR).sum(axis=1))
+        part = resid if len(rows) == len(sigmas) else resid[rows]
+        on_mesh = part[:, left] * (1.0 - right_w) + part[:, left + 1] * right_w
+        dens = (weight_spectra[rows] @ _mesh_sum_spectrum(size, n_nodes, length)).real
+        out[rows] = np.abs(on_mesh).sum(axis=1) / (dens + size * _DENSITY_FLOOR)
     return out
 
 
