@@ -281,7 +281,12 @@ def _classwise_ece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> flo
 def _debiased_ece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
     from calreport.metrics import debiased
 
-    return float(debiased.debiased_ece(*_view(p, s), n_bins=s.n_bins, sample_weight=_w(p)))
+    if p.sample_weight is not None:
+        return float(debiased.debiased_ece(*_view(p, s), n_bins=s.n_bins,
+                                           sample_weight=_w(p)))
+    score, outcome, _ = cache.sorted_view(p, s)
+    return math.sqrt(max(debiased._squared_sorted(score, outcome, s.n_bins, "equal_mass"),
+                         0.0))
 
 
 def _eci(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:

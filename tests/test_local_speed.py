@@ -18,7 +18,7 @@ import pytest
 from statsmodels.nonparametric.smoothers_lowess import lowess as sm_lowess
 
 import calreport.registry as registry
-from calreport.metrics import calibration_index, corp, local, smooth
+from calreport.metrics import calibration_index, corp, debiased, local, smooth
 from calreport.profile import ConfidenceProfile
 from calreport.settings import Settings
 from calreport.summary import summarize
@@ -287,3 +287,26 @@ def test_cached_lcs_reports_the_same_errors_as_the_function():
     assert math.isnan(res.values["lcs"]) and math.isnan(res.values["eci"])
     assert "at least two distinct values" in res.reasons["lcs"]
     assert registry.REGISTRY["lcs"].compute is registry._lcs
+
+
+@pytest.mark.parametrize("strategy", ["equal_mass", "uniform", "discrete", "auto"])
+@pytest.mark.parametrize(("n", "n_bins"), [(2, 1), (9, 2), (400, 15), (20000, 40)])
+def test_debiased_from_sorted_rows_equals_per_row_binning(strategy, n, n_bins):
+    rng = np.random.default_rng(n)
+    s = np.round(rng.beta(2, 2, n), 2 if n == 400 else 12)
+    y = rng.random(n) < s
+    ss, yy = local._sorted_sample(s, y)
+    assert debiased._squared_sorted(ss, yy, n_bins, strategy) == pytest.approx(
+        debiased.debiased_ece_squared(s, y, n_bins=n_bins, strategy=strategy),
+        rel=1e-12, abs=1e-15)
+
+
+def test_summary_debiased_ece_uses_the_shared_sort():
+    rng = np.random.default_rng(12)
+    p = rng.beta(2, 2, 5000)
+    y = (rng.random(5000) < p).astype(int)
+    prof = ConfidenceProfile.from_arrays(y, p)
+    res = summarize(prof, metrics=["debiased_ece"], settings=Settings(n_bins=12))
+    score, outcome = prof.view(None)
+    assert res.values["debiased_ece"] == pytest.approx(
+        debiased.debiased_ece(score, outcome, n_bins=12), rel=1e-12)

@@ -517,10 +517,13 @@ def _decomposition_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
     a sum over the groups: ``sum_j E_j S(p_j, 1) + (W_j - E_j) S(p_j, 0)`` with the
     group's weight ``W_j`` and weighted events ``E_j``.
     """
-    first = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-    ws = np.ones(s.size) if w is None else w
-    weight = np.add.reduceat(ws, first)
-    events = np.add.reduceat(ws * y, first)
+    first = np.concatenate(([0], np.flatnonzero(s[1:] != s[:-1]) + 1))
+    if w is None:
+        weight = np.diff(np.append(first, s.size)).astype(np.float64)
+        events = np.add.reduceat(y, first)
+    else:
+        weight = np.add.reduceat(w, first)
+        events = np.add.reduceat(w * y, first)
     fitted = weight > 0
     weight, events = weight[fitted], events[fitted]
     total = float(weight.sum())
