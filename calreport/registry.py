@@ -214,6 +214,17 @@ class MetricCache:
             self.values["auc"] = (_nanmean(per_auc), _nanmean(per_cw))
         return self.values["auc"]
 
+    def sorted_view(self, p: ConfidenceProfile, s: Settings
+                    ) -> tuple[np.ndarray, np.ndarray, dict[int, Any]]:
+        """The view's scores sorted ascending, their 0/1 outcomes, and the LOWESS moment
+        trees built on them: one sort and one tree shared by LCS, ECI and CORP."""
+        key = ("sorted", s.view)
+        if key not in self.values:
+            from calreport.metrics import local
+
+            self.values[key] = (*local._sorted_sample(*_view(p, s)), {})
+        return self.values[key]
+
 
 def _weights_kw(p: ConfidenceProfile) -> dict[str, Any]:
     """The declared meaning of the weights, for the core functions that take it."""
@@ -243,7 +254,9 @@ def _scoring_args(p: ConfidenceProfile) -> tuple[np.ndarray, np.ndarray]:
 def _lcs(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
     from calreport.metrics import local
 
-    return float(local.lcs(*_view(p, s)))
+    score, outcome, trees = cache.sorted_view(p, s)
+    frac, k = local._check_sorted(score, "lowess", local.DEFAULT_FRAC)
+    return local._lcs_sorted(score, outcome, method="lowess", frac=frac, k=k, trees=trees)
 
 
 def _tce_bpm(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
@@ -268,13 +281,21 @@ def _classwise_ece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> flo
 def _debiased_ece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
     from calreport.metrics import debiased
 
-    return float(debiased.debiased_ece(*_view(p, s), n_bins=s.n_bins, sample_weight=_w(p)))
+    if p.sample_weight is not None:
+        return float(debiased.debiased_ece(*_view(p, s), n_bins=s.n_bins,
+                                           sample_weight=_w(p)))
+    score, outcome, _ = cache.sorted_view(p, s)
+    return math.sqrt(max(debiased._squared_sorted(score, outcome, s.n_bins, "equal_mass"),
+                         0.0))
 
 
 def _eci(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
-    from calreport.metrics import calibration_index
+    from calreport.metrics import calibration_index, local
 
-    return float(calibration_index.eci(*_view(p, s)))
+    score, outcome, trees = cache.sorted_view(p, s)
+    frac, k = local._check_sorted(score, "lowess", local.DEFAULT_FRAC)
+    return calibration_index._eci_sorted(score, outcome, method="lowess", frac=frac, k=k,
+                                         trees=trees)
 
 
 def _corp(term: str) -> Callable[[ConfidenceProfile, Settings, MetricCache], float]:
@@ -283,8 +304,10 @@ def _corp(term: str) -> Callable[[ConfidenceProfile, Settings, MetricCache], flo
 
         key = ("corp", s.view)
         if key not in cache.values:
-            cache.values[key] = corp.corp_decomposition(*_view(p, s), rule="brier",
-                                                        sample_weight=_w(p))
+            cache.values[key] = (
+                corp.corp_decomposition(*_view(p, s), rule="brier", sample_weight=_w(p))
+                if p.sample_weight is not None else
+                corp._decomposition_sorted(*cache.sorted_view(p, s)[:2], None, "brier"))
         return float(getattr(cache.values[key], term))
     return compute
 

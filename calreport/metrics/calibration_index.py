@@ -159,8 +159,13 @@ def calibration_error_summary(
 
 
 def _gap_at_rows(s: np.ndarray, y: np.ndarray, *, method: str, frac: float, k: int,
-                 n_nodes: int | None) -> tuple[np.ndarray, bool]:
-    """``g(s_i) - s_i`` for every (sorted) row, ``g`` clipped to [0, 1]; and exactness."""
+                 n_nodes: int | None, trees: dict[int, Any] | None = None
+                 ) -> tuple[np.ndarray, bool]:
+    """``g(s_i) - s_i`` for every (sorted) row, ``g`` clipped to [0, 1]; and exactness.
+
+    ``trees`` keeps the LOWESS moment tree of these rows for later fits (see
+    :func:`calreport.metrics.local._smooth`).
+    """
     if n_nodes is not None:
         n_nodes = v.check_positive_int(n_nodes, "n_nodes", minimum=2)
     first = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
@@ -168,13 +173,14 @@ def _gap_at_rows(s: np.ndarray, y: np.ndarray, *, method: str, frac: float, k: i
     counts = np.diff(np.r_[first, s.size])
     exact = method == "local_constant" or n_nodes is None or distinct.size <= n_nodes
     if exact:
-        g = _smooth(s, y, distinct, method=method, frac=frac, k=k)
+        g = _smooth(s, y, distinct, method=method, frac=frac, k=k, trees=trees)
     else:
         assert n_nodes is not None
         at_quantiles = s[np.round(np.linspace(0, s.size - 1, n_nodes)).astype(np.int64)]
         nodes = np.unique(np.concatenate(
             (at_quantiles, np.linspace(s[0], s[-1], n_nodes // 5 + 2))))
-        g = np.interp(distinct, nodes, _smooth(s, y, nodes, method=method, frac=frac, k=k))
+        g = np.interp(distinct, nodes, _smooth(s, y, nodes, method=method, frac=frac, k=k,
+                                               trees=trees))
     return np.repeat(np.clip(g, 0.0, 1.0) - distinct, counts), bool(exact)
 
 
@@ -293,7 +299,13 @@ def eci(
     3.198
     """
     s, y, frac, k = _prepare(score, outcome, method, frac)
-    gap, _ = _gap_at_rows(s, y, method=method, frac=frac, k=k, n_nodes=n_nodes)
+    return _eci_sorted(s, y, method=method, frac=frac, k=k, n_nodes=n_nodes)
+
+
+def _eci_sorted(s: np.ndarray, y: np.ndarray, *, method: str, frac: float, k: int,
+                n_nodes: int | None = 500, trees: dict[int, Any] | None = None) -> float:
+    """:func:`eci` of validated rows sorted by score (``trees``: see :func:`_gap_at_rows`)."""
+    gap, _ = _gap_at_rows(s, y, method=method, frac=frac, k=k, n_nodes=n_nodes, trees=trees)
     return float(100.0 * np.mean(gap * gap))
 
 

@@ -427,6 +427,14 @@ def _mean_score(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, rule: str) -
     return float(loss.mean() if w is None else np.dot(w, loss) / w.sum())
 
 
+def _base_rate_score(rate: float, rule: str) -> float:
+    """Mean score of the constant forecast ``rate`` when a fraction ``rate`` are events."""
+    if rule == "brier":
+        return rate * (1.0 - rate)
+    q = min(max(rate, _LOG_EPS), 1.0 - _LOG_EPS)
+    return -float(special.xlogy(rate, q) + special.xlogy(1.0 - rate, 1.0 - q))
+
+
 def corp_decomposition(
     score: Any, outcome: Any, *, rule: str = "brier", sample_weight: Any = None
 ) -> CorpDecomposition:
@@ -491,10 +499,43 @@ def corp_decomposition(
     v.check_option(rule, "rule", RULES)
     s, y, w = _prepare(score, outcome, sample_weight)
     assert y is not None
-    recal = corp_curve(s, y, sample_weight=w).recalibrated
-    rate = float(y.mean() if w is None else np.dot(w, y) / w.sum())
+    if w is None:
+        key = s.view(np.uint64) << np.uint64(1)  # scores in [0, 1]: bit order = order
+        key |= y.astype(np.uint64)
+        key.sort()
+        return _decomposition_sorted((key >> np.uint64(1)).view(np.float64),
+                                     (key & np.uint64(1)).astype(np.float64), None, rule)
+    order = np.argsort(s, kind="stable")
+    return _decomposition_sorted(s[order], y[order], w[order], rule)
+
+
+def _decomposition_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
+                          rule: str) -> CorpDecomposition:
+    """:func:`corp_decomposition` of rows sorted by score (validated, 0/1 outcomes).
+
+    The recalibrated forecasts are constant on each tie group, so their mean score is
+    a sum over the groups: ``sum_j E_j S(p_j, 1) + (W_j - E_j) S(p_j, 0)`` with the
+    group's weight ``W_j`` and weighted events ``E_j``.
+    """
+    first = np.concatenate(([0], np.flatnonzero(s[1:] != s[:-1]) + 1))
+    if w is None:
+        weight = np.diff(np.append(first, s.size)).astype(np.float64)
+        events = np.add.reduceat(y, first)
+    else:
+        weight = np.add.reduceat(w, first)
+        events = np.add.reduceat(w * y, first)
+    fitted = weight > 0
+    weight, events = weight[fitted], events[fitted]
+    total = float(weight.sum())
+    recal = _pav_pooled(events / weight, weight)
+    rate = float(events.sum()) / total
+    if rule == "brier":
+        s_recal = float(np.sum(events * (1.0 - recal) ** 2 + (weight - events) * recal ** 2))
+    else:
+        q = np.clip(recal, _LOG_EPS, 1.0 - _LOG_EPS)
+        s_recal = -float(np.sum(special.xlogy(events, q) + special.xlogy(weight - events, 1.0 - q)))
+    s_recal /= total
     s_forecast = _mean_score(s, y, w, rule)
-    s_recal = _mean_score(recal, y, w, rule)
-    s_ref = _mean_score(np.full(s.size, rate), y, w, rule)
+    s_ref = _base_rate_score(rate, rule)
     return CorpDecomposition(score=s_forecast, mcb=s_forecast - s_recal,
                              dsc=s_ref - s_recal, unc=s_ref, rule=rule)

@@ -68,11 +68,12 @@ def _discrete_upper(distinct: np.ndarray) -> np.ndarray:
     return np.append((distinct[:-1] + distinct[1:]) / 2.0, 1.0)
 
 
-def _upper_edges(s: np.ndarray, n_bins: int, strategy: str) -> np.ndarray:
+def _upper_edges(s: np.ndarray, n_bins: int, strategy: str,
+                 is_sorted: bool = False) -> np.ndarray:
     """Upper bin edges (the last is 1) of the scores ``s`` (rows of positive weight)."""
     if strategy == "uniform":
         return np.arange(1, n_bins + 1, dtype=np.float64) / n_bins
-    sorted_s = np.sort(s)
+    sorted_s = s if is_sorted else np.sort(s)
     if strategy in ("discrete", "auto"):
         distinct = np.unique(sorted_s)
         if strategy == "discrete" or distinct.size < sorted_s.size / 4.0:
@@ -108,6 +109,29 @@ def _squared(
     n_eff = wb * wb / wsq  # Kish: the row count when unweighted
     err = (conf - acc) ** 2 - acc * (1.0 - acc) / (n_eff - 1.0)
     return float(np.dot(wb, err) / weight.sum())
+
+
+def _squared_sorted(s: np.ndarray, y: np.ndarray, n_bins: int, strategy: str) -> float:
+    """:func:`_squared` of unweighted rows sorted by score, without a search per row.
+
+    Bin ``i`` holds the rows with ``upper[i-1] < s <= upper[i]``: a contiguous run of
+    the sorted rows, so its sums are differences of cumulative sums (the same
+    values as the per-row binning up to rounding, ~1e-15).
+    """
+    n_bins = v.check_n_bins(n_bins)
+    v.check_option(strategy, "strategy", DEBIAS_STRATEGIES)
+    upper = _upper_edges(s, n_bins, strategy, is_sorted=True)
+    ends = np.searchsorted(s, upper, side="right")
+    ends[-1] = s.size
+    bounds = np.concatenate(([0], ends))
+    count = np.diff(bounds).astype(np.float64)
+    score = np.diff(np.concatenate(([0.0], np.cumsum(s)))[bounds])
+    outcome = np.diff(np.concatenate(([0.0], np.cumsum(y, dtype=np.float64)))[bounds])
+    ok = count >= 2
+    wb = count[ok]
+    conf, acc = score[ok] / wb, outcome[ok] / wb
+    err = (conf - acc) ** 2 - acc * (1.0 - acc) / (wb - 1.0)
+    return float(np.dot(wb, err) / count.sum())
 
 
 def _prepare(
