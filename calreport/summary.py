@@ -102,7 +102,7 @@ def summarize(
     """
     s = settings or Settings()
     names = resolve_metrics(metrics)
-    _, n_clipped = risk.clip_confidence(profile.conf, eps=s.eps, warn=False)
+    n_clipped = _count_clipped(profile.conf, s.eps)
     w = profile.sample_weight
     n_rows = float(profile.n if w is None else np.count_nonzero(w))
     values: dict[str, float] = {"n": n_rows, "n_dropped": float(n_dropped),
@@ -139,6 +139,15 @@ def summarize(
         method = rr.p_risk_method
     view = s.view or profile.default_view
     return SummaryResult(values, reasons, s, method, view, rr if with_risk else None)
+
+
+def _count_clipped(conf: np.ndarray, eps: float) -> int:
+    """Confidences that clipping to ``[eps, 1 - eps]`` changes (as
+    :func:`calreport.metrics.risk.clip_confidence` counts them), without a clipped copy.
+    """
+    if conf.size == 0 or (conf.min() >= eps and conf.max() <= 1.0 - eps):
+        return 0
+    return int(np.count_nonzero((conf < eps) | (conf > 1.0 - eps)))
 
 
 def _presorted(profile: ConfidenceProfile, names: Sequence[str],
