@@ -357,11 +357,12 @@ class ConfidenceProfile:
                         f"A one-column `{nm['proba']}` needs exactly two classes "
                         f"[negative, positive], got classes={cl.tolist()[:10]}."
                     )
-            score = p
-            negative = 1.0 - p  # contiguous: conf below reads it, not a strided column
-            full = np.empty((n, 2))
-            full[:, 0] = negative
+            # column-major [1 - p, p]: both columns are contiguous, and the second is
+            # the profile's own copy of the scores (never the caller's array)
+            full = np.empty((n, 2), order="F")
+            negative = np.subtract(1.0, p, out=full[:, 0])
             full[:, 1] = p
+            score = full[:, 1]
             predicted = score >= threshold
             pred_codes = predicted.astype(np.int64)
         else:
@@ -395,7 +396,7 @@ class ConfidenceProfile:
             if yp is not None:
                 lab.check_top_label_confidence(c, len(cl), nm["conf"])
         elif p.ndim == 1:
-            c = np.where(predicted if yp is None else pred_codes == 1, p, negative)
+            c = np.where(predicted if yp is None else pred_codes == 1, score, negative)
         else:
             c = np.take_along_axis(full, pred_codes[:, None], axis=1)[:, 0]
         return dict(conf=c, correct=codes_true == pred_codes, y_true=codes_true,
