@@ -3,6 +3,11 @@
 :func:`summarize` is the engine behind ``df.calib.summary()`` and every grouped
 call (a DataFrame is the one-group case); :func:`summary` is its functional mirror
 for arrays, so type checkers, Dask and non-pandas users have the same path.
+
+The profile arrives validated (once per accessor call); when several of the
+requested metrics sort the rows by the same score (AUC, LOWESS, PAV, the
+binomial-process fit, equal-mass bins), the rows are sorted once here and every
+one of them receives them in order.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ __all__ = ["SummaryResult", "summarize", "summary"]
 #: and every one of them receives rows already in order (a stable sort of sorted
 #: input is one linear pass).
 _SORT_BY_SCORE = frozenset({"auc", "cwauc", "delta_auc", "lcs", "eci", "tce_bpm",
-                            "corp_mcb", "corp_dsc", "corp_unc", "debiased_ece", "smece"})
+                            "corp_mcb", "corp_dsc", "corp_unc", "debiased_ece"})
 _SORT_BY_CONF = frozenset({"aurc"})
 #: Below this many rows the sorts are cheap: the profile keeps its order.
 PRESORT_MIN_ROWS = 20_000
