@@ -37,9 +37,8 @@ _SORT_BY_SCORE = frozenset({"auc", "cwauc", "delta_auc", "lcs", "eci", "tce_bpm"
 _SORT_BY_CONF = frozenset({"aurc"})
 #: Below this many rows the sorts are cheap: the profile keeps its order.
 PRESORT_MIN_ROWS = 20_000
-#: Metrics computed on the rows in their given order: the Monte Carlo null of
-#: P_risk draws one variate per row, so a permutation would change its draws.
-_ROW_ORDER = frozenset({"csr", "sigma_csr", "z_csr", "p_risk"})
+#: Metrics that sort by the top-label confidence, not the view's score.
+_SORT_OTHER = frozenset({"auc", "cwauc", "delta_auc"})
 
 
 @dataclass
@@ -115,7 +114,9 @@ def summarize(
     reasons: dict[str, str] = {}
     cache = MetricCache()
     zero_weight = w is not None and not np.any(w > 0)
-    ordered = _presorted(profile, names, s) if not zero_weight else profile
+    # the metrics that sort get the rows in order; every other metric (P_risk's Monte
+    # Carlo null draws one variate per row) sees them as given
+    ordered, sorting = _presorted(profile, names, s) if not zero_weight else (profile, ())
     for name in names:
         spec = REGISTRY[name]
         why = "all sample weights are zero" if zero_weight else spec.missing_need(profile)
@@ -127,7 +128,7 @@ def summarize(
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     warnings.simplefilter("ignore", risk.ClippedConfidenceWarning)
-                    val = float(spec.compute(profile if name in _ROW_ORDER else ordered,
+                    val = float(spec.compute(ordered if name in sorting else profile,
                                              s, cache))
             except ValueError as exc:
                 val, why = math.nan, str(exc)
@@ -155,28 +156,27 @@ def _count_clipped(conf: np.ndarray, eps: float) -> int:
     return int(np.count_nonzero((conf < eps) | (conf > 1.0 - eps)))
 
 
-def _presorted(profile: ConfidenceProfile, names: Sequence[str],
-               s: Settings) -> ConfidenceProfile:
-    """The profile with its rows sorted by the score most of ``names`` sort by, or the
-    profile itself when fewer than two of them sort (or the profile is small).
+def _presorted(profile: ConfidenceProfile, names: Sequence[str], s: Settings
+               ) -> tuple[ConfidenceProfile, frozenset[str]]:
+    """The profile with its rows sorted by the score that most of ``names`` sort by,
+    and those metrics; ``(profile, {})`` when fewer than two of them sort (or the
+    profile is small).
 
     Every summary metric is invariant to the order of the rows (the registry's
-    permutation tests check it), so only the rounding of sums can differ.
+    permutation tests check it), so only the rounding of their sums can differ.
     """
     if profile.n < PRESORT_MIN_ROWS:
-        return profile
+        return profile, frozenset()
     view = s.view or profile.default_view
-    by_score = sum(name in _SORT_BY_SCORE for name in names)
-    by_conf = sum(name in _SORT_BY_CONF for name in names)
     if view == "top_label" or profile.score is None:
-        # the top-label view's score is the confidence
-        key, users = profile.conf, by_conf + by_score - sum(
-            name in ("auc", "cwauc", "delta_auc") for name in names)
+        # the top-label view's score is the confidence (AUC sorts the class scores)
+        key, users = profile.conf, (_SORT_BY_SCORE - _SORT_OTHER) | _SORT_BY_CONF
     else:
-        key, users = profile.score, by_score
-    if users < 2:
-        return profile
-    return profile.take(np.argsort(key, kind="stable"))
+        key, users = profile.score, _SORT_BY_SCORE
+    sorting = users.intersection(names)
+    if len(sorting) < 2:
+        return profile, frozenset()
+    return profile.take(np.argsort(key, kind="stable")), sorting
 
 
 def summary(

@@ -227,9 +227,13 @@ def test_presort_only_when_two_metrics_sort() -> None:
     old = summary_module.PRESORT_MIN_ROWS
     try:
         summary_module.PRESORT_MIN_ROWS = 0
-        assert summary_module._presorted(prof, ["auc"], s) is prof
-        assert summary_module._presorted(prof, ["ece", "brier"], s) is prof
-        both = summary_module._presorted(prof, resolve_metrics(None), s)
+        assert summary_module._presorted(prof, ["auc"], s)[0] is prof
+        assert summary_module._presorted(prof, ["ece", "brier", "auc"], s)[0] is prof
+        both, users = summary_module._presorted(prof, resolve_metrics(None), s)
         assert both is not prof and np.all(np.diff(both.score) >= 0)
+        assert {"auc", "lcs", "corp_mcb"} <= users and not users & {"ece", "p_risk"}
+        top, users = summary_module._presorted(prof, ["auc", "aurc", "lcs"],
+                                               Settings(view="top_label"))
+        assert np.all(np.diff(top.conf) >= 0) and users == {"aurc", "lcs"}
     finally:
         summary_module.PRESORT_MIN_ROWS = old

@@ -51,10 +51,6 @@ def _prepare(
     return c, ok, w
 
 
-def _ones(w: np.ndarray | None, n: int) -> np.ndarray:
-    return np.ones(n) if w is None else w
-
-
 def _check_taus(taus: Any) -> np.ndarray:
     t = v.as_float_array(taus, "taus")
     bad = (t < 0.0) | (t >= 1.0)
@@ -73,26 +69,17 @@ def _selected_sums(c: np.ndarray, ok: np.ndarray, w: np.ndarray | None,
         gap = c - tau
         np.maximum(gap, 0.0, out=gap)
         scale = 1.0 - tau
-        return {
-            "total": float(c.shape[0]),
-            "selected": float(np.count_nonzero(sel)),
-            "correct": float(np.count_nonzero(np.logical_and(sel, ok))),
-            "phi": float(gap.sum() / scale),
-            "phi_correct": float((gap * ok).sum() / scale),
-        }
-    phi = c[sel]
-    phi -= tau
-    phi /= 1.0 - tau
+        return {"total": float(c.shape[0]), "selected": float(np.count_nonzero(sel)),
+                "correct": float(np.count_nonzero(np.logical_and(sel, ok))),
+                "phi": float(gap.sum() / scale),
+                "phi_correct": float((gap * ok).sum() / scale)}
+    phi = (c[sel] - tau) / (1.0 - tau)
     ok_sel = ok[sel]
     ws = w[sel]
     w_phi = ws * phi
-    return {
-        "total": float(w.sum()),
-        "selected": float(ws.sum()),
-        "correct": float((ws * ok_sel).sum()),
-        "phi": float(w_phi.sum()),
-        "phi_correct": float((w_phi * ok_sel).sum()),
-    }
+    return {"total": float(w.sum()), "selected": float(ws.sum()),
+            "correct": float((ws * ok_sel).sum()), "phi": float(w_phi.sum()),
+            "phi_correct": float((w_phi * ok_sel).sum())}
 
 
 def _ratio(num: float, den: float) -> float:
@@ -115,16 +102,13 @@ def _aurc(c: np.ndarray, ok: np.ndarray, w: np.ndarray | None) -> float:
 
 
 def _aurc_unweighted(c: np.ndarray, ok: np.ndarray) -> float:
-    """AURC from one sort of packed keys: no argsort and no gathers.
+    """AURC from one sort of packed keys (no argsort, no gathers).
 
-    A confidence in [0, 1] is a non-negative float, so its bit pattern orders like the
-    number; shifted left by one (the sign bit, 0 here, falls off: -0.0 becomes 0.0)
-    it leaves the lowest bit for the row's error flag, and one ``sort`` of the
-    ``uint64`` keys orders the confidences and carries the errors along.  Ties share
-    their key's upper 63 bits and are grouped as in :func:`_risk_coverage`; counts
-    are exact integers.  Reading the ascending order backwards: a tie group starting
-    at ascending position ``s`` is accepted with the ``N - s`` rows at least as
-    confident as it, of which ``E - E_<s`` are errors.
+    The bits of a float in [0, 1] order like the number; shifted left by one (the
+    sign bit falls off: -0.0 becomes 0.0) they leave the lowest bit for the error
+    flag, so one ``uint64`` sort orders the confidences and carries the errors.  A
+    tie group starting at ascending position ``s`` is accepted with the ``N - s``
+    rows at least as confident, ``E - E_<s`` of them errors (exact integer counts).
     """
     n = c.shape[0]
     key = c.view(np.uint64) << np.uint64(1)
@@ -466,7 +450,7 @@ def selective_sweep(
     v.check_option(normalize, "normalize", _NORMALIZE)
     t = DEFAULT_TAUS.copy() if taus is None else _check_taus(taus)
     c, ok, w = _prepare(conf, correct, sample_weight)
-    w = _ones(w, c.shape[0])
+    w = np.ones(c.shape[0]) if w is None else w
     n_taus = t.shape[0]
     order = np.argsort(t, kind="stable")
     ts = t[order]
@@ -573,7 +557,7 @@ def risk_coverage_curve(
     ([0.25, 0.75, 1.0], [0.0, 0.3333333333333333, 0.5], [0.9, 0.8, 0.6])
     """
     c, ok, w = _prepare(conf, correct, sample_weight)
-    cum_w, cum_err, thr, total = _risk_coverage(c, ok, _ones(w, c.shape[0]))
+    cum_w, cum_err, thr, total = _risk_coverage(c, ok, np.ones(c.shape[0]) if w is None else w)
     return cum_w / total, cum_err / cum_w, thr
 
 
