@@ -126,8 +126,10 @@ def split_frame(df: pd.DataFrame, roles: Roles) -> Split:
     """The one-group split of an ungrouped frame."""
     profile, n_dropped, keep = build_profile(df, roles)
     rows = np.arange(profile.n)
+    # the index itself when no row was dropped: taking every position copies it
+    labels = df.index if n_dropped == 0 else df.index[keep]
     return Split(profile, [Group(None, "all", rows, int(n_dropped))], None,
-                 df.index[keep], None, True, roles, df)
+                 labels, None, True, roles, df)
 
 
 def _key_columns(gb: Any) -> list[Hashable]:

@@ -24,6 +24,7 @@ __all__ = [
     "TopLabelConfidenceWarning",
     "as_classes",
     "binary_classes",
+    "binary_outcome",
     "check_binary_indicator",
     "check_top_label_confidence",
     "classes_for_columns",
@@ -71,6 +72,9 @@ def _factorize_integers(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             np.int64, copy=False)
         counts = np.bincount(shifted, minlength=hi - lo + 1)
         present = np.flatnonzero(counts)
+        if lo == 0 and present.size == hi + 1:
+            # labels 0..K-1, all present (the usual case): the codes are the labels
+            return shifted, present.astype(arr.dtype)
         lookup = np.full(hi - lo + 1, -1, dtype=np.int64)
         lookup[present] = np.arange(present.size)
         return lookup[shifted], (present + lo).astype(arr.dtype)
@@ -535,14 +539,42 @@ def check_binary_indicator(x: Any, name: str) -> np.ndarray:
                 f"df[{name!r}].map({{{mapping}}}) (check that every value is mapped)."
             )
     vals = as_float_array(x, name)
-    bad = (vals != 0.0) & (vals != 1.0)
-    if bad.any():
-        raise ValueError(
-            f"`{name}` must hold 0/1 or True/False; {_plural(int(bad.sum()), 'value')} "
-            f"{'is' if int(bad.sum()) == 1 else 'are'} neither ({_first(bad, vals)}). "
-            "Pass correctness as (y_pred == y_true)."
-        )
+    _check_zero_one(vals, name)
     return vals.astype(bool)
+
+
+def _check_zero_one(vals: np.ndarray, name: str) -> None:
+    """Raise unless every value of the finite float array ``vals`` is 0 or 1."""
+    # every nonzero value is a 1: two counting passes, no boolean temporaries
+    if np.count_nonzero(vals) == np.count_nonzero(vals == 1.0):
+        return
+    bad = (vals != 0.0) & (vals != 1.0)
+    raise ValueError(
+        f"`{name}` must hold 0/1 or True/False; {_plural(int(bad.sum()), 'value')} "
+        f"{'is' if int(bad.sum()) == 1 else 'are'} neither ({_first(bad, vals)}). "
+        "Pass correctness as (y_pred == y_true)."
+    )
+
+
+def binary_outcome(x: Any, name: str) -> np.ndarray:
+    """0/1 values as float64, for sums (same checks and messages as
+    :func:`check_binary_indicator`).
+
+    A float64 array of 0/1 is returned as it is, not copied: callers only read it.
+
+    Examples
+    --------
+    >>> binary_outcome([True, False], "outcome").tolist()
+    [1.0, 0.0]
+    """
+    if isinstance(x, np.ndarray) and x.ndim == 1 and x.size:
+        if x.dtype == np.float64:
+            vals = as_float_array(x, name)  # NaN and inf get their own messages
+            _check_zero_one(vals, name)
+            return vals
+        if x.dtype == bool:
+            return x.astype(np.float64)
+    return check_binary_indicator(x, name).astype(np.float64)
 
 
 _TRUE_WORDS = {"1", "true", "t", "yes", "y", "correct", "right", "ok"}

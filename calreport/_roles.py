@@ -340,8 +340,8 @@ def build_profile(df: pd.DataFrame, roles: Roles, *, normalize_weights: bool = T
             *[(c, s, False) for c, s in zip(roles.proba, probas, strict=True)]]
     any_na: np.ndarray | None = None
     for col, s, is_label in used:
-        if s is None:
-            continue
+        if s is None or (isinstance(s.dtype, np.dtype) and s.dtype.kind in "biu"):
+            continue  # NumPy integers and booleans cannot hold a missing value
         na = s.isna().to_numpy()
         if na.any():
             if roles.missing == "raise":

@@ -74,6 +74,10 @@ class ConfidenceProfile:
     threshold: float = 0.5
     weights: str = "importance"
     notes: dict[str, Any] = field(default_factory=dict)
+    # (score, outcome) of each calibration view, built once: every binned, local and
+    # smooth metric of a summary asks for the same arrays
+    _views: dict[str, tuple[np.ndarray, np.ndarray]] = field(
+        default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         for name in ("conf", "correct", "y_true", "y_pred", "proba", "score", "sample_weight"):
@@ -91,8 +95,16 @@ class ConfidenceProfile:
         so a group's numbers equal those of the same rows computed with the same
         classes.
         """
+        rows = np.asarray(rows)
+        if rows.dtype == bool:
+            if rows.shape != (self.n,):
+                raise IndexError(f"boolean index of shape {rows.shape} does not match "
+                                 f"the profile's {self.n} rows")
+            rows = np.flatnonzero(rows)
+
         def sub(a: np.ndarray | None) -> np.ndarray | None:
-            return None if a is None else a[rows]
+            # np.take: fancy indexing of an (N, K) array copies row by row (10x slower)
+            return None if a is None else np.take(a, rows, axis=0)
 
         w = sub(self.sample_weight)
         if w is not None and self.weights == "importance" and w.size:
@@ -102,7 +114,7 @@ class ConfidenceProfile:
                     w = w / top  # each group on its own scale: no underflow across groups
 
         return ConfidenceProfile(
-            conf=self.conf[rows], correct=self.correct[rows], y_true=sub(self.y_true),
+            conf=sub(self.conf), correct=sub(self.correct), y_true=sub(self.y_true),
             y_pred=sub(self.y_pred), proba=sub(self.proba), classes=self.classes,
             score=sub(self.score), sample_weight=w,
             threshold=self.threshold, weights=self.weights, notes=dict(self.notes),
@@ -142,14 +154,21 @@ class ConfidenceProfile:
         """
         view = self.default_view if view is None else view
         v.check_option(view, "view", ("top_label", "positive"))
+        cached = self._views.get(view)
+        if cached is not None:
+            return cached
         if view == "top_label":
-            return self.conf, self.correct.astype(np.float64)
-        if self.score is None or self.y_true is None:
+            score, outcome = self.conf, self.correct.astype(np.float64)
+        elif self.score is None or self.y_true is None:
             raise ValueError(
                 "view='positive' needs a binary problem with true labels and a "
                 "positive-class probability column; use view='top_label' instead."
             )
-        return self.score, (self.y_true == 1).astype(np.float64)
+        else:
+            score, outcome = self.score, (self.y_true == 1).astype(np.float64)
+        outcome.flags.writeable = False  # shared by every caller of this profile
+        self._views[view] = (score, outcome)
+        return score, outcome
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -338,11 +357,14 @@ class ConfidenceProfile:
                         f"A one-column `{nm['proba']}` needs exactly two classes "
                         f"[negative, positive], got classes={cl.tolist()[:10]}."
                     )
-            score = p
-            full = np.empty((n, 2))
-            np.subtract(1.0, p, out=full[:, 0])
+            # column-major [1 - p, p]: both columns are contiguous, and the second is
+            # the profile's own copy of the scores (never the caller's array)
+            full = np.empty((n, 2), order="F")
+            negative = np.subtract(1.0, p, out=full[:, 0])
             full[:, 1] = p
-            pred_codes = (score >= threshold).astype(np.int64)
+            score = full[:, 1]
+            predicted = score >= threshold
+            pred_codes = predicted.astype(np.int64)
         else:
             score = None
             full = p
@@ -374,7 +396,7 @@ class ConfidenceProfile:
             if yp is not None:
                 lab.check_top_label_confidence(c, len(cl), nm["conf"])
         elif p.ndim == 1:
-            c = np.where(pred_codes == 1, full[:, 1], full[:, 0])
+            c = np.where(predicted if yp is None else pred_codes == 1, score, negative)
         else:
             c = np.take_along_axis(full, pred_codes[:, None], axis=1)[:, 0]
         return dict(conf=c, correct=codes_true == pred_codes, y_true=codes_true,

@@ -3,6 +3,11 @@
 :func:`summarize` is the engine behind ``df.calib.summary()`` and every grouped
 call (a DataFrame is the one-group case); :func:`summary` is its functional mirror
 for arrays, so type checkers, Dask and non-pandas users have the same path.
+
+The profile arrives validated (once per accessor call); when several of the
+requested metrics sort the rows by the same score (AUC, LOWESS, PAV, the
+binomial-process fit, equal-mass bins), the rows are sorted once here and every
+one of them receives them in order.
 """
 
 from __future__ import annotations
@@ -21,6 +26,19 @@ from calreport.registry import REGISTRY, MetricCache, resolve_metrics
 from calreport.settings import Settings
 
 __all__ = ["SummaryResult", "summarize", "summary"]
+
+#: Metrics whose computation sorts the rows by the score of the calibration view (or,
+#: for AUC, by the positive-class probability; AURC by the confidence).  When a
+#: summary asks for two or more of them, the profile is sorted once by that score
+#: and every one of them receives rows already in order (a stable sort of sorted
+#: input is one linear pass).
+_SORT_BY_SCORE = frozenset({"auc", "cwauc", "delta_auc", "lcs", "eci", "tce_bpm",
+                            "corp_mcb", "corp_dsc", "corp_unc", "debiased_ece"})
+_SORT_BY_CONF = frozenset({"aurc"})
+#: Below this many rows the sorts are cheap: the profile keeps its order.
+PRESORT_MIN_ROWS = 20_000
+#: Metrics that sort by the top-label confidence, not the view's score.
+_SORT_OTHER = frozenset({"auc", "cwauc", "delta_auc"})
 
 
 @dataclass
@@ -88,7 +106,7 @@ def summarize(
     """
     s = settings or Settings()
     names = resolve_metrics(metrics)
-    _, n_clipped = risk.clip_confidence(profile.conf, eps=s.eps, warn=False)
+    n_clipped = _count_clipped(profile.conf, s.eps)
     w = profile.sample_weight
     n_rows = float(profile.n if w is None else np.count_nonzero(w))
     values: dict[str, float] = {"n": n_rows, "n_dropped": float(n_dropped),
@@ -96,6 +114,9 @@ def summarize(
     reasons: dict[str, str] = {}
     cache = MetricCache()
     zero_weight = w is not None and not np.any(w > 0)
+    # the metrics that sort get the rows in order; every other metric (P_risk's Monte
+    # Carlo null draws one variate per row) sees them as given
+    ordered, sorting = _presorted(profile, names, s) if not zero_weight else (profile, ())
     for name in names:
         spec = REGISTRY[name]
         why = "all sample weights are zero" if zero_weight else spec.missing_need(profile)
@@ -107,7 +128,8 @@ def summarize(
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     warnings.simplefilter("ignore", risk.ClippedConfidenceWarning)
-                    val = float(spec.compute(profile, s, cache))
+                    val = float(spec.compute(ordered if name in sorting else profile,
+                                             s, cache))
             except ValueError as exc:
                 val, why = math.nan, str(exc)
             else:
@@ -123,6 +145,38 @@ def summarize(
         method = rr.p_risk_method
     view = s.view or profile.default_view
     return SummaryResult(values, reasons, s, method, view, rr if with_risk else None)
+
+
+def _count_clipped(conf: np.ndarray, eps: float) -> int:
+    """Confidences that clipping to ``[eps, 1 - eps]`` changes (as
+    :func:`calreport.metrics.risk.clip_confidence` counts them), without a clipped copy.
+    """
+    if conf.size == 0 or (conf.min() >= eps and conf.max() <= 1.0 - eps):
+        return 0
+    return int(np.count_nonzero((conf < eps) | (conf > 1.0 - eps)))
+
+
+def _presorted(profile: ConfidenceProfile, names: Sequence[str], s: Settings
+               ) -> tuple[ConfidenceProfile, frozenset[str]]:
+    """The profile with its rows sorted by the score that most of ``names`` sort by,
+    and those metrics; ``(profile, {})`` when fewer than two of them sort (or the
+    profile is small).
+
+    Every summary metric is invariant to the order of the rows (the registry's
+    permutation tests check it), so only the rounding of their sums can differ.
+    """
+    if profile.n < PRESORT_MIN_ROWS:
+        return profile, frozenset()
+    view = s.view or profile.default_view
+    if view == "top_label" or profile.score is None:
+        # the top-label view's score is the confidence (AUC sorts the class scores)
+        key, users = profile.conf, (_SORT_BY_SCORE - _SORT_OTHER) | _SORT_BY_CONF
+    else:
+        key, users = profile.score, _SORT_BY_SCORE
+    sorting = users.intersection(names)
+    if len(sorting) < 2:
+        return profile, frozenset()
+    return profile.take(np.argsort(key, kind="stable")), sorting
 
 
 def summary(

@@ -38,7 +38,8 @@ LOG_LOSS_EPS = float(np.finfo(np.float64).eps)
 def _average(values: np.ndarray, w: np.ndarray | None) -> float:
     if w is None:
         return float(values.mean())
-    return float(np.dot(w, values) / w.sum())
+    # multiply and sum, not np.dot: BLAS threads stall on a busy machine
+    return float((w * values).sum() / w.sum())
 
 
 def _labels_and_proba(
@@ -222,10 +223,14 @@ def log_loss(y_true: Any, proba: Any, *, sample_weight: Any = None) -> float:
     y, p, w = _labels_and_proba(y_true, proba, sample_weight)
     if p.ndim == 1:
         p_true = np.where(y == 1, p, 1.0 - p)
+    elif p.shape[1] == 2:
+        p_true = np.where(y == 1, p[:, 1], p[:, 0])
     else:
-        p_true = p[np.arange(p.shape[0]), y]
-    p_true = np.clip(p_true, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
-    return _average(-np.log(p_true), w)
+        p_true = np.take_along_axis(p, y[:, None], axis=1)[:, 0]
+    # in place: p_true is a new array
+    np.clip(p_true, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS, out=p_true)
+    np.log(p_true, out=p_true)
+    return -_average(p_true, w)
 
 
 def murphy_decomposition(

@@ -42,13 +42,13 @@ _NORMALIZE = ("selected", "all")
 # ----------------------------------------------------------------------------- core
 def _prepare(
     conf: Any, correct: Any, sample_weight: Any
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validated confidence, correctness (float 0/1) and weights (ones when None)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Validated confidence, correctness (float 0/1) and weights (None when absent)."""
     c = v.check_probability(conf, "conf")
-    ok = lab.check_binary_indicator(correct, "correct")
+    ok = lab.binary_outcome(correct, "correct")
     v.check_consistent_length(conf=c.shape[0], correct=ok.shape[0])
     w = v.check_sample_weight(sample_weight, c.shape[0])
-    return c, ok.astype(np.float64), np.ones(c.shape[0]) if w is None else w
+    return c, ok, w
 
 
 def _check_taus(taus: Any) -> np.ndarray:
@@ -59,18 +59,27 @@ def _check_taus(taus: Any) -> np.ndarray:
     return t
 
 
-def _selected_sums(c: np.ndarray, ok: np.ndarray, w: np.ndarray, tau: float) -> dict[str, float]:
+def _selected_sums(c: np.ndarray, ok: np.ndarray, w: np.ndarray | None,
+                   tau: float) -> dict[str, float]:
     """Weighted sums over S_tau = {c >= tau} at one threshold."""
     sel = c >= tau
-    ws = np.where(sel, w, 0.0)
-    phi = (c - tau) / (1.0 - tau)
-    return {
-        "total": float(w.sum()),
-        "selected": float(ws.sum()),
-        "correct": float(ws @ ok),
-        "phi": float(ws @ phi),
-        "phi_correct": float((ws * ok) @ phi),
-    }
+    # sums, not np.dot (BLAS threads stall on a busy machine)
+    if w is None:
+        # phi * 1[c >= tau] = max(c - tau, 0) / (1 - tau): no compress of the rows
+        gap = c - tau
+        np.maximum(gap, 0.0, out=gap)
+        scale = 1.0 - tau
+        return {"total": float(c.shape[0]), "selected": float(np.count_nonzero(sel)),
+                "correct": float(np.count_nonzero(np.logical_and(sel, ok))),
+                "phi": float(gap.sum() / scale),
+                "phi_correct": float((gap * ok).sum() / scale)}
+    phi = (c[sel] - tau) / (1.0 - tau)
+    ok_sel = ok[sel]
+    ws = w[sel]
+    w_phi = ws * phi
+    return {"total": float(w.sum()), "selected": float(ws.sum()),
+            "correct": float((ws * ok_sel).sum()), "phi": float(w_phi.sum()),
+            "phi_correct": float((w_phi * ok_sel).sum())}
 
 
 def _ratio(num: float, den: float) -> float:
@@ -84,10 +93,36 @@ def _cwsa_ratio(num: float, s: dict[str, float], normalize: str) -> float:
     return num / (s["selected"] if normalize == "selected" else s["total"])
 
 
-def _aurc(c: np.ndarray, ok: np.ndarray, w: np.ndarray) -> float:
+def _aurc(c: np.ndarray, ok: np.ndarray, w: np.ndarray | None) -> float:
+    if w is None:
+        return _aurc_unweighted(c, ok)
     cum_w, cum_err, _, total = _risk_coverage(c, ok, w)
     group_w = np.diff(cum_w, prepend=0.0)
     return float(np.dot(group_w, cum_err / cum_w) / total)
+
+
+def _aurc_unweighted(c: np.ndarray, ok: np.ndarray) -> float:
+    """AURC from one sort of packed keys (no argsort, no gathers).
+
+    The bits of a float in [0, 1] order like the number; shifted left by one (the
+    sign bit falls off: -0.0 becomes 0.0) they leave the lowest bit for the error
+    flag, so one ``uint64`` sort orders the confidences and carries the errors.  A
+    tie group starting at ascending position ``s`` is accepted with the ``N - s``
+    rows at least as confident, ``E - E_<s`` of them errors (exact integer counts).
+    """
+    n = c.shape[0]
+    key = c.view(np.uint64) << np.uint64(1)
+    key |= ok == 0.0
+    key.sort()
+    err = (key & np.uint64(1)).astype(np.int64)
+    key >>= np.uint64(1)
+    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+    err_before = np.concatenate(([0], np.cumsum(err)))
+    total_err = int(err_before[-1])
+    group_w = np.diff(np.append(starts, n))
+    cum_w = n - starts
+    cum_err = total_err - err_before[starts]
+    return float((group_w * (cum_err / cum_w)).sum() / n)
 
 
 # --------------------------------------------------------------------- at one tau
@@ -415,6 +450,7 @@ def selective_sweep(
     v.check_option(normalize, "normalize", _NORMALIZE)
     t = DEFAULT_TAUS.copy() if taus is None else _check_taus(taus)
     c, ok, w = _prepare(conf, correct, sample_weight)
+    w = np.ones(c.shape[0]) if w is None else w
     n_taus = t.shape[0]
     order = np.argsort(t, kind="stable")
     ts = t[order]
@@ -521,7 +557,7 @@ def risk_coverage_curve(
     ([0.25, 0.75, 1.0], [0.0, 0.3333333333333333, 0.5], [0.9, 0.8, 0.6])
     """
     c, ok, w = _prepare(conf, correct, sample_weight)
-    cum_w, cum_err, thr, total = _risk_coverage(c, ok, w)
+    cum_w, cum_err, thr, total = _risk_coverage(c, ok, np.ones(c.shape[0]) if w is None else w)
     return cum_w / total, cum_err / cum_w, thr
 
 
@@ -580,15 +616,17 @@ def aurc(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
     return _aurc(*_prepare(conf, correct, sample_weight))
 
 
-def _optimal_aurc(ok: np.ndarray, w: np.ndarray) -> float:
+def _optimal_aurc(ok: np.ndarray, w: np.ndarray | None) -> float:
     """AURC of the perfect ranking: every correct row first, errors one at a time.
 
     ``(1/N) sum_{j=1}^{N_err} j / (N_correct + j)`` =
     ``(N_err - N_correct (psi(N + 1) - psi(N_correct + 1))) / N``, with ``psi`` the
     digamma function (harmonic numbers); weights enter as frequencies.
     """
-    total = float(w.sum())
-    w_ok = float(w @ ok)
+    if w is None:
+        total, w_ok = float(ok.shape[0]), float(np.count_nonzero(ok))
+    else:
+        total, w_ok = float(w.sum()), float((w * ok).sum())
     w_err = total - w_ok
     if w_err <= 0:
         return 0.0
