@@ -4,9 +4,9 @@ Every row is placed once in each sort order the metrics need: the score order of
 each AUC class (negatives before positives among tied scores), the order of
 decreasing confidence (AURC) and, for the binned metrics, one of these in which
 the bins are contiguous.  Count vectors are exchangeable, so the counts of a block
-are drawn directly in the first of these orders (no gather for it) and copied into
-the others with one row-wise ``take`` each.  Each order is walked in tiles of
-``(b, 8192)`` cells that stay in the CPU cache:
+are drawn directly in the first of these orders (no gather for it) and gathered
+into the others one tile at a time (no second copy of the block).  Each order is
+walked in tiles of ``(b, 8192)`` cells that stay in the CPU cache:
 
 * the weighted column sums of a tile are one ``float64`` matrix product per bin
   segment (the bins are contiguous, so the per-bin sums of ECE and MCE come out of
@@ -389,7 +389,8 @@ class _Order:
     """One sort order of the rows, its tiles and what its tiles feed."""
 
     def __init__(self, rows: np.ndarray, starts: np.ndarray | None = None):
-        self.rows = rows  # original row at each position
+        # original row at each position, in 4 bytes below 2**31 rows
+        self.rows = rows.astype(np.int32, copy=False) if rows.size < 2**31 else rows
         self.starts = starts  # starts of the runs of tied sort keys
         self.tiles = _tile_bounds(rows.size, starts)
         self.parts: list[Any] = []

@@ -52,6 +52,11 @@ _THREAD_CELLS = 1 << 23  # replicates x rows below which the bootstrap stays on 
 _BLAS_CONTROLLER: list[Any] = []  # threadpoolctl's controller, created on first use
 
 
+def _index_dtype(n: int) -> Any:
+    """Smallest integer type of row positions (half the memory of ``intp`` below 2**31)."""
+    return np.int32 if n < 2**31 else np.intp
+
+
 @contextlib.contextmanager
 def _single_threaded_blas() -> Iterator[None]:
     """Keep the BLAS on one thread while the bootstrap runs.
@@ -94,7 +99,7 @@ def canonical_order(p: ConfidenceProfile) -> np.ndarray:
         keys.append(sq)
         if p.y_true is not None:
             keys.append(p.proba[rows, p.y_true])
-    return np.lexsort(keys[::-1])
+    return np.lexsort(keys[::-1]).astype(_index_dtype(p.n), copy=False)
 
 
 def row_columns(p: ConfidenceProfile, s: Settings,
@@ -181,11 +186,6 @@ def _weight_scale(p: ConfidenceProfile) -> float | None:
         return None
     top = float(w.max())
     return top if top > 0 and top != 1.0 else None
-
-
-def _index_dtype(n: int) -> Any:
-    """Smallest integer type of row positions (half the memory of ``intp`` below 2**31)."""
-    return np.int32 if n < 2**31 else np.intp
 
 
 class _Kernels:
