@@ -64,10 +64,12 @@ def _keyed(scores: np.ndarray, pos: np.ndarray, payload: np.ndarray | None) -> n
     """
     key = np.empty(scores.shape[0], dtype=np.complex128)
     key.real = scores
+    # written in place (no temporaries of size N): the payload, negated on negatives
     if payload is None:
-        key.imag = np.where(pos, 1.0, -1.0)
+        key.imag = 1.0
     else:
-        key.imag = np.where(pos, payload, -payload)
+        key.imag = payload
+    np.negative(key.imag, out=key.imag, where=~pos)
     key.sort()
     return key
 
