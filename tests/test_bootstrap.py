@@ -180,6 +180,65 @@ def test_tiles_split_runs_of_ties_correctly(monkeypatch):
             np.testing.assert_allclose(c[m], a[m], rtol=1e-12, err_msg=m)
 
 
+@pytest.mark.parametrize("name", list(PROFILES))
+def test_columns_formed_per_tile_equal_the_held_matrix(monkeypatch, name):
+    """Above ``_MATRIX_BYTES`` the per-row columns are formed tile by tile: same sums."""
+    prof = PROFILES[name]()
+    s = SummarySettings(n_bins=8, tau=0.55, min_count=4, p_risk_method="normal")
+    monkeypatch.setattr(tiles, "_TILE_ROWS", 128)  # several tiles
+    held = _Kernels(prof, s, BATCHED)
+    monkeypatch.setattr(bs, "_MATRIX_BYTES", 0)
+    per_tile = _Kernels(prof, s, BATCHED)
+    assert held.sums.matrix is not None and per_tile.sums.matrix is None
+    counts = _counts(5, prof.n, seed=11)
+    a = held.evaluate_counts(counts[:, held.first_rows])
+    b = per_tile.evaluate_counts(counts[:, per_tile.first_rows])
+    for m in a:
+        np.testing.assert_allclose(b[m], a[m], rtol=1e-13, atol=1e-15, err_msg=m)
+
+
+def test_canonical_order_is_read_through_not_copied():
+    """``order=`` gives the kernels of ``p.take(order)``: same sort orders, same values."""
+    prof = _weighted()
+    order = bs.canonical_order(prof)
+    s = SummarySettings(n_bins=8, p_risk_method="normal")
+    through = _Kernels(prof, s, BATCHED, order=order)
+    copied = _Kernels(prof.take(order), s, BATCHED)
+    np.testing.assert_array_equal(through.first_rows, copied.first_rows)
+    counts = _counts(4, prof.n, seed=12)[:, copied.first_rows]
+    a, b = through.evaluate_counts(counts), copied.evaluate_counts(counts)
+    for m in a:
+        np.testing.assert_array_equal(a[m], b[m], err_msg=m)
+
+
+def test_chunks_of_weighted_rows_keep_the_scale_of_the_sample(monkeypatch):
+    """Per-row columns built in chunks: a chunk's weights are not rescaled to its max.
+
+    The first 50 rows weigh at most 0.5 and the rest up to 8 (scaled to 1 by the
+    profile); with chunks of 50 rows a per-chunk rescaling would double the first
+    chunk's weights in the CSR variance and in the bin occupancy of MCE.
+    """
+    rng = np.random.default_rng(21)
+    n = 300
+    p = np.round(rng.beta(2, 2, n), 2)
+    y = (rng.random(n) < p).astype(int)
+    w = np.r_[rng.uniform(0.1, 0.5, 50), rng.uniform(0.5, 8.0, n - 50)]
+    prof = ConfidenceProfile.from_arrays(y, p, sample_weight=w)
+    monkeypatch.setattr(bs, "_COLUMN_CHUNK", 50)
+    s = SummarySettings(n_bins=6, min_count=3, p_risk_method="normal")
+    k = _Kernels(prof, s, BATCHED, order=bs.canonical_order(prof))
+    canon = prof.take(bs.canonical_order(prof))
+    counts = _counts(3, n, seed=13)
+    got = k.evaluate_counts(counts[:, k.first_rows].astype(np.uint8))
+    for r in range(3):
+        rows = np.repeat(np.arange(n), counts[r])
+        rep = ConfidenceProfile.from_arrays(canon.y_true[rows], canon.score[rows],
+                                            sample_weight=canon.sample_weight[rows])
+        ref = summarize(rep, metrics=list(got), settings=s).values
+        for m in got:
+            assert got[m][r] == pytest.approx(ref[m], rel=1e-9, abs=1e-12, nan_ok=True), m
+
+
 # ------------------------------------------------------------------- resampling
 @pytest.mark.parametrize("n", [1, 2, 7, 300, 5000])
 def test_multinomial_counts_draw_exactly_n_rows(n):

@@ -455,3 +455,49 @@ def test_error_messages():
         ranking.auc([0, 1, 2], p, classes=[0, 3])
     with pytest.raises(ValueError, match=r"`per_class` must have one value per class"):
         ranking.macro_average(0.5)
+
+
+# ------------------------------------------------------------------ rare-class path
+@pytest.mark.parametrize("rare", ["positives", "negatives"])
+@pytest.mark.parametrize("decimals", [None, 2, 1])
+def test_rare_side_ranks_equal_the_running_sum_bit_for_bit(rare, decimals):
+    """One class of many (few positives), or few negatives: ranks from a plain sort.
+
+    Both forms count won pairs plus half the tied ones exactly, so they agree bit
+    for bit; scikit-learn and the exact fraction check the value.
+    """
+    rng = np.random.default_rng(7)
+    n = 4000
+    s = rng.random(n)
+    if decimals is not None:
+        s = np.round(s, decimals)  # many ties, some mixed
+    flag = rng.random(n) < 0.04 + 0.04 * s  # about 6 % of the rows
+    pos = flag if rare == "positives" else ~flag
+    assert 8 * min(pos.sum(), (~pos).sum()) <= n  # the rank path is taken
+    got = ranking._class_auc(s, pos, None, None)[0]
+    ref = ranking._pair_auc(*_sorted_by_score(s, pos), [None])[0]
+    assert got == ref
+    assert got == pytest.approx(roc_auc_score(pos, s), rel=1e-13)
+    neg_sorted = np.sort(s[~pos])
+    twice = int(np.searchsorted(neg_sorted, s[pos], "left").sum()
+                + np.searchsorted(neg_sorted, s[pos], "right").sum())
+    assert got == float(Fraction(twice, 2 * int(pos.sum()) * int((~pos).sum())))
+
+
+def _sorted_by_score(s, pos):
+    order = np.argsort(s, kind="stable")
+    return s[order], ~pos[order]
+
+
+def test_rare_side_path_in_multiclass_auc_matches_sklearn():
+    y, p, _ = multiclass(n=3000, k=12, seed=8, decimals=2)  # every class under 1/8
+    got = ranking.auc(y, p, average=None)
+    ref = [roc_auc_score(y == j, p[:, j]) for j in range(12)]
+    np.testing.assert_allclose(got, ref, rtol=1e-13)
+    # one positive: at the top it wins all 8 pairs, at the bottom none
+    assert ranking.weighted_auc([0, 0, 0, 0, 0, 0, 0, 0, 1], np.arange(9.0)) == 1.0
+    assert ranking.weighted_auc([1, 0, 0, 0, 0, 0, 0, 0, 0], np.arange(9.0)) == 0.0
+    # one negative tied with one of the positives: 7 won pairs and a half of 8
+    assert ranking.weighted_auc([1, 1, 1, 1, 0, 1, 1, 1, 1],
+                                [0, 1, 2, 3, 3, 5, 6, 7, 8]) == 4.5 / 8
+    assert np.isnan(ranking.weighted_auc([0] * 9, np.arange(9.0)))

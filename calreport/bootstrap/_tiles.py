@@ -4,9 +4,9 @@ Every row is placed once in each sort order the metrics need: the score order of
 each AUC class (negatives before positives among tied scores), the order of
 decreasing confidence (AURC) and, for the binned metrics, one of these in which
 the bins are contiguous.  Count vectors are exchangeable, so the counts of a block
-are drawn directly in the first of these orders (no gather for it) and copied into
-the others with one row-wise ``take`` each.  Each order is walked in tiles of
-``(b, 8192)`` cells that stay in the CPU cache:
+are drawn directly in the first of these orders (no gather for it) and gathered
+into the others one tile at a time (no second copy of the block).  Each order is
+walked in tiles of ``(b, 8192)`` cells that stay in the CPU cache:
 
 * the weighted column sums of a tile are one ``float64`` matrix product per bin
   segment (the bins are contiguous, so the per-bin sums of ECE and MCE come out of
@@ -58,6 +58,18 @@ def _group_starts(sorted_values: np.ndarray) -> np.ndarray:
     if sorted_values.size == 0:
         return np.zeros(0, dtype=np.intp)
     return np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+
+
+def _tie_starts(sorted_values: np.ndarray) -> np.ndarray | None:
+    """Starts of the runs of tied values of a sorted array; None when none is tied
+    (then a start per row would cost eight bytes a row for nothing)."""
+    n = sorted_values.size
+    if n < 2:
+        return None
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_values[1:], sorted_values[:-1], out=new[1:])
+    return None if new.all() else np.flatnonzero(new)
 
 
 def _tile_bounds(n: int, starts: np.ndarray | None) -> list[tuple[int, int]]:
@@ -179,13 +191,21 @@ def _running_counts(cnt: np.ndarray, factor: np.ndarray | None, carry: np.ndarra
 class _Sums:
     """Weighted column sums, split by bin when the binned metrics are requested.
 
-    ``columns`` is (C, n) in the order of the tiles; the bins are contiguous in it,
-    so the per-bin sums are one matrix product per bin segment of a tile.
+    The per-row columns are in the order of the tiles, where the bins are
+    contiguous, so the per-bin sums are one matrix product per bin segment of a
+    tile.  They are either held as one ``(C, n)`` matrix (``columns``) or, when
+    that would be large, computed again for each tile by ``rows(r0, r1)`` (a
+    C-contiguous ``(C, r1 - r0)`` array, the same numbers): the memory then stays
+    bounded by a tile whatever the number of rows.
     """
 
-    def __init__(self, columns: np.ndarray, bins: np.ndarray | None,
-                 tiles: list[tuple[int, int]]):
-        self.matrix = columns.T  # (n, C) Fortran order: row slices are BLAS blocks
+    def __init__(self, columns: np.ndarray | None, bins: np.ndarray | None,
+                 tiles: list[tuple[int, int]], n_cols: int,
+                 rows: Any = None):
+        self.matrix = None if columns is None else columns.T  # (n, C) Fortran order
+        self.rows = rows
+        self.n_cols = n_cols
+        self.tiles = tiles
         cuts = np.zeros(0, dtype=np.intp) if bins is None else _group_starts(bins)[1:]
         self.n_slots = cuts.size + 1
         self.segments: list[list[tuple[int, int, int]]] = []
@@ -196,13 +216,17 @@ class _Sums:
                                   enumerate(itertools.pairwise(bounds)) if b > a])
 
     def start(self, b: int, integral: bool) -> np.ndarray:
-        return np.zeros((b, self.n_slots, self.matrix.shape[1]))
+        return np.zeros((b, self.n_slots, self.n_cols))
 
     def tile(self, acc: np.ndarray, w: np.ndarray, cnt: np.ndarray | None, t: int,
              r0: int, bufs: _Buffers) -> None:
+        if self.matrix is not None:
+            mat, at = self.matrix, r0
+        else:
+            mat, at = self.rows(r0, self.tiles[t][1]).T, 0
         for a, b, slot in self.segments[t]:
             # np.dot, not @: for this shape NumPy's matmul kept the GIL (measured)
-            acc[:, slot] += np.dot(w[:, a:b], self.matrix[r0 + a:r0 + b])
+            acc[:, slot] += np.dot(w[:, a:b], mat[at + a:at + b])
 
 
 @dataclass
@@ -213,6 +237,8 @@ class _AucState:
     num_c: np.ndarray
     tie: np.ndarray  # pair weights of tied (positive, negative) pairs
     tie_c: np.ndarray
+    pos: np.ndarray  # total weight of the positives
+    pos_c: np.ndarray  # ... of their confidence-weighted weights
 
 
 class _Auc:
@@ -224,16 +250,16 @@ class _Auc:
     the positive and negative weight of each mixed tie group) is then taken off.
     """
 
-    def __init__(self, pos: np.ndarray, conf: np.ndarray, starts: np.ndarray,
-                 tiles: list[tuple[int, int]], col_pos: int, col_cpos: int):
-        self.neg, self.pos = _pad(~pos), _pad(pos)
-        self.neg_count = _pad(~pos, np.uint8)
-        self.cneg, self.cpos = _pad(conf * ~pos), _pad(conf * pos)
-        self.col_pos, self.col_cpos = col_pos, col_cpos
+    def __init__(self, pos: np.ndarray, conf: np.ndarray, starts: np.ndarray | None,
+                 tiles: list[tuple[int, int]]):
+        # one byte and one float per row; the 0/1 and confidence-weighted vectors
+        # of a tile are formed from them when the tile is reached
+        self.pos_flag = _pad(pos, np.bool_)
+        self.conf = _pad(conf)
         n = pos.size
         self.int_dtype = _running_dtype(n)
         self.ties: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None] * len(tiles)
-        if starts.size == n:
+        if starts is None or starts.size == n:
             return
         group = np.zeros(n, dtype=np.intp)
         group[starts[1:]] = 1
@@ -250,24 +276,35 @@ class _Auc:
                 self.ties[t] = (local - r0, runs, conf[local])
 
     def start(self, b: int, integral: bool) -> _AucState:
-        return _AucState(*(np.zeros(b) for _ in range(6)))
+        return _AucState(*(np.zeros(b) for _ in range(8)))
 
     def tile(self, st: _AucState, w: np.ndarray, cnt: np.ndarray | None, t: int, r0: int,
              bufs: _Buffers) -> None:
         b, mp = w.shape
-        cols = slice(r0, r0 + mp)
+        flag = self.pos_flag[r0:r0 + mp]
+        conf = self.conf[r0:r0 + mp]
+        vec = bufs.get("class_vectors", 4, mp)
+        pos, neg, cpos, cneg = vec
+        np.copyto(pos, flag)
+        np.subtract(1.0, pos, out=neg)
+        np.multiply(conf, pos, out=cpos)
+        np.multiply(conf, neg, out=cneg)
         if cnt is not None:  # integer counts: exact integer running sums
             m = cnt.shape[1]
-            ints = _running_counts(cnt, self.neg_count[r0:r0 + m],
-                                   np.zeros(b, self.int_dtype), bufs, "run0")
+            neg_count = np.logical_not(flag[:m]).view(np.uint8)
+            ints = _running_counts(cnt, neg_count, np.zeros(b, self.int_dtype), bufs, "run0")
             run = bufs.get("y", b, mp)
             np.add(ints, st.carry[:, None], out=run[:, :m])
             run[:, m:] = 0.0
             st.carry[:] = run[:, m - 1]
-            st.num += np.einsum("ij,ij,j->i", w, run, self.pos[cols])
+            st.num += np.einsum("ij,ij,j->i", w, run, pos)
         else:
-            st.num += _prefix_dot(w, self.pos[cols], self.neg[cols], st.carry, bufs)
-        st.num_c += _prefix_dot(w, self.cpos[cols], self.cneg[cols], st.carry_c, bufs)
+            st.num += _prefix_dot(w, pos, neg, st.carry, bufs)
+        # class totals here, not as columns of the sums: K classes would add 2 K
+        # columns to every product of the host order
+        st.pos += np.dot(w, pos)
+        st.pos_c += np.dot(w, cpos)
+        st.num_c += _prefix_dot(w, cpos, cneg, st.carry_c, bufs)
         ties = self.ties[t]
         if ties is not None:
             local, runs, conf = ties
@@ -278,10 +315,10 @@ class _Auc:
             part = np.add.reduceat(wm, runs, axis=1)
             st.tie_c += np.einsum("ij,ij->i", part[:, 0::2], part[:, 1::2])
 
-    def finish(self, st: _AucState, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def finish(self, st: _AucState) -> tuple[np.ndarray, np.ndarray]:
         out = []
-        for num, tie, neg, pos in ((st.num, st.tie, st.carry, sums[:, self.col_pos]),
-                                   (st.num_c, st.tie_c, st.carry_c, sums[:, self.col_cpos])):
+        for num, tie, neg, pos in ((st.num, st.tie, st.carry, st.pos),
+                                   (st.num_c, st.tie_c, st.carry_c, st.pos_c)):
             den = pos * neg
             with np.errstate(divide="ignore", invalid="ignore"):
                 out.append(np.where(den > 0, (num - 0.5 * tie) / den, np.nan))
@@ -298,13 +335,13 @@ class _AurcState:
 class _Aurc:
     """AURC in the order of decreasing confidence: each row charged its group's risk."""
 
-    def __init__(self, err: np.ndarray, starts: np.ndarray, tiles: list[tuple[int, int]]):
-        self.err = _pad(err)
-        self.err_count = _pad(err, np.uint8)
+    def __init__(self, err: np.ndarray, starts: np.ndarray | None,
+                 tiles: list[tuple[int, int]]):
+        self.err_count = _pad(err, np.uint8)  # the float 0/1 vector is formed per tile
         self.int_dtype = _running_dtype(err.size)
         n = err.size
         self.ends: list[np.ndarray | None] = [None] * len(tiles)
-        if starts.size == n:
+        if starts is None or starts.size == n:
             return
         last = np.r_[starts[1:], n] - 1  # last row of each tie group
         group_end = np.repeat(last, np.diff(np.r_[starts, n]))
@@ -336,7 +373,7 @@ class _Aurc:
             ratio[:, m:] = 0.0
         else:
             x, cum_w = bufs.get("y", b, mp), bufs.get("z", b, mp)
-            np.multiply(w, self.err[r0:r0 + mp], out=x)
+            np.multiply(w, self.err_count[r0:r0 + mp], out=x)
             _cumsum_rows(x, ratio, st.carry_err)
             _cumsum_rows(w, cum_w, st.carry_w)
             cum_err = ratio
@@ -352,7 +389,8 @@ class _Order:
     """One sort order of the rows, its tiles and what its tiles feed."""
 
     def __init__(self, rows: np.ndarray, starts: np.ndarray | None = None):
-        self.rows = rows  # original row at each position
+        # original row at each position, in 4 bytes below 2**31 rows
+        self.rows = rows.astype(np.int32, copy=False) if rows.size < 2**31 else rows
         self.starts = starts  # starts of the runs of tied sort keys
         self.tiles = _tile_bounds(rows.size, starts)
         self.parts: list[Any] = []
@@ -360,11 +398,12 @@ class _Order:
         self.base: np.ndarray | None = None  # sample weights in this order
 
 
-def _score_order(score: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _score_order(score: np.ndarray, pos: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Rows by increasing score, negatives before positives among tied scores."""
     order = np.argsort(score, kind="stable")
-    starts = _group_starts(score[order])
-    if starts.size < score.size:
+    starts = _tie_starts(score[order])
+    if starts is not None:
         group = np.zeros(score.size, dtype=np.intp)
         group[starts[1:]] = 1
         key = np.cumsum(group) * 2 + pos[order]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from calreport import _validate as v
 from calreport.bootstrap.kernels import bootstrap_replicates, canonical_order, row_columns
@@ -297,7 +297,7 @@ def analytic_intervals(
     Nonparametric Approach. Biometrics 44(3), 837-845. doi:10.2307/2531595.
     """
     names = metrics or [k for k in result.values if k not in COUNT_COLUMNS]
-    zq = float(stats.norm.ppf(0.5 + ci / 2))
+    zq = float(special.ndtri(0.5 + ci / 2))  # the standard normal quantile
     cols = row_columns(profile, result.settings)
     w = (np.ones(profile.n) if profile.sample_weight is None
          else profile.sample_weight.astype(np.float64))
@@ -344,6 +344,8 @@ def analytic_intervals(
 
 def _delong_se(score: np.ndarray, pos: np.ndarray) -> float:
     """DeLong et al. (1988) standard error of the binary AUC, via midranks."""
+    from scipy import stats  # only here: importing scipy.stats costs about a second
+
     x, y = score[pos], score[~pos]
     m, n = len(x), len(y)
     if m < 2 or n < 2:

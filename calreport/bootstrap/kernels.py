@@ -26,11 +26,11 @@ from calreport.bootstrap._tiles import (
     _Auc,
     _Aurc,
     _Buffers,
-    _group_starts,
     _Order,
     _padded,
     _score_order,
     _Sums,
+    _tie_starts,
 )
 from calreport.bootstrap.resampling import RESAMPLING, _Resampler, spawn_seeds
 from calreport.metrics import binned, risk, scoring
@@ -41,12 +41,20 @@ from calreport.settings import Settings
 __all__ = ["ReplicateSums", "bootstrap_replicates", "row_columns"]
 
 _BLOCK_CELLS = 1 << 24  # replicates x rows of a block of uint8 counts (16 MiB per order)
+_COUNT_CELLS = 1 << 25  # counts held by all workers together (a second thread within it)
 _TILE_CELLS = 1 << 17  # replicates x rows of a float64 working tile (1 MiB)
 _STREAM_REPLICATES = 16  # consecutive replicates drawn from one child seed
 _COLUMN_CHUNK = 1 << 16  # rows per chunk when building the per-row columns
+#: Largest per-row column matrix kept for a whole profile (above, formed per tile)
+_MATRIX_BYTES = 1 << 27
 _THREADS = min(2, os.cpu_count() or 1)
 _THREAD_CELLS = 1 << 23  # replicates x rows below which the bootstrap stays on one thread
 _BLAS_CONTROLLER: list[Any] = []  # threadpoolctl's controller, created on first use
+
+
+def _index_dtype(n: int) -> Any:
+    """Smallest integer type of row positions (half the memory of ``intp`` below 2**31)."""
+    return np.int32 if n < 2**31 else np.intp
 
 
 @contextlib.contextmanager
@@ -84,10 +92,14 @@ def canonical_order(p: ConfidenceProfile) -> np.ndarray:
             keys.append(a)
     if p.proba is not None and p.score is None:
         rows = np.arange(p.n)
-        keys.append(np.square(p.proba).sum(axis=1))
+        # row sums of squares in chunks of rows: no (N, K) temporary (same values)
+        sq = np.empty(p.n)
+        for a in range(0, p.n, _COLUMN_CHUNK):
+            sq[a:a + _COLUMN_CHUNK] = np.square(p.proba[a:a + _COLUMN_CHUNK]).sum(axis=1)
+        keys.append(sq)
         if p.y_true is not None:
             keys.append(p.proba[rows, p.y_true])
-    return np.lexsort(keys[::-1])
+    return np.lexsort(keys[::-1]).astype(_index_dtype(p.n), copy=False)
 
 
 def row_columns(p: ConfidenceProfile, s: Settings,
@@ -147,49 +159,111 @@ def row_columns(p: ConfidenceProfile, s: Settings,
     return cols
 
 
-class _Kernels:
-    """Precomputed per-row quantities and sort orders of one profile."""
+def _subset(p: ConfidenceProfile, rows: np.ndarray, weight_scale: float | None
+            ) -> ConfidenceProfile:
+    """The profile's ``rows``, weights divided by ``weight_scale`` (the whole sample's).
 
-    def __init__(self, p: ConfidenceProfile, s: Settings, names: Sequence[str]):
+    Unlike :meth:`ConfidenceProfile.take`, a chunk's weights are not put on the
+    chunk's own scale: every chunk of the rows keeps the scale of the whole sample.
+    """
+    def sub(a: np.ndarray | None) -> np.ndarray | None:
+        return None if a is None else a[rows]
+
+    w = sub(p.sample_weight)
+    if w is not None and weight_scale is not None:
+        with np.errstate(under="ignore"):
+            w = w / weight_scale
+    return ConfidenceProfile(
+        conf=p.conf[rows], correct=p.correct[rows], y_true=sub(p.y_true),
+        y_pred=sub(p.y_pred), proba=sub(p.proba), classes=p.classes, score=sub(p.score),
+        sample_weight=w, threshold=p.threshold, weights=p.weights, notes=p.notes)
+
+
+def _weight_scale(p: ConfidenceProfile) -> float | None:
+    """The divisor :meth:`ConfidenceProfile.take` applies to the whole sample's weights."""
+    w = p.sample_weight
+    if w is None or p.weights != "importance" or not w.size:
+        return None
+    top = float(w.max())
+    return top if top > 0 and top != 1.0 else None
+
+
+class _Kernels:
+    """Precomputed per-row quantities and sort orders of one profile.
+
+    ``order`` (optional) is the row order the replicates are defined in (the
+    canonical order of :func:`canonical_order`): the kernels then behave as on
+    ``p.take(order)`` without that copy of the profile being made.  Beyond the
+    profile, the memory held is a few bytes per row and sort order: the per-row
+    columns are kept as one matrix only up to ``_MATRIX_BYTES`` and otherwise
+    formed again tile by tile, and the class vectors of the AUC orders are one
+    flag and one confidence per row.
+    """
+
+    def __init__(self, p: ConfidenceProfile, s: Settings, names: Sequence[str],
+                 order: np.ndarray | None = None):
         self.names = [n for n in names
                       if n in REGISTRY and REGISTRY[n].interval.kind == "bootstrap"
                       and REGISTRY[n].missing_need(p) is None]
         self.settings = s
         wanted = set(self.names)
         n = p.n
-        base = None if p.sample_weight is None else p.sample_weight.astype(np.float64)
+        scale = _weight_scale(p) if order is not None else None
+
+        def at(a: np.ndarray) -> np.ndarray:
+            """``a`` in the replicates' row order."""
+            return a if order is None else a[order]
+
+        base = None
+        if p.sample_weight is not None:
+            base = at(p.sample_weight).astype(np.float64)
+            if scale is not None:
+                with np.errstate(under="ignore"):
+                    base /= scale
         self.weighted = base is not None
         self.min_count = s.min_count
         orders: list[_Order] = []
+        conf = at(p.conf)
         # ranking: one order per class, negatives first among tied scores
         auc_specs = []
         if p.proba is not None and p.y_true is not None and {"auc", "cwauc",
                                                             "delta_auc"} & wanted:
-            if p.score is not None:
-                classes = [(1, p.score)]
-            else:
-                classes = [(k, p.proba[:, k]) for k in range(p.proba.shape[1])]
-            for k, sc in classes:
-                pos = p.y_true == k
+            n_classes = 2 if p.score is not None else p.proba.shape[1]
+            y = at(p.y_true.astype(np.min_scalar_type(max(n_classes - 1, 1))))
+            classes = [1] if p.score is not None else range(n_classes)
+            for k in classes:
+                pos = y == k
                 if pos.all() or not pos.any():
                     continue
+                sc = at(p.score) if p.score is not None else (
+                    p.proba[:, k] if order is None else p.proba[order, k])
                 o = _Order(*_score_order(sc, pos))
+                del sc
                 orders.append(o)
-                auc_specs.append((o, k, pos))
+                auc_specs.append((o, pos))
+            del y
         # AURC: rows by decreasing confidence, ties grouped
         aurc_order = None
         if "aurc" in wanted:
-            order = np.argsort(-p.conf, kind="stable")
-            aurc_order = _Order(order, _group_starts(p.conf[order]))
+            ordered = np.argsort(-conf, kind="stable")
+            aurc_order = _Order(ordered, _tie_starts(conf[ordered]))
+            err = ~at(p.correct)[ordered]
             orders.append(aurc_order)
         # binned: one fixed assignment of rows to bins (edges of the full sample,
         # computed as the point estimate computes them)
         bins = None
         if {"ece", "mce", "signed_ece"} & wanted:
             score, _ = p.view(s.view)
+            score = at(score)
             edges = binned.bin_edges(score, n_bins=s.n_bins, strategy=s.strategy,
                                      sample_weight=base)
             bins = binned.assign_bins(score, edges)
+            for small in (np.int8, np.int16, np.int32):  # one byte a row, not eight
+                info = np.iinfo(small)
+                if bins.size and info.min <= bins.min() and bins.max() <= info.max:
+                    bins = bins.astype(small)
+                    break
+            del score
         # the order that carries the column sums: one where the bins are contiguous
         host = None
         if bins is not None:
@@ -208,50 +282,79 @@ class _Kernels:
             orders.append(host)
         orders.remove(host)
         orders.insert(0, host)  # the counts are drawn in this order
-        # per-row columns in the host order, built in chunks of rows (bounded memory)
-        keep = {c for m in self.names for c in REGISTRY[m].interval.columns}
-        matrix = np.empty((0, n))
-        self.col_names: list[str] = []
-        for a in range(0, n, _COLUMN_CHUNK):
-            part = p.take(host.rows[a:a + _COLUMN_CHUNK])
-            cols = row_columns(part, s, keep)
-            for _, k, _ in auc_specs:
-                pos = part.y_true == k
-                cols[f"pos{k}"] = pos.astype(np.float64)
-                cols[f"cpos{k}"] = part.conf * pos
-            if bins is not None:
-                score, outcome = part.view(s.view)
-                cols["bin_diff"] = outcome - score
-                if base is not None:
-                    cols["base"] = part.sample_weight  # sum w * base = sum count base^2
-            if a == 0:
-                self.col_names = list(cols)
-                matrix = np.empty((len(cols), n))
-            for i, name in enumerate(self.col_names):
-                matrix[i, a:a + part.n] = cols[name]
+        # per-row columns in the host order: one matrix when it is small, else
+        # formed again for each tile (bounded memory)
+        self._profile, self._scale = p, scale
+        self._keep = {c for m in self.names for c in REGISTRY[m].interval.columns}
+        self._with_bins = bins is not None
+        index = _index_dtype(n)
+        self._source = (host.rows if order is None else order[host.rows]).astype(index)
+        self.col_names = list(self._columns(self._source[:1]))
         self.col = {k: i for i, k in enumerate(self.col_names)}
-        self.sums = _Sums(matrix, None if bins is None else bins[host.rows], host.tiles)
+        n_cols = len(self.col_names)
+        host_bins = None if bins is None else bins[host.rows]
+        del bins
+        if n_cols * n * 8 <= _MATRIX_BYTES:
+            matrix = np.empty((n_cols, n))
+            for a in range(0, n, _COLUMN_CHUNK):
+                self._fill(matrix[:, a:a + _COLUMN_CHUNK],
+                           self._source[a:a + _COLUMN_CHUNK])
+            self.sums = _Sums(matrix, host_bins, host.tiles, n_cols)
+        else:
+            self.sums = _Sums(None, host_bins, host.tiles, n_cols, rows=self._rows)
         host.parts.append(self.sums)
         self.aucs: list[_Auc] = []
-        for o, k, pos in auc_specs:
-            auc = _Auc(pos[o.rows], p.conf[o.rows], o.starts, o.tiles,
-                       self.col[f"pos{k}"], self.col[f"cpos{k}"])
+        for o, pos in auc_specs:
+            auc = _Auc(pos[o.rows], conf[o.rows], o.starts, o.tiles)
             o.parts.append(auc)
             self.aucs.append(auc)
+        del auc_specs
         self.aurc = None
         if aurc_order is not None:
-            self.aurc = _Aurc(~p.correct[aurc_order.rows], aurc_order.starts,
-                              aurc_order.tiles)
+            self.aurc = _Aurc(err, aurc_order.starts, aurc_order.tiles)
+            del err
             aurc_order.parts.append(self.aurc)
-        position = np.empty(n, dtype=np.intp)
-        position[host.rows] = np.arange(n)
+        del conf
+        position = np.empty(n, dtype=_index_dtype(n))
+        position[host.rows] = np.arange(n, dtype=position.dtype)
         for o in orders:
             if o is not host:
                 o.perm = position[o.rows]
             if base is not None:
                 o.base = base[o.rows]
+            o.starts = None  # only needed to place the tiles and the ties
+        for o in orders:
+            if o is not host:
+                o.rows = None  # host.rows[o.perm] when needed
         self.orders = orders
-        self.first_rows = host.rows
+        self.first_rows = host.rows.astype(index)
+        host.rows = self.first_rows
+
+    # ---------------------------------------------------------- per-row columns
+    def _columns(self, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """The per-row columns of the profile's ``rows`` (original positions)."""
+        part = _subset(self._profile, rows, self._scale)
+        cols = row_columns(part, self.settings, self._keep)
+        if self._with_bins:
+            score, outcome = part.view(self.settings.view)
+            cols["bin_diff"] = outcome - score
+            if part.sample_weight is not None:
+                cols["base"] = part.sample_weight  # sum w * base = sum count base^2
+        return cols
+
+    def _fill(self, out: np.ndarray, rows: np.ndarray) -> None:
+        cols = self._columns(rows)
+        for i, name in enumerate(self.col_names):
+            out[i] = cols[name]
+
+    def _rows(self, r0: int, r1: int) -> np.ndarray:
+        """The columns of host positions ``r0:r1`` as a C-contiguous (C, m) array."""
+        out = np.empty((len(self.col_names), r1 - r0))
+        self._fill(out, self._source[r0:r1])
+        return out
+
+    def _order_rows(self, o: _Order) -> np.ndarray:
+        return o.rows if o.rows is not None else self.first_rows[o.perm]
 
     # ---------------------------------------------------------------- evaluation
     def evaluate(self, w: np.ndarray) -> dict[str, np.ndarray]:
@@ -260,7 +363,11 @@ class _Kernels:
         ``w`` is in the original row order and includes the sample weights.
         """
         w = np.asarray(w, dtype=np.float64)
-        return self._evaluate(w.shape[0], lambda o: w[:, o.rows], _Buffers(), counts=False)
+
+        def source(o: _Order, r0: int, r1: int, bufs: _Buffers) -> np.ndarray:
+            return w[:, self._order_rows(o)[r0:r1]]
+
+        return self._evaluate(w.shape[0], source, _Buffers(), counts=False)
 
     def evaluate_counts(self, counts: np.ndarray, bufs: _Buffers | None = None
                         ) -> dict[str, np.ndarray]:
@@ -268,32 +375,32 @@ class _Kernels:
         (``first_rows``); the sample weights are applied here."""
         bufs = _Buffers() if bufs is None else bufs
 
-        def source(o: _Order) -> np.ndarray:
+        def source(o: _Order, r0: int, r1: int, bufs: _Buffers) -> np.ndarray:
             if o.perm is None:
-                return counts
-            out = bufs.get("gathered", counts.shape[0], counts.shape[1], counts.dtype)
-            for r in range(counts.shape[0]):
-                np.take(counts[r], o.perm, out=out[r])
+                return counts[:, r0:r1]
+            # gathered tile by tile: no second (b, N) copy of the counts
+            out = bufs.get("gathered", counts.shape[0], r1 - r0, counts.dtype)
+            np.take(counts, o.perm[r0:r1], axis=1, out=out)
             return out
 
         return self._evaluate(counts.shape[0], source, bufs, counts=True)
 
-    def _evaluate(self, b: int, source: Callable[[_Order], np.ndarray], bufs: _Buffers, *,
+    def _evaluate(self, b: int, source: Callable[..., np.ndarray], bufs: _Buffers, *,
                   counts: bool) -> dict[str, np.ndarray]:
         # unweighted integer counts take the exact integer running-sum path
         integral = counts and not self.weighted
         states = {id(part): part.start(b, integral) for o in self.orders for part in o.parts}
         for o in self.orders:
-            src = source(o)
             for t, (r0, r1) in enumerate(o.tiles):
                 m = r1 - r0
+                src = source(o, r0, r1, bufs)
                 w = bufs.get("w", b, _padded(m))
                 if counts and o.base is not None:
-                    np.multiply(src[:, r0:r1], o.base[r0:r1], out=w[:, :m])
+                    np.multiply(src, o.base[r0:r1], out=w[:, :m])
                 else:
-                    w[:, :m] = src[:, r0:r1]
+                    w[:, :m] = src
                 w[:, m:] = 0.0
-                cnt = src[:, r0:r1] if integral else None
+                cnt = src if integral else None
                 for part in o.parts:
                     part.tile(states[id(part)], w, cnt, t, r0, bufs)
         return self._finish(states)
@@ -346,7 +453,7 @@ class ReplicateSums:
         if not self._k.aucs:
             nan = np.full(self._sums.shape[0], np.nan)
             return nan, nan
-        pairs = [a.finish(self._states[id(a)], self._sums) for a in self._k.aucs]
+        pairs = [a.finish(self._states[id(a)]) for a in self._k.aucs]
         # the class set is the full sample's: a replicate that loses a class's
         # positives or negatives is degenerate (NaN), not averaged over fewer classes
         return (np.column_stack([x for x, _ in pairs]).mean(axis=1),
@@ -440,8 +547,8 @@ def bootstrap_replicates(
     n_boot = int(n_boot)
     # a canonical row order, so the replicates do not depend on the input's row order
     # (rows tied on every key are interchangeable)
-    profile = profile.take(canonical_order(profile))
-    k = _Kernels(profile, s, metrics)
+    # (the kernels read the profile through this order: no reordered copy of it)
+    k = _Kernels(profile, s, metrics, order=canonical_order(profile))
     n = profile.n
     sampler = _Resampler(n, resampling)
     streams = spawn_seeds(seed, -(-n_boot // _STREAM_REPLICATES))
@@ -450,6 +557,9 @@ def bootstrap_replicates(
     out = {name: np.empty(n_boot) for name in k.names}
     # threads pay off only on large blocks: small groups run on the calling thread
     workers = min(_THREADS, len(starts)) if n * n_boot >= _THREAD_CELLS else 1
+    # each worker holds one block of uint8 counts: at most _COUNT_CELLS in all, unless
+    # a single block (one stream of replicates) is already larger
+    workers = max(1, min(workers, _COUNT_CELLS // (block * n)))
     spare: queue.SimpleQueue[_Buffers] = queue.SimpleQueue()
     for _ in range(workers):
         spare.put(_Buffers())
