@@ -60,7 +60,8 @@ class _Base:
     def summary(self, *, view: str | None = None, ci: float | None = None,
                 n_boot: int = 200, seed: int = 0, n_bins: int = 15, tau: float = 0.5,
                 score_bins: int = 1 << 16, eps: float = 1e-8, weights: str = "importance",
-                min_count: int = 1, sample_size: int = 0, exact_auc: bool = False) -> Any:
+                min_count: int = 1, sample_size: int = 0, exact_auc: bool = False,
+                strategy: str = "uniform") -> Any:
         """Summary metrics, as ``df.calib.summary()`` on the same rows.
 
         Parameters
@@ -82,6 +83,10 @@ class _Base:
         exact_auc : bool, default False
             Exact AUC and cwAUC by a merge of the distinct scores of every partition
             (memory grows with the distinct scores); their bound becomes 0.
+        strategy : {"uniform", "quantile"}, default "uniform"
+            Bins of ECE, MCE and signed ECE; ``"quantile"`` (equal mass, unweighted
+            rows) takes a second pass for the exact order statistics
+            (:mod:`calreport.stats.quantile`).
 
         Returns
         -------
@@ -109,7 +114,18 @@ class _Base:
                           n_boot=n_boot if ci is not None else 0, seed=seed,
                           sample_size=sample_size)
         st = compute_state(self._obj, self._role_kw, self._by, cfg, dropna=self._dropna)
+        if strategy not in ("uniform", "quantile"):
+            raise ValueError(f"`strategy` must be 'uniform' or 'quantile', got {strategy!r}.")
         table = full_table(st, view=view, ci=ci)
+        if strategy == "quantile":
+            from calreport.stats import quantile
+
+            pl, second = self._second_pass(st, table.view, n_bins, 10)
+            q = quantile.ece_quantile(st, second, pl, n_bins=n_bins, min_count=min_count)
+            table.values.update(q)
+            for m in q:
+                table.intervals.pop(m, None)
+            table.settings = {**table.settings, "strategy": "quantile"}
         if exact_auc:
             from calreport.stats.exact_auc import apply_exact_auc
 
@@ -168,14 +184,43 @@ class _Base:
         st = self.state(n_bins=n_bins, score_bins=2)
         return scores_frame(st, self._by, view)
 
-    def calibration_tests(self) -> Any:
-        """Spiegelhalter's Z and its two-sided p-value (exact sums, default view).
+    def calibration_tests(self, *, n_groups: int = 10) -> Any:
+        """Hosmer-Lemeshow deciles and Spiegelhalter's Z, exact (default view).
 
-        Hosmer-Lemeshow deciles and the Cox fit are not computed out of core; the
-        pandas accessor's ``calibration_tests()`` has them.
+        Spiegelhalter's Z from sums; Hosmer-Lemeshow "deciles of risk" by a second
+        pass for the exact quantile edges (unweighted rows;
+        :mod:`calreport.stats.quantile`).  The Cox fit is not computed out of core.
         """
-        st = self.state(score_bins=2)
-        return calibration_tests_frame(st, self._by)
+        from calreport.stats import quantile
+
+        st = self.state()
+        out = calibration_tests_frame(st, self._by)
+        if not st.schema.weighted:
+            from calreport.stats.finish import _view
+
+            pl, second = self._second_pass(st, _view(st, None), 15, n_groups)
+            hl = quantile.hosmer_lemeshow(st, second, pl, n_groups=n_groups)
+            for k, v in hl.items():
+                out[k] = v if self._by else float(v[0])
+            out.attrs["dropped"].pop("hl_statistic", None)
+        return out
+
+    def _second_pass(self, st: StatsState, view: str, n_bins: int, n_groups: int
+                     ) -> tuple[Any, Any]:
+        """Plan and merged second-pass state of the quantile edges."""
+        import dask
+        from dask import delayed
+
+        from calreport.stats import quantile
+
+        pl = quantile.plan(st, view=view, n_bins=n_bins, n_groups=n_groups)
+        spec = _spec_with_classes(self._obj, self._role_kw, self._by, st.config, self._dropna)
+        cols = list(dict.fromkeys([*spec.roles.columns, *spec.by]))
+        parts = [delayed(_collect_part)(p, spec, pl) for p in self._obj[cols].to_delayed()]
+        while len(parts) > 1:
+            parts = [delayed(_merge_second)(*parts[i:i + 8]) for i in range(0, len(parts), 8)]
+        (second,) = dask.compute(parts[0])
+        return pl, second
 
     def risk(self, *, eps: float = 1e-8, weights: str = "importance") -> Any:
         """CSR, sigma_CSR, z, P_risk (normal approximation) and the risk band."""
@@ -335,6 +380,26 @@ def compute_score_table(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable
                   for i in range(0, len(tables), split_every)]
     (out,) = dask.compute(tables[0])
     return out or {}
+
+
+def _collect_part(part: Any, spec: Any, pl: Any) -> Any:
+    from calreport.accumulator import frame_profile
+    from calreport.stats import quantile
+
+    got = frame_profile(part, spec)
+    if got is None:
+        return None
+    profile, codes, keys, _ = got
+    return quantile.collect(profile, codes, keys, pl)
+
+
+def _merge_second(*states: Any) -> Any:
+    from calreport.stats import quantile
+
+    out = None
+    for s in states:
+        out = quantile.merge(out, s)
+    return out
 
 
 def _merge_many(*tables: Any) -> Any:

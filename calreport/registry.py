@@ -436,7 +436,8 @@ _ENTRIES: tuple[Metric, ...] = (
         settings=("eps", "p_risk_method", "seed"), percent=True,
         nan_reason="σ_CSR is 0 (all confidences are 0)", bounds=(0.0, 1.0),
         scaling=Scaling("exact",
-                        "exact sums, normal approximation (no Monte Carlo null out of core)")),
+                        "exact sums, normal approximation; the report's verdict simulates "
+                        "the rows of largest variance where that is invalid")),
     Metric(
         "ece", "Expected calibration error (ECE)", "calibration", "lower",
         "ECE = Σ_b (|B_b| / N) · |acc(B_b) − conf(B_b)| over n_bins bins of the score",
@@ -449,7 +450,8 @@ _ENTRIES: tuple[Metric, ...] = (
                  "see debiased_ece)"),
         settings=("view", "n_bins", "strategy"), bounds=(0.0, 1.0),
         scaling=Scaling("exact",
-                        "exact per-bin sums of the uniform bins (strategy='uniform' only)")),
+                        "exact per-bin sums; equal-mass bins (unweighted) by a second pass "
+                        "for the exact quantile edges")),
     Metric(
         "mce", "Maximum calibration error (MCE)", "calibration", "lower",
         "MCE = max_b |acc(B_b) − conf(B_b)| over bins with at least min_count rows",
@@ -461,7 +463,8 @@ _ENTRIES: tuple[Metric, ...] = (
         settings=("view", "n_bins", "strategy", "min_count"),
         nan_reason="no bin holds min_count rows", bounds=(0.0, 1.0),
         scaling=Scaling("exact",
-                        "exact per-bin sums of the uniform bins (strategy='uniform' only)")),
+                        "exact per-bin sums; equal-mass bins (unweighted) by a second pass "
+                        "for the exact quantile edges")),
     Metric(
         "signed_ece", "Signed ECE (confidence − accuracy)", "calibration", "target",
         "Σ_b (|B_b| / N) · (conf(B_b) − acc(B_b)); > 0 overconfident, < 0 underconfident",
@@ -471,7 +474,8 @@ _ENTRIES: tuple[Metric, ...] = (
         Interval(columns=("bin_diff",), finish=_signed_ece),
         target=0.0, settings=("view", "n_bins", "strategy"), bounds=(-1.0, 1.0),
         scaling=Scaling("exact",
-                        "exact per-bin sums of the uniform bins (strategy='uniform' only)")),
+                        "exact per-bin sums; equal-mass bins (unweighted) by a second pass "
+                        "for the exact quantile edges")),
     Metric(
         "brier", "Brier score", "scores", "lower",
         "mean of Σ_k (p_k − 1[y = k])² (binary: mean of (p − y)²), as scikit-learn",

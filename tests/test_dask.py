@@ -158,3 +158,15 @@ def test_scores_and_calibration_tests(frame):
     t = ddf.groupby("g").calib.calibration_tests()
     ref = frame.groupby("g").calib.calibration_tests()
     np.testing.assert_allclose(t["spiegelhalter_z"], ref["spiegelhalter_z"], rtol=1e-12)
+
+
+def test_quantile_bins_and_hosmer_lemeshow_by_a_second_pass(frame):
+    ddf = dd.from_pandas(frame, npartitions=5)
+    got = ddf.groupby("g").calib.summary(strategy="quantile")
+    ref = frame.groupby("g").calib.summary(strategy="quantile")
+    for m in ("ece", "mce", "signed_ece"):
+        np.testing.assert_allclose(got[m], ref[m], rtol=1e-12, atol=1e-15, err_msg=m)
+    t = ddf.groupby("g").calib.calibration_tests()
+    ref = frame.groupby("g").calib.calibration_tests()
+    np.testing.assert_allclose(t["hl_statistic"], ref["hl_statistic"], rtol=1e-12)
+    np.testing.assert_allclose(t["hl_pvalue"], ref["hl_pvalue"], rtol=1e-9)

@@ -221,3 +221,43 @@ def test_scores_and_tests_tables(frame):
     ref = frame.calib(y="y", proba="proba").calibration_tests()
     assert t["spiegelhalter_z"] == pytest.approx(ref["spiegelhalter_z"], rel=1e-12)
     assert "hl_statistic" in t.attrs["dropped"]
+
+
+@pytest.mark.parametrize("decimals", [None, 2])  # continuous scores, and heavy ties
+def test_equal_mass_bins_and_hosmer_lemeshow_by_a_second_pass(decimals):
+    from calreport.metrics import binned
+    from calreport.stats import quantile
+
+    rng = np.random.default_rng(13)
+    n = 12000
+    p = rng.random(n) if decimals is None else np.round(rng.random(n), decimals)
+    y = (rng.random(n) < p**1.2).astype(int)
+    prof = ConfidenceProfile.from_arrays(y, p)
+    codes = rng.integers(0, 3, n).astype(np.intp)
+    keys = [0, 1, 2]
+    st = StatsState.from_profile(prof, codes=codes, keys=keys)
+    for view in ("positive", "top_label"):
+        pl = quantile.plan(st, view=view, n_bins=15, n_groups=10)
+        second = None
+        for rows in np.array_split(rng.permutation(n), 5):
+            second = quantile.merge(second, quantile.collect(prof.take(rows), codes[rows],
+                                                             keys, pl))
+        e = quantile.ece_quantile(st, second, pl)
+        h = quantile.hosmer_lemeshow(st, second, pl)
+        for gi in keys:
+            s, o = prof.take(np.flatnonzero(codes == gi)).view(view)
+            assert e["ece"][gi] == pytest.approx(binned.ece(s, o, strategy="quantile"),
+                                                 rel=1e-12, abs=1e-15)
+            assert e["mce"][gi] == pytest.approx(binned.mce(s, o, strategy="quantile"),
+                                                 rel=1e-12)
+            ref = clinical.hosmer_lemeshow(s, o)
+            assert h["hl_statistic"][gi] == pytest.approx(ref.statistic, rel=1e-12)
+            assert h["hl_df"][gi] == ref.df
+
+
+def test_equal_mass_bins_refuse_weights():
+    from calreport.stats import quantile
+
+    p = _profile(500, 14, weights="importance")
+    with pytest.raises(ValueError, match="need unweighted rows"):
+        quantile.plan(StatsState.from_profile(p), view="positive")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["KINDS", "Scaling"]
+__all__ = ["KINDS", "Scaling", "markdown_table"]
 
 #: Allowed kinds, from the most to the least faithful.
 KINDS = ("exact", "bounded", "sampled", "none")
@@ -41,3 +41,19 @@ class Scaling:
             raise ValueError(f"`kind` must be one of {KINDS}, got {self.kind!r}.")
         if not self.note or "\n" in self.note:
             raise ValueError("`note` must be one non-empty line.")
+
+
+def markdown_table() -> str:
+    """The README's table: every registry metric, its out-of-core kind and how.
+
+    Examples
+    --------
+    >>> markdown_table().splitlines()[0]
+    '| metric | out of core | how |'
+    """
+    from calreport.registry import REGISTRY
+
+    lines = ["| metric | out of core | how |", "| --- | --- | --- |"]
+    for name, spec in REGISTRY.items():
+        lines.append(f"| `{name}` | {spec.scaling.kind} | {spec.scaling.note} |")
+    return "\n".join(lines)
