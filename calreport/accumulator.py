@@ -232,6 +232,26 @@ def calibration_tests_frame(state: StatsState, by: Sequence[Hashable]) -> Any:
     return out
 
 
+def calibration_error_frame(state: StatsState, by: Sequence[Hashable],
+                            view: str | None = None) -> Any:
+    """ICI, E50, E90 and Emax per group, from the LOWESS curve of each group's uniform
+    sample (``sample_size``; the pandas code on the sample, so a group that fits in
+    the sample gets the pandas values)."""
+    import pandas as pd
+
+    from calreport import _tables
+
+    if state.sample is None:
+        raise ValueError("ICI needs the rows' sample: build the state with sample_size=20000 "
+                         "(rows per group).")
+    profiles = sample_profiles(state)
+    rows = [_tables.calibration_error_series(profiles[k], view) for k in state.keys]
+    out = pd.DataFrame(rows, index=_index(state.keys, by) if by else None)
+    out.attrs["sampled"] = {"sample_size": int(state.config.sample_size),
+                            "rows_used": {k: int(profiles[k].n) for k in state.keys}}
+    return out if by else out.iloc[0].rename("value")
+
+
 def reliability_frame(rel: dict[str, Any], keys: list[Any], by: Sequence[Hashable]) -> Any:
     """Reliability table as a DataFrame (one row per bin; grouped: (group, bin) rows)."""
     import pandas as pd
@@ -399,6 +419,10 @@ top_errors, heavy_rows
     def risk(self) -> Any:
         """CSR, sigma_CSR, z, P_risk (normal) and the risk band."""
         return risk_frame(_finish.summary(self._state()), self.by if self._grouped() else ())
+
+    def calibration_error(self, *, view: str | None = None) -> Any:
+        """ICI, E50, E90, Emax on the uniform sample (needs ``sample_size``)."""
+        return calibration_error_frame(self._state(), self.by if self._grouped() else (), view)
 
     def reliability(self, *, view: str | None = None) -> Any:
         """Uniform-bin reliability table."""

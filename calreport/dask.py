@@ -20,6 +20,7 @@ from typing import Any
 
 from calreport.accumulator import (
     add_states,
+    calibration_error_frame,
     calibration_tests_frame,
     frame_state,
     full_table,
@@ -183,6 +184,14 @@ class _Base:
         """
         st = self.state(n_bins=n_bins, score_bins=2)
         return scores_frame(st, self._by, view)
+
+    def calibration_error(self, *, view: str | None = None, sample_size: int = 20_000,
+                          seed: int = 0) -> Any:
+        """ICI, E50, E90 and Emax from the LOWESS curve of a uniform sample of
+        ``sample_size`` rows per group (:mod:`calreport.stats.sample`; sampled, and
+        ``attrs["sampled"]`` says how many rows each group used)."""
+        st = self.state(sample_size=sample_size, seed=seed, score_bins=2)
+        return calibration_error_frame(st, self._by, view)
 
     def calibration_tests(self, *, n_groups: int = 10) -> Any:
         """Hosmer-Lemeshow deciles and Spiegelhalter's Z, exact (default view).
