@@ -4,9 +4,12 @@ Each partition is reduced to a :class:`~calreport.stats.StatsState` (exact per-g
 per-bin sums); the states are merged with ``+`` in a tree and the metrics are
 finished once.  Nothing else is shipped between workers, so memory stays at a few
 partitions plus the states, and the numbers equal the pandas ones (exact metrics to
-float64 rounding; AUC, cwAUC and AURC within the bound reported beside them).  The
-computation runs on the active Dask scheduler: threads by default, a
-``dask.distributed`` client when one is active.
+float64 rounding; AUC, cwAUC and AURC within the bound reported beside them, or
+exact with ``exact_auc=True``; the metrics that refit a curve on a uniform sample of
+each group, said so in the output).  Equal-mass bins and Hosmer-Lemeshow deciles
+take a second pass.  ``report()`` builds the pandas accessor's audit report from the
+merged state.  The computation runs on the active Dask scheduler: threads by
+default, a ``dask.distributed`` client when one is active.
 
 Dask stays optional: importing :mod:`calreport` does not import Dask.  Call
 :func:`register` (done by ``import calreport`` when Dask is installed) to attach the
