@@ -1,16 +1,17 @@
 """Scaling out: Dask on a 2-worker LocalCluster vs pandas, and Accumulator throughput.
 
 Writes ``--rows`` binary predictions with ``--groups`` groups as ``--files`` Parquet
-files in a temporary folder, then measures in one run:
+files in a temporary folder (deleted at the end), then measures in one run:
 
 * ``ddf.groupby("g").calib.summary()`` on a LocalCluster (wall time, peak RSS of the
   whole process tree sampled every 50 ms);
 * the same with ``ci=0.95, n_boot=200`` (Poisson bootstrap);
-* pandas ``df.groupby("g").calib.summary(metrics=...)`` on the same rows (read
-  included), for the per-row cost ratio and its peak memory;
+* pandas ``df.groupby("g").calib.summary(metrics=...)`` on the first ``--pandas-rows``
+  rows (read included), for the per-row cost ratio and its peak memory, and Dask on
+  those same rows, for the differences;
 * ``Accumulator.update`` throughput on ``--batch``-row batches.
 
-Usage: ``python benchmarks/bench_scale.py --rows 10_000_000 --files 16``.
+Usage: ``python benchmarks/bench_scale.py --rows 1e8 --files 64 --pandas-rows 1e7``.
 """
 
 from __future__ import annotations
@@ -83,6 +84,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--n-boot", type=int, default=200)
     ap.add_argument("--batch", type=float, default=1e6)
+    ap.add_argument("--pandas-rows", type=float, default=None,
+                    help="rows of the pandas comparison (default: all); whole files")
     ap.add_argument("--skip-pandas", action="store_true")
     ap.add_argument("--skip-ci", action="store_true")
     ap.add_argument("--write", action="store_true",
@@ -106,6 +109,11 @@ def main() -> None:
         rows = (rows // args.files) * args.files
         print(f"wrote {rows:,} rows in {args.files} files: {time.perf_counter() - t0:.1f} s")
 
+        per = rows // args.files
+        n_sub = args.files if args.pandas_rows is None else max(
+            1, min(args.files, int(args.pandas_rows) // per))
+        sub_files = sorted(os.path.join(folder, f) for f in os.listdir(folder))[:n_sub]
+        out["pandas_rows"] = float(n_sub * per)
         with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                           dashboard_address=None) as cluster, Client(cluster):
             ddf = dd.read_parquet(folder)
@@ -125,12 +133,18 @@ def main() -> None:
                     out["dask_ci_s"] = time.perf_counter() - t0
                 out["dask_ci_peak_gib"] = mem.peak / 2**30
                 print(f"dask summary ci n_boot={args.n_boot}: {out['dask_ci_s']:.2f} s, "
-                      f"peak RSS {out['dask_ci_peak_gib']:.2f} GiB")
+                      f"peak RSS {out['dask_ci_peak_gib']:.2f} GiB", flush=True)
+            if n_sub < args.files:  # Dask on the pandas rows, for the differences
+                t0 = time.perf_counter()
+                res = dd.read_parquet(sub_files).groupby("g").calib(
+                    y="y", proba="proba").summary()
+                out["dask_sub_s"] = time.perf_counter() - t0
+                print(f"dask summary on the pandas rows: {out['dask_sub_s']:.2f} s")
 
         if not args.skip_pandas:
             with PeakRSS() as mem:
                 t0 = time.perf_counter()
-                df = pd.read_parquet(folder)
+                df = pd.read_parquet(sub_files)
                 ref = df.groupby("g").calib(y="y", proba="proba").summary(metrics=METRICS)
                 out["pandas_s"] = time.perf_counter() - t0
             out["pandas_peak_gib"] = mem.peak / 2**30
@@ -140,14 +154,15 @@ def main() -> None:
             out["max_diff_auc"] = float(diff["auc"].max())
             out["auc_bound"] = float(res["auc_bound"].max())
             exact = [m for m in METRICS if m not in ("auc", "cwauc", "aurc")]
+            out["ratio_per_row"] = (out["dask_s"] / rows) / (out["pandas_s"] / out["pandas_rows"])
             print(f"pandas summary (read included): {out['pandas_s']:.2f} s, peak RSS "
-                  f"{out['pandas_peak_gib']:.2f} GiB; ratio dask/pandas "
-                  f"{out['dask_s'] / out['pandas_s']:.2f}")
+                  f"{out['pandas_peak_gib']:.2f} GiB; per-row ratio dask/pandas "
+                  f"{out['ratio_per_row']:.2f}")
             print(f"max |dask - pandas| exact metrics {diff[exact].max().max():.2e}; "
                   f"auc {diff['auc'].max():.2e} (bound {res['auc_bound'].max():.2e}); "
                   f"aurc {diff['aurc'].max():.2e} (bound {res['aurc_bound'].max():.2e})")
         else:
-            df = pd.read_parquet(folder)
+            df = pd.read_parquet(sub_files)
 
         batch = int(args.batch)
         acc = Accumulator(y="y", proba="proba", by="g", classes=[0, 1])
@@ -172,12 +187,15 @@ def report(out: dict[str, float], rows: int, args: argparse.Namespace, argv: str
     def get(key: str, fmt: str = "{:.2f}") -> str:
         return fmt.format(out[key]) if key in out else "not run"
 
-    per_row = {k: out[k] / rows * 1e9 for k in ("dask_s", "pandas_s", "dask_ci_s") if k in out}
-    ratio = (f"{out['dask_s'] / out['pandas_s']:.2f}x" if "pandas_s" in out else "-")
+    per_row = {k: out[k] / rows * 1e9 for k in ("dask_s", "dask_ci_s") if k in out}
+    if "pandas_s" in out:
+        per_row["pandas_s"] = out["pandas_s"] / out["pandas_rows"] * 1e9
+    ratio = f"{out['ratio_per_row']:.2f}x" if "ratio_per_row" in out else "-"
     body_rows = [
         [f'dask `ddf.groupby("g").calib.summary()`, {args.workers}-worker LocalCluster',
          get("dask_s"), f"{per_row.get('dask_s', float('nan')):.1f}", get("dask_peak_gib")],
-        ["pandas `read_parquet` + `df.groupby(\"g\").calib.summary(metrics=17)`",
+        [f"pandas `read_parquet` + `df.groupby(\"g\").calib.summary(metrics=17)`, "
+         f"{int(out.get('pandas_rows', 0)):,} rows",
          get("pandas_s"), f"{per_row.get('pandas_s', float('nan')):.1f}",
          get("pandas_peak_gib")],
         [f"dask, `ci=0.95, n_boot={args.n_boot}` (Poisson)", get("dask_ci_s"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
+import math
 import zlib
 from collections.abc import Hashable, Sequence
 from typing import Any
@@ -31,7 +32,7 @@ from calreport.stats.state import Schema, normalise_key
 __all__ = ["Accumulator"]
 
 _ROLE_NAMES = ("y", "proba", "pred", "conf", "correct", "weight")
-_FORMAT = "calreport.stats/1"
+_FORMAT = "calreport.stats/2"
 
 
 # =============================================================================
@@ -83,9 +84,9 @@ def _isna(a: np.ndarray) -> np.ndarray:
     return np.asarray(pd.isna(a), dtype=bool).reshape(-1) if a.size else np.zeros(0, bool)
 
 
-def frame_state(frame: Any, spec: FrameSpec, offsets: dict[Any, int] | None = None
-                ) -> StatsState | None:
-    """State of the rows of one pandas frame (a partition or a batch); None when empty."""
+def frame_profile(frame: Any, spec: FrameSpec
+                  ) -> tuple[Any, np.ndarray, list[Any], Any] | None:
+    """Profile, group codes, group keys and kept row positions of a frame's rows."""
     import pandas as pd
 
     from calreport._roles import build_profile
@@ -107,9 +108,22 @@ def frame_state(frame: Any, spec: FrameSpec, offsets: dict[Any, int] | None = No
         codes, keys = np.zeros(len(frame), dtype=np.intp), [()]
     if len(frame) == 0:
         return None
-    profile, _, kept = build_profile(frame, spec.roles)
-    return StatsState.from_profile(profile, config=spec.config, codes=codes[kept],
-                                   keys=keys, row_offsets=offsets)
+    # raw weights: every partition on the same scale (importance-weighted metrics are
+    # invariant to one common scale, not to a scale per partition)
+    profile, _, kept = build_profile(frame, spec.roles, normalize_weights=False)
+    return profile, codes[kept], keys, frame.index.to_numpy()[kept]
+
+
+def frame_state(frame: Any, spec: FrameSpec, offsets: dict[Any, int] | None = None
+                ) -> StatsState | None:
+    """The state of a pandas frame's rows (None for no rows)."""
+    got = frame_profile(frame, spec)
+    if got is None:
+        return None
+    profile, codes, keys, labels = got
+    return StatsState.from_profile(profile, config=spec.config, codes=codes, keys=keys,
+                                   row_offsets=offsets,
+                                   row_labels=labels if spec.config.top_errors else None)
 
 
 def add_states(*states: StatsState | None) -> StatsState | None:
@@ -169,6 +183,7 @@ def summary_frame(table: _finish.MetricTable, by: Sequence[Hashable]) -> Any:
         if not by:
             out = out.iloc[0].rename("value")
     out.attrs["kinds"] = dict(table.kinds)
+    out.attrs["dropped"] = dropped_metrics(table)
     out.attrs["view"] = table.view
     out.attrs["reasons"] = {k: r for k, r in table.reasons.items()}
     return out
@@ -185,6 +200,55 @@ def risk_frame(table: _finish.MetricTable, by: Sequence[Hashable]) -> Any:
     out = pd.DataFrame(cols, index=_index(table.keys, by) if by else None)
     out["band"] = [risk_band(z)[0] for z in cols["z_csr"]]
     out["p_risk_method"] = "normal"
+    return out if by else out.iloc[0].rename("value")
+
+
+def scores_frame(state: StatsState, by: Sequence[Hashable], view: str | None = None) -> Any:
+    """Top-label Brier, sharpness and the Murphy terms per group (exact)."""
+    import pandas as pd
+
+    from calreport.stats.verdict import murphy
+
+    t = _finish.summary(state)
+    m = murphy(state, view=view)
+    cols = {"top_label_brier": t.values["top_label_brier"], "sharpness": t.values["sharpness"],
+            "murphy_reliability": m["reliability"], "murphy_resolution": m["resolution"],
+            "murphy_uncertainty": m["uncertainty"], "murphy_within_bin": m["within_bin"]}
+    out = pd.DataFrame(cols, index=_index(state.keys, by) if by else None)
+    return out if by else out.iloc[0].rename("value")
+
+
+def calibration_tests_frame(state: StatsState, by: Sequence[Hashable]) -> Any:
+    """Spiegelhalter's Z and p-value per group (exact sums)."""
+    import pandas as pd
+
+    from calreport.stats.verdict import spiegelhalter
+
+    out = pd.DataFrame(spiegelhalter(state), index=_index(state.keys, by) if by else None)
+    out = out if by else out.iloc[0].rename("value")
+    out.attrs["dropped"] = {
+        "hl_statistic": "Hosmer-Lemeshow deciles are not computed out of core",
+        "cox_intercept": "the Cox logistic fit is not computed out of core"}
+    return out
+
+
+def calibration_error_frame(state: StatsState, by: Sequence[Hashable],
+                            view: str | None = None) -> Any:
+    """ICI, E50, E90 and Emax per group, from the LOWESS curve of each group's uniform
+    sample (``sample_size``; the pandas code on the sample, so a group that fits in
+    the sample gets the pandas values)."""
+    import pandas as pd
+
+    from calreport import _tables
+
+    if state.sample is None:
+        raise ValueError("ICI needs the rows' sample: build the state with sample_size=20000 "
+                         "(rows per group).")
+    profiles = sample_profiles(state)
+    rows = [_tables.calibration_error_series(profiles[k], view) for k in state.keys]
+    out = pd.DataFrame(rows, index=_index(state.keys, by) if by else None)
+    out.attrs["sampled"] = {"sample_size": int(state.config.sample_size),
+                            "rows_used": {k: int(profiles[k].n) for k in state.keys}}
     return out if by else out.iloc[0].rename("value")
 
 
@@ -226,8 +290,11 @@ class Accumulator:
         them up front, or they are taken from the first batch and then enforced.
     pos_label, threshold, missing
         As in ``df.calib(...)``.
-    n_bins, score_bins, tau, taus, eps, weights, min_count, n_boot, seed
-        See :class:`calreport.stats.StatsConfig`.
+    n_bins, score_bins, tau, taus, eps, weights, min_count, n_boot, seed, sample_size, \
+top_errors, heavy_rows
+        See :class:`calreport.stats.StatsConfig`.  ``sample_size`` rows per group are
+        kept in a uniform sample for the sampled metrics and the report's figures;
+        ``top_errors`` keeps the errors of largest CSR term (the report's lists).
 
     Examples
     --------
@@ -264,10 +331,14 @@ class Accumulator:
         min_count: int = 1,
         n_boot: int = 0,
         seed: int = 0,
+        sample_size: int = 0,
+        top_errors: int = 0,
+        heavy_rows: int = 4096,
     ) -> None:
         cfg_kw: dict[str, Any] = dict(n_bins=n_bins, score_bins=score_bins, tau=tau, eps=eps,
                                       weights=weights, min_count=min_count, n_boot=n_boot,
-                                      seed=seed)
+                                      seed=seed, sample_size=sample_size,
+                                      top_errors=top_errors, heavy_rows=heavy_rows)
         if taus is not None:
             cfg_kw["taus"] = tuple(taus)
         self.config = StatsConfig(**cfg_kw)
@@ -309,6 +380,7 @@ class Accumulator:
                     arrays.setdefault("classes", list(self.state.schema.classes))
                 elif "classes" in self._role_kw:
                     arrays.setdefault("classes", self._role_kw["classes"])
+                arrays.setdefault("normalize_weights", False)
                 batch = ConfidenceProfile.from_arrays(**arrays)
             codes = keys = None
             if groups is not None:
@@ -341,12 +413,16 @@ class Accumulator:
 
         With ``ci`` (needs ``n_boot``): metric x [value, ci_low, ci_high].
         """
-        table = _finish.summary(self._state(), view=view, ci=ci)
+        table = full_table(self._state(), view=view, ci=ci)
         return summary_frame(table, self.by if self._grouped() else ())
 
     def risk(self) -> Any:
         """CSR, sigma_CSR, z, P_risk (normal) and the risk band."""
         return risk_frame(_finish.summary(self._state()), self.by if self._grouped() else ())
+
+    def calibration_error(self, *, view: str | None = None) -> Any:
+        """ICI, E50, E90, Emax on the uniform sample (needs ``sample_size``)."""
+        return calibration_error_frame(self._state(), self.by if self._grouped() else (), view)
 
     def reliability(self, *, view: str | None = None) -> Any:
         """Uniform-bin reliability table."""
@@ -356,6 +432,47 @@ class Accumulator:
 
     def _grouped(self) -> bool:
         return bool(self.by) or self._state().keys != [()]
+
+    def evaluate(self, *, view: str | None = None, ci: float | None = None) -> Any:
+        """The typed :class:`~calreport.result.CalibrationResult` (overall added when
+        grouped): every registry metric with its out-of-core kind in
+        ``data["scaling"]``, the risk verdict of every group."""
+        by = self.by if self._grouped() else ()
+        return evaluate_state(self._state(), by=by or ("group",) * self._grouped(),
+                              view=view, ci=ci, data=self._data(),
+                              n_dropped=self._n_dropped())
+
+    def report(self, *, view: str | None = None, ci: float | None = None,
+               **kwargs: Any) -> Any:
+        """Model-card audit report of the accumulated rows.
+
+        The same report as ``df.calib.report()``: exact metrics and verdicts from the
+        merged sums, bounded ones with their bound, sampled ones (and the figures)
+        from the uniform sample kept with ``sample_size``, exact error lists with
+        ``top_errors`` (see :func:`report_from_state`).  ``ci`` needs ``n_boot``.
+
+        Returns
+        -------
+        calreport.report.Report
+        """
+        by = self.by if self._grouped() else ()
+        return report_from_state(self._state(), by=by or ("group",) * self._grouped(),
+                                 view=view, ci=ci, data=self._data(),
+                                 n_dropped=self._n_dropped(),
+                                 source="batches added to an Accumulator", **kwargs)
+
+    def _data(self) -> dict[str, Any]:
+        cols = {r: self._role_kw.get(r) for r in ("y", "proba", "pred", "conf", "correct",
+                                                   "weight")}
+        if self._spec is not None:
+            roles = self._spec.roles
+            cols = {r: getattr(roles, r, None) for r in cols}
+        return {"columns": {k: (None if v is None else str(v) if not isinstance(v, (list, tuple))
+                                else [str(x) for x in v]) for k, v in cols.items()},
+                "group_label": " / ".join(str(b) for b in self.by) or None}
+
+    def _n_dropped(self) -> float:
+        return 0.0 if self._role_kw.get("missing", "raise") == "raise" else math.nan
 
     # ------------------------------------------------------------ serialisation
     def to_json(self) -> str:
@@ -416,8 +533,35 @@ def _dump(acc: Accumulator) -> dict[str, Any]:
             "sums": {k: {"frac_bits": s.frac_bits, "limbs": _array(s.limbs)}
                      for k, s in st.sums.items()},
             "boot": None if st.boot is None else _array(st.boot),
+            "maxima": {k: _array(a) for k, a in st.maxima.items()},
+            "sample": _groups_out(st.sample),
+            "top": _groups_out(st.top),
+            "heavy": _groups_out(None if st.heavy is None else
+                                 {(k, which): a for (k, which), a in st.heavy.items()}),
+            "fsums": {k: _array(a) for k, a in st.fsums.items()},
         }
     return out
+
+
+def _groups_out(d: dict[Any, dict[str, np.ndarray]] | None) -> Any:
+    if d is None:
+        return None
+    out = []
+    for key, arrays in d.items():
+        entry = {}
+        for f, a in arrays.items():
+            entry[f] = ({"strings": [str(x) for x in a]} if a.dtype == object
+                        else _array(a))
+        out.append({"key": _key_out(key), "arrays": entry})
+    return out
+
+
+def _groups_in(d: Any) -> dict[Any, dict[str, np.ndarray]] | None:
+    if d is None:
+        return None
+    return {_key_in(e["key"]): {f: (np.asarray(a["strings"], dtype=object) if "strings" in a
+                                    else _unarray(a)) for f, a in e["arrays"].items()}
+            for e in d}
 
 
 def _load(d: dict[str, Any]) -> Accumulator:
@@ -438,5 +582,305 @@ def _load(d: dict[str, Any]) -> Accumulator:
             {k: _unarray(a) for k, a in s["counts"].items()},
             {k: FixedSum(_unarray(v["limbs"]), v["frac_bits"]) for k, v in s["sums"].items()},
             None if s["boot"] is None else _unarray(s["boot"]),
+            {}, {k: _unarray(a) for k, a in s.get("maxima", {}).items()},
+            _groups_in(s.get("sample")), _groups_in(s.get("top")), _groups_in(s.get("heavy")),
+            {k: _unarray(a) for k, a in s.get("fsums", {}).items()},
         )
     return acc
+
+
+# =============================================================================
+# sampled metrics, the typed result and the report of a merged state
+# =============================================================================
+def scaling_kinds() -> dict[str, str]:
+    """Registry metric -> its out-of-core kind (exact / bounded / sampled / none)."""
+    from calreport.registry import REGISTRY
+
+    return {m: spec.scaling.kind for m, spec in REGISTRY.items()}
+
+
+def _settings(state: StatsState, view: str | None) -> Any:
+    from calreport.settings import Settings
+
+    cfg = state.config
+    return Settings(n_bins=cfg.n_bins, strategy="uniform", tau=cfg.tau, view=view,
+                    p_risk_method="normal", eps=cfg.eps, min_count=cfg.min_count)
+
+
+def sample_profiles(state: StatsState) -> dict[Any, ConfidenceProfile]:
+    """Group key -> profile of its uniform sample (empty without ``sample_size``)."""
+    from calreport.stats.sample import profile_of
+
+    if state.sample is None:
+        return {}
+    return {k: profile_of(state.sample[k], state.schema.classes, state.config.weights)
+            for k in state.keys if k in state.sample}
+
+
+def sampled_values(state: StatsState, view: str | None = None
+                   ) -> tuple[dict[str, np.ndarray], dict[str, list[str | None]]]:
+    """The registry's sampled metrics of every group, on the groups' uniform samples.
+
+    Computed by the registry's own point computation (the pandas code) on the sample
+    profile, so a group with at most ``sample_size`` rows gets the pandas value.
+    Without a sample every sampled metric is NaN with the reason.
+    """
+    import warnings
+
+    from calreport.registry import REGISTRY, MetricCache
+
+    names = [m for m, k in scaling_kinds().items() if k == "sampled"]
+    g = len(state.keys)
+    values = {m: np.full(g, np.nan) for m in names}
+    reasons: dict[str, list[str | None]] = {m: [None] * g for m in names}
+    if state.sample is None:
+        why = ("sampled metric: not computed out of core without a sample; pass "
+               "sample_size=20000 (rows per group) to compute it on a uniform sample")
+        return values, {m: [why] * g for m in names}
+    settings = _settings(state, view)
+    profiles = sample_profiles(state)
+    for gi, key in enumerate(state.keys):
+        prof = profiles.get(key)
+        cache = MetricCache()
+        for m in names:
+            spec = REGISTRY[m]
+            need = spec.missing_need(prof) if prof is not None else "no rows"
+            if need:
+                reasons[m][gi] = need
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    values[m][gi] = float(spec.compute(prof, settings, cache))
+                except ValueError as exc:
+                    reasons[m][gi] = str(exc)
+                    continue
+            if np.isnan(values[m][gi]):
+                reasons[m][gi] = spec.nan_reason
+    return values, reasons
+
+
+def full_table(state: StatsState, *, view: str | None = None, ci: float | None = None
+               ) -> _finish.MetricTable:
+    """Exact and bounded metrics from the sums, plus the sampled ones (NaN + reason
+    without a sample): every registry metric, with its kind from the registry."""
+    table = _finish.summary(state, view=view, ci=ci)
+    sv, sr = sampled_values(state, table.view)
+    table.values.update(sv)
+    kinds = scaling_kinds()
+    table.kinds.update({m: kinds[m] for m in sv})
+    for m, r in sr.items():
+        if any(x is not None for x in r):
+            table.reasons[m] = r
+    table.settings = {**table.settings, "sampled": state.sample is not None}
+    return table
+
+
+def dropped_metrics(table: _finish.MetricTable) -> dict[str, str]:
+    """Registry metrics without a value in any group, with the reason."""
+    out = {}
+    for m, val in table.values.items():
+        if np.isnan(val).all() and m in table.reasons:
+            out[m] = next((r for r in table.reasons[m] if r), "undefined")
+    return out
+
+
+def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str | None = None,
+                   ci: float | None = None, data: dict[str, Any] | None = None,
+                   n_dropped: float = 0.0) -> Any:
+    """A :class:`~calreport.result.CalibrationResult` of a merged state (overall added
+    when grouped), with the risk verdict of every group from the sums.
+
+    Exact and bounded metrics come from the sums (bounded ones carry their bound in
+    ``reasons``-free ``data["bounds"]``), sampled ones from the groups' samples,
+    P_risk by the normal approximation.
+    """
+    import pandas as pd
+
+    from calreport._grouping import _unique_names
+    from calreport.registry import REGISTRY
+    from calreport.result import CalibrationResult, GroupResult
+    from calreport.stats.verdict import risk_verdicts
+
+    grouped = bool(by)
+    view = _finish._view(state, view)
+    names = list(REGISTRY)
+
+    def results(st: StatsState, keys: list[Any], labels: list[str]) -> list[Any]:
+        table = full_table(st, view=view, ci=ci)
+        verdicts = risk_verdicts(st)
+        out = []
+        for gi, key in enumerate(keys):
+            values = {"n": float(table.values["n"][gi]), "n_dropped": n_dropped,
+                      "n_clipped": float(table.values["n_clipped"][gi])}
+            values.update({m: float(table.values[m][gi]) for m in names})
+            reasons = {m: r[gi] for m, r in table.reasons.items() if m in names and r[gi]}
+            iv, methods = {}, {}
+            for m, (lo, hi) in table.intervals.items():
+                if m in names:
+                    iv[m] = (float(lo[gi]), float(hi[gi]))
+                    methods[m] = "percentile (Poisson bootstrap)"
+            if ci is not None:
+                for m in names:
+                    if m not in iv:
+                        reasons.setdefault(m, f"interval: no out-of-core interval for a "
+                                              f"{REGISTRY[m].scaling.kind} metric")
+            out.append(GroupResult(key, labels[gi], values, iv, methods, reasons, "normal",
+                                   view, verdicts[gi]))
+        return out, table
+
+    keys = list(state.keys)
+    labels = _unique_names(keys) if grouped else ["all"]
+    groups, table = results(state, [None] if not grouped else keys, labels)
+    overall = None
+    if grouped:
+        overall = results(state.pooled(), ["overall"], ["overall"])[0][0]
+    index = _index(keys, by) if grouped else None
+    settings = _settings(state, view)
+    cfg = state.config
+    ci_info = None
+    if ci is not None:
+        ci_info = {"level": float(ci), "method": "percentile", "n_boot": int(cfg.n_boot),
+                   "resampling": "Poisson, counter-based streams (independent of the "
+                                 "partitioning)", "seed": int(cfg.seed)}
+    facts = dict(data or {})
+    facts.setdefault("classes", None if state.schema.classes is None
+                     else list(state.schema.classes))
+    facts.setdefault("positive_class", state.schema.classes[1]
+                     if state.schema.binary and state.schema.classes else None)
+    facts.setdefault("weights", cfg.weights if state.schema.weighted else None)
+    facts.setdefault("group_label", " / ".join(str(b) for b in by) or None)
+    facts["scaling"] = {m: REGISTRY[m].scaling.kind for m in names}
+    facts["bounds"] = {m: [float(x) for x in b] for m, b in table.bounds.items()}
+    facts["sample_size"] = int(cfg.sample_size) if state.sample is not None else 0
+    del pd
+    return CalibrationResult(groups, overall, index, names, settings, ci_info, facts)
+
+
+def report_from_state(state: StatsState, *, by: Sequence[Hashable] = (),
+                      view: str | None = None, ci: float | None = None,
+                      data: dict[str, Any] | None = None, n_dropped: float = 0.0,
+                      source: str = "merged statistics", **kwargs: Any) -> Any:
+    """The model-card report of a merged state, by the pandas report builder.
+
+    The result (:func:`evaluate_state`) and the groups' uniform samples (for the
+    figures) go to :func:`calreport.report.build_report`; the report then gets the
+    exact error counts and the exact lists of the largest CSR terms (``top_errors``
+    kept out of core), and notes saying which numbers are bounded and which sampled.
+
+    Parameters
+    ----------
+    state : StatsState
+        Built with ``sample_size`` (figures) and ``top_errors`` (error lists).
+    by : sequence of column names
+    view, ci
+        As in :func:`evaluate_state`.
+    data : dict, optional
+        Facts about the input (roles, columns) for the data section.
+    n_dropped : float
+        Rows dropped for missing values (0 with ``missing="raise"``).
+    source : str
+        What the statistics were merged from (printed in the data section).
+    **kwargs
+        Passed to :func:`calreport.report.build_report` (title, model, timestamp...).
+
+    Returns
+    -------
+    calreport.report.Report
+    """
+    from calreport.report import build_report
+
+    result = evaluate_state(state, by=by, view=view, ci=ci, data=data, n_dropped=n_dropped)
+    names = {g.key if result.grouped else None: g.name for g in result.groups}
+    samples = sample_profiles(state)
+    profiles = {names[k if result.grouped else None]: p for k, p in samples.items()}
+    notes = dict(kwargs.pop("data_notes", None) or {})
+    notes.update(scaling_notes(result, state, source))
+    max_driver_groups = kwargs.get("max_driver_groups", 10)
+    rep = build_report(result, profiles, data_notes=notes, **kwargs)
+    _exact_errors(rep.context, state, result, int(kwargs.get("top_errors", 10)),
+                  int(max_driver_groups))
+    return rep
+
+
+def scaling_notes(result: Any, state: StatsState, source: str) -> dict[str, str]:
+    """Lines for the report's data section: exact / bounded / sampled numbers."""
+    kinds = result.data["scaling"]
+    exact = [m for m in result.metrics if kinds[m] == "exact"]
+    notes = {"Computed out of core": (
+        f"from {source}: exact per-group sums merged across partitions or batches; "
+        f"{len(exact)} metrics are exact ({', '.join(exact)}).")}
+    bounded = [m for m in result.metrics if kinds[m] == "bounded"]
+    if bounded:
+        parts = []
+        for m in bounded:
+            b = result.data["bounds"].get(m)
+            top = max(b) if b else math.nan
+            parts.append(f"{m} (error at most {top:.2g})")
+        notes["Bounded metrics"] = (
+            f"{', '.join(parts)}: read off {state.config.score_bins} fixed score bins; "
+            "the true value lies within the bound.")
+    sampled = [m for m in result.metrics if kinds[m] == "sampled"]
+    if sampled:
+        k = result.data.get("sample_size", 0)
+        notes["Sampled metrics"] = (
+            f"{', '.join(sampled)} and the figures: computed on a uniform sample of "
+            f"{k:,} rows per group (the whole group when smaller); the error lists and "
+            "counts are exact." if k else
+            f"{', '.join(sampled)}: not computed (no sample was kept).")
+    if result.ci is not None:
+        notes["Intervals"] = ("Poisson bootstrap with counter-based streams for the exact "
+                              "metrics; none for the bounded and sampled ones.")
+    return notes
+
+
+def _exact_errors(context: dict[str, Any], state: StatsState, result: Any, k: int,
+                  max_groups: int) -> None:
+    """Replace sample-based error counts and lists of the context by exact ones."""
+    from calreport.stats.state import SCALARS
+
+    i_w, i_ok = SCALARS.index("w"), SCALARS.index("w_ok")
+    states = {None if not result.grouped else key: state for key in state.keys}
+    by_name: dict[str, tuple[StatsState, int]] = {}
+    for g in result.groups:
+        st = states[g.key]
+        by_name[g.name] = (st, st.keys.index(g.key) if result.grouped else 0)
+    pooled = state.pooled() if result.grouped else None
+    if pooled is not None:
+        by_name["all groups pooled"] = (pooled, 0)
+    errors = {}
+    for name, (st, gi) in by_name.items():
+        sc = st.sums["scalar"].to_float()[gi]
+        errors[name] = float(sc[i_w] - sc[i_ok])
+    for f in [*context["groups"], *context["cards"]]:
+        if f["name"] in errors:
+            f["n_errors"] = errors[f["name"]]
+    flagged = [f for f in context["groups"] if f["band"] in ("risky", "evidence")
+               or (f["n_certain_wrong"] or 0) > 0]
+    drivers = []
+    classes = state.schema.classes
+    for f in flagged[:max_groups]:
+        st, gi = by_name[f["name"]]
+        key = st.keys[gi]
+        top = (st.top or {}).get(key)
+        sc = st.sums["scalar"].to_float()[gi]
+        total = float(sc[SCALARS.index("csr_num")]) / float(sc[i_w])
+        rows = []
+        if top is not None:
+            order = np.lexsort((top["conf"], top["u"]))[:k]
+            for i in order.tolist():
+                contrib = float(top["size"][i]) / float(sc[i_w])
+                rows.append({
+                    "row": str(top["row"][i]), "confidence": float(top["conf"][i]),
+                    "y_true": None if classes is None or "y_true" not in top
+                    else str(classes[int(top["y_true"][i])]),
+                    "y_pred": None if classes is None or "y_pred" not in top
+                    else str(classes[int(top["y_pred"][i])]),
+                    "contribution": contrib,
+                    "share": contrib / total if total > 0 else math.nan})
+        drivers.append({"group": f["name"], "rows": rows, "n_errors": errors[f["name"]],
+                        "csr": total, "share_top": (sum(r["contribution"] for r in rows) / total
+                                                    if total > 0 else math.nan),
+                        "k": len(rows), "has_labels": state.schema.layout != "minimal"})
+    context["drivers"] = drivers
+    context["n_flagged"] = len(flagged)

@@ -4,9 +4,12 @@ Each partition is reduced to a :class:`~calreport.stats.StatsState` (exact per-g
 per-bin sums); the states are merged with ``+`` in a tree and the metrics are
 finished once.  Nothing else is shipped between workers, so memory stays at a few
 partitions plus the states, and the numbers equal the pandas ones (exact metrics to
-float64 rounding; AUC, cwAUC and AURC within the bound reported beside them).  The
-computation runs on the active Dask scheduler: threads by default, a
-``dask.distributed`` client when one is active.
+float64 rounding; AUC, cwAUC and AURC within the bound reported beside them, or
+exact with ``exact_auc=True``; the metrics that refit a curve on a uniform sample of
+each group, said so in the output).  Equal-mass bins and Hosmer-Lemeshow deciles
+take a second pass.  ``report()`` builds the pandas accessor's audit report from the
+merged state.  The computation runs on the active Dask scheduler: threads by
+default, a ``dask.distributed`` client when one is active.
 
 Dask stays optional: importing :mod:`calreport` does not import Dask.  Call
 :func:`register` (done by ``import calreport`` when Dask is installed) to attach the
@@ -20,11 +23,16 @@ from typing import Any
 
 from calreport.accumulator import (
     add_states,
+    calibration_error_frame,
+    calibration_tests_frame,
     frame_state,
+    full_table,
     group_counts,
     reliability_frame,
+    report_from_state,
     resolve_spec,
     risk_frame,
+    scores_frame,
     summary_frame,
 )
 from calreport.stats import StatsConfig, StatsState
@@ -56,7 +64,8 @@ class _Base:
     def summary(self, *, view: str | None = None, ci: float | None = None,
                 n_boot: int = 200, seed: int = 0, n_bins: int = 15, tau: float = 0.5,
                 score_bins: int = 1 << 16, eps: float = 1e-8, weights: str = "importance",
-                min_count: int = 1) -> Any:
+                min_count: int = 1, sample_size: int = 0, exact_auc: bool = False,
+                strategy: str = "uniform") -> Any:
         """Summary metrics, as ``df.calib.summary()`` on the same rows.
 
         Parameters
@@ -71,14 +80,26 @@ class _Base:
             Replicates and master seed of the intervals.
         n_bins, tau, score_bins, eps, weights, min_count
             See :class:`~calreport.stats.StatsConfig`.
+        sample_size : int, default 0
+            Rows per group of the uniform sample on which the sampled metrics (LCS,
+            TCE_bpm, smECE, ...) are computed; 0 leaves them NaN, listed in
+            ``attrs["dropped"]`` with the reason.
+        exact_auc : bool, default False
+            Exact AUC and cwAUC by a merge of the distinct scores of every partition
+            (memory grows with the distinct scores); their bound becomes 0.
+        strategy : {"uniform", "quantile"}, default "uniform"
+            Bins of ECE, MCE and signed ECE; ``"quantile"`` (equal mass, unweighted
+            rows) takes a second pass for the exact order statistics
+            (:mod:`calreport.stats.quantile`).
 
         Returns
         -------
         pandas.Series or pandas.DataFrame
             Ungrouped: metric -> value; grouped: groups x metrics.  With ``ci``: columns
             (metric, [value, ci_low, ci_high]).  Bounded metrics carry a
-            ``<metric>_bound`` column; ``.attrs["kinds"]`` says which metric is exact
-            and which bounded.
+            ``<metric>_bound`` column; ``.attrs["kinds"]`` says which metric is exact,
+            bounded or sampled (the registry's ``scaling``), ``attrs["dropped"]`` which
+            have no value and why.
 
         Notes
         -----
@@ -94,9 +115,124 @@ class _Base:
         """
         cfg = StatsConfig(n_bins=n_bins, tau=tau, score_bins=score_bins, eps=eps,
                           weights=weights, min_count=min_count,
-                          n_boot=n_boot if ci is not None else 0, seed=seed)
+                          n_boot=n_boot if ci is not None else 0, seed=seed,
+                          sample_size=sample_size)
         st = compute_state(self._obj, self._role_kw, self._by, cfg, dropna=self._dropna)
-        return summary_frame(_finish.summary(st, view=view, ci=ci), self._by)
+        if strategy not in ("uniform", "quantile"):
+            raise ValueError(f"`strategy` must be 'uniform' or 'quantile', got {strategy!r}.")
+        table = full_table(st, view=view, ci=ci)
+        if strategy == "quantile":
+            from calreport.stats import quantile
+
+            pl, second = self._second_pass(st, table.view, n_bins, 10)
+            q = quantile.ece_quantile(st, second, pl, n_bins=n_bins, min_count=min_count)
+            table.values.update(q)
+            for m in q:
+                table.intervals.pop(m, None)
+            table.settings = {**table.settings, "strategy": "quantile"}
+        if exact_auc:
+            from calreport.stats.exact_auc import apply_exact_auc
+
+            apply_exact_auc(table, compute_score_table(self._obj, self._role_kw, self._by,
+                                                       cfg, dropna=self._dropna))
+        return summary_frame(table, self._by)
+
+    def report(self, *, view: str | None = None, ci: float | None = None,
+               n_boot: int = 200, seed: int = 0, n_bins: int = 15, tau: float = 0.5,
+               eps: float = 1e-8, weights: str = "importance", sample_size: int = 20_000,
+               top_errors: int = 10, **kwargs: Any) -> Any:
+        """Model-card audit report, as ``df.calib.report()`` on the same rows.
+
+        One pass over the partitions: exact metrics and the risk verdicts from merged
+        sums, bounded metrics with their bound, the sampled metrics and the figures from
+        a uniform sample of ``sample_size`` rows per group, exact lists of the
+        ``top_errors`` largest CSR terms; the data section says which is which
+        (:func:`calreport.accumulator.report_from_state`).
+
+        Parameters
+        ----------
+        view, ci, n_boot, seed, n_bins, tau, eps, weights
+            As in :meth:`summary` (``ci=None``: no intervals, the default here since the
+            Poisson bootstrap costs ``n_boot`` draws per row).
+        sample_size, top_errors : int
+            Rows per group of the sample; errors listed per flagged group.
+        **kwargs
+            Passed to :func:`calreport.report.build_report` (``title``, ``model``,
+            ``timestamp``, ``max_cards``...).
+
+        Returns
+        -------
+        calreport.report.Report
+        """
+        cfg = StatsConfig(n_bins=n_bins, tau=tau, eps=eps, weights=weights,
+                          n_boot=n_boot if ci is not None else 0, seed=seed,
+                          sample_size=sample_size, top_errors=top_errors)
+        st = compute_state(self._obj, self._role_kw, self._by, cfg, dropna=self._dropna)
+        missing = self._role_kw.get("missing", "raise")
+        data = {"group_label": " / ".join(str(b) for b in self._by) or None,
+                "columns": {k: (str(v) if not isinstance(v, (list, tuple))
+                                else [str(x) for x in v])
+                            for k, v in self._role_kw.items()
+                            if k in ("y", "proba", "pred", "conf", "correct", "weight")}}
+        return report_from_state(
+            st, by=self._by, view=view, ci=ci, data=data,
+            n_dropped=0.0 if missing == "raise" else float("nan"),
+            source=f"{self._obj.npartitions} Dask partitions", top_errors=top_errors,
+            **kwargs)
+
+    def scores(self, *, view: str | None = None, n_bins: int = 15) -> Any:
+        """Top-label Brier, sharpness and the binned Murphy terms (exact, uniform bins).
+
+        As ``df.calib.scores()`` without E-AURC (the AURC is bounded out of core).
+        """
+        st = self.state(n_bins=n_bins, score_bins=2)
+        return scores_frame(st, self._by, view)
+
+    def calibration_error(self, *, view: str | None = None, sample_size: int = 20_000,
+                          seed: int = 0) -> Any:
+        """ICI, E50, E90 and Emax from the LOWESS curve of a uniform sample of
+        ``sample_size`` rows per group (:mod:`calreport.stats.sample`; sampled, and
+        ``attrs["sampled"]`` says how many rows each group used)."""
+        st = self.state(sample_size=sample_size, seed=seed, score_bins=2)
+        return calibration_error_frame(st, self._by, view)
+
+    def calibration_tests(self, *, n_groups: int = 10) -> Any:
+        """Hosmer-Lemeshow deciles and Spiegelhalter's Z, exact (default view).
+
+        Spiegelhalter's Z from sums; Hosmer-Lemeshow "deciles of risk" by a second
+        pass for the exact quantile edges (unweighted rows;
+        :mod:`calreport.stats.quantile`).  The Cox fit is not computed out of core.
+        """
+        from calreport.stats import quantile
+
+        st = self.state()
+        out = calibration_tests_frame(st, self._by)
+        if not st.schema.weighted:
+            from calreport.stats.finish import _view
+
+            pl, second = self._second_pass(st, _view(st, None), 15, n_groups)
+            hl = quantile.hosmer_lemeshow(st, second, pl, n_groups=n_groups)
+            for k, v in hl.items():
+                out[k] = v if self._by else float(v[0])
+            out.attrs["dropped"].pop("hl_statistic", None)
+        return out
+
+    def _second_pass(self, st: StatsState, view: str, n_bins: int, n_groups: int
+                     ) -> tuple[Any, Any]:
+        """Plan and merged second-pass state of the quantile edges."""
+        import dask
+        from dask import delayed
+
+        from calreport.stats import quantile
+
+        pl = quantile.plan(st, view=view, n_bins=n_bins, n_groups=n_groups)
+        spec = _spec_with_classes(self._obj, self._role_kw, self._by, st.config, self._dropna)
+        cols = list(dict.fromkeys([*spec.roles.columns, *spec.by]))
+        parts = [delayed(_collect_part)(p, spec, pl) for p in self._obj[cols].to_delayed()]
+        while len(parts) > 1:
+            parts = [delayed(_merge_second)(*parts[i:i + 8]) for i in range(0, len(parts), 8)]
+        (second,) = dask.compute(parts[0])
+        return pl, second
 
     def risk(self, *, eps: float = 1e-8, weights: str = "importance") -> Any:
         """CSR, sigma_CSR, z, P_risk (normal approximation) and the risk band."""
@@ -207,9 +343,10 @@ def compute_state(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable],
     need_labels = roles.classes is None and (bool(roles.proba) or roles.pred is not None)
     parts = frame.to_delayed()
     first: list[tuple[Any, Any, dict[Any, int]]] = []
-    if need_labels or config.n_boot:
-        first = list(dask.compute(*[delayed(_first_pass)(p, spec, need_labels,
-                                                         bool(config.n_boot)) for p in parts]))
+    need_counts = bool(config.n_boot or config.sample_size)
+    if need_labels or need_counts:
+        first = list(dask.compute(*[delayed(_first_pass)(p, spec, need_labels, need_counts)
+                                    for p in parts]))
     if need_labels:
         import numpy as np
 
@@ -219,7 +356,7 @@ def compute_state(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable],
         spec = resolve_spec(ddf._meta, role_kw, by, config, labels=labels, preds=preds,
                             dropna=dropna)
     offsets: list[dict[Any, int]] = [{} for _ in parts]
-    if config.n_boot:
+    if config.n_boot or config.sample_size:
         seen: dict[Any, int] = {}
         for i, (_, _, counts) in enumerate(first):
             offsets[i] = dict(seen)
@@ -233,6 +370,87 @@ def compute_state(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable],
     if out is None:
         raise ValueError("The Dask DataFrame has no rows to compute metrics on.")
     return out
+
+
+def compute_score_table(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable],
+                        config: StatsConfig, *, dropna: bool = True,
+                        split_every: int = 8) -> Any:
+    """Distinct scores of every group and class with exact sums, merged in a tree.
+
+    The second pass behind ``summary(exact_auc=True)``
+    (:mod:`calreport.stats.exact_auc`).
+    """
+    import dask
+    from dask import delayed
+
+
+    spec = _spec_with_classes(ddf, role_kw, tuple(by), config, dropna)
+    cols = list(dict.fromkeys([*spec.roles.columns, *spec.by]))
+    tables = [delayed(_score_part)(p, spec) for p in ddf[cols].to_delayed()]
+    while len(tables) > 1:
+        tables = [delayed(_merge_many)(*tables[i:i + split_every])
+                  for i in range(0, len(tables), split_every)]
+    (out,) = dask.compute(tables[0])
+    return out or {}
+
+
+def _collect_part(part: Any, spec: Any, pl: Any) -> Any:
+    from calreport.accumulator import frame_profile
+    from calreport.stats import quantile
+
+    got = frame_profile(part, spec)
+    if got is None:
+        return None
+    profile, codes, keys, _ = got
+    return quantile.collect(profile, codes, keys, pl)
+
+
+def _merge_second(*states: Any) -> Any:
+    from calreport.stats import quantile
+
+    out = None
+    for s in states:
+        out = quantile.merge(out, s)
+    return out
+
+
+def _merge_many(*tables: Any) -> Any:
+    from calreport.stats.exact_auc import merge_tables
+
+    out = None
+    for t in tables:
+        out = merge_tables(out, t)
+    return out
+
+
+def _score_part(part: Any, spec: Any) -> Any:
+    from calreport.accumulator import frame_profile
+    from calreport.stats.exact_auc import score_tables
+
+    got = frame_profile(part, spec)
+    if got is None:
+        return None
+    profile, codes, keys, _ = got
+    return score_tables(profile, codes, keys)
+
+
+def _spec_with_classes(ddf: Any, role_kw: dict[str, Any], by: tuple[Hashable, ...],
+                       config: StatsConfig, dropna: bool) -> Any:
+    import dask
+    import numpy as np
+    from dask import delayed
+
+    spec = resolve_spec(ddf._meta, role_kw, by, config, dropna=dropna)
+    roles = spec.roles
+    if roles.classes is not None or not (roles.proba or roles.pred is not None):
+        return spec
+    cols = list(dict.fromkeys([*roles.columns, *by]))
+    first = dask.compute(*[delayed(_first_pass)(p, spec, True, False)
+                           for p in ddf[cols].to_delayed()])
+    labels = np.concatenate([f[0] for f in first])
+    preds = np.concatenate([f[1] for f in first]) if roles.pred is not None else None
+    return resolve_spec(ddf._meta, role_kw, by, config, labels=labels, preds=preds,
+                        dropna=dropna)
 
 
 def _first_pass(part: Any, spec: Any, labels: bool, counts: bool) -> tuple[Any, Any, Any]:

@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from calreport.accumulator import frame_state, resolve_spec
+from calreport.accumulator import frame_state, full_table, resolve_spec
 from calreport.stats import StatsConfig, StatsState
-from calreport.stats import finish as _finish
 
 __all__ = ["PolarsCalibNamespace", "register"]
 
@@ -86,7 +85,7 @@ class PolarsCalibNamespace:
         by_t = _by(by)
         st = self.state(by=by_t or None, n_bins=n_bins, tau=tau, score_bins=score_bins,
                         n_boot=n_boot if ci is not None else 0, seed=seed)
-        t = _finish.summary(st, view=view, ci=ci)
+        t = full_table(st, view=view, ci=ci)
         data: dict[str, Any] = {}
         for i, name in enumerate(by_t):
             data[str(name)] = [k[i] if len(by_t) > 1 else k for k in t.keys]

@@ -85,3 +85,13 @@ def test_classes_of_the_first_batch_are_enforced():
 def test_empty_accumulator_raises():
     with pytest.raises(ValueError, match="holds no rows yet"):
         Accumulator().summary()
+
+
+def test_ici_on_the_sample_equals_pandas_when_the_group_fits(frame):
+    acc = _acc(sample_size=5000).update(frame)
+    got = acc.calibration_error()
+    ref = frame.groupby("model").calib.calibration_error()
+    np.testing.assert_allclose(got[["ici", "e50", "e90", "emax"]],
+                               ref[["ici", "e50", "e90", "emax"]], rtol=1e-9)
+    with pytest.raises(ValueError, match="sample_size=20000"):
+        _acc().update(frame).calibration_error()

@@ -33,7 +33,7 @@ KINDS: dict[str, str] = {
     "log_loss": "exact", "top_label_brier": "exact", "sharpness": "exact",
     "auc": "bounded", "cwauc": "bounded", "delta_auc": "bounded",
     "cwsa": "exact", "cwsa_plus": "exact", "coverage": "exact",
-    "selective_accuracy": "exact", "aurc": "bounded",
+    "selective_accuracy": "exact", "aurc": "bounded", "corp_unc": "exact",
 }
 SUMMARY_METRICS = tuple(KINDS)
 _S = {name: i for i, name in enumerate(SCALARS)}
@@ -192,6 +192,9 @@ def summary(state: StatsState, *, view: str | None = None,
     for name in ("cwsa", "cwsa_plus", "coverage", "selective_accuracy"):
         v[name] = sel[name][:, j]
     v["aurc"], bounds["aurc"] = _aurc(state)
+    # CORP's uncertainty term is the base rate's Brier score o (1 - o) on the view
+    base = _div(rel["sum_outcome"].sum(axis=1), rel["weight_sum"].sum(axis=1))
+    v["corp_unc"] = base * (1.0 - base)
 
     for name, arr in v.items():
         if name not in reasons and np.isnan(arr).any():

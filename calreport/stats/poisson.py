@@ -66,36 +66,42 @@ def poisson_counts(key: int, start: int, n: int) -> np.ndarray:
     return k
 
 
-def _columns(p: ConfidenceProfile, cfg: StatsConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row quantities whose replicate sums give the metrics (linear, quadratic)."""
-    c = p.conf
-    ok = p.correct.astype(np.float64)
-    w = np.ones(p.n) if p.sample_weight is None else p.sample_weight
+def _columns(p: ConfidenceProfile, cfg: StatsConfig, rows: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row quantities of ``rows`` whose replicate sums give the metrics (linear,
+    quadratic); built per block of rows, so memory stays at a block."""
+    n = rows.size
+    c = p.conf[rows]
+    ok = p.correct[rows].astype(np.float64)
+    w = np.ones(n) if p.sample_weight is None else p.sample_weight[rows]
+    y_true = None if p.y_true is None else p.y_true[rows]
     cc = np.clip(c, cfg.eps, 1.0 - cfg.eps)
     odds = cc / (1.0 - cc)
     if p.proba is not None and p.score is not None:
-        brier = (p.score - (p.y_true == 1)) ** 2
-        p_true = np.where(p.y_true == 1, p.score, 1.0 - p.score)
+        score = p.score[rows]
+        brier = (score - (y_true == 1)) ** 2
+        p_true = np.where(y_true == 1, score, 1.0 - score)
     elif p.proba is not None:
-        d = p.proba.copy()
-        d[np.arange(p.n), p.y_true] -= 1.0
+        d = p.proba[rows]  # a copy (fancy indexing)
+        d[np.arange(n), y_true] -= 1.0
         brier = np.einsum("ij,ij->i", d, d)
-        p_true = p.proba[np.arange(p.n), p.y_true]
+        p_true = p.proba[rows, y_true]
     else:
-        brier = p_true = np.ones(p.n)
+        brier = p_true = np.ones(n)
     log_loss = -np.log(np.clip(p_true, _LOG_EPS, 1.0 - _LOG_EPS))
     sel = (c >= cfg.tau).astype(np.float64)
     lin = [w, w * ok, w * c, w * c * ok, w * (1.0 - ok) / (1.0 - cc), w * odds,
            w * (c - ok) ** 2, w * brier, w * log_loss, w * c * c,
            w * sel, w * sel * ok, w * sel * c, w * sel * c * ok]
     s, y = p.view(None)
+    s, y = s[rows], y[rows]
     nb = cfg.n_bins
     idx = np.searchsorted(np.arange(1, nb, dtype=np.float64) / nb, s, side="left")
-    onehot = np.zeros((p.n, 3 * nb))
-    rows = np.arange(p.n)
-    onehot[rows, idx] = w
-    onehot[rows, nb + idx] = w * s
-    onehot[rows, 2 * nb + idx] = w * y
+    onehot = np.zeros((n, 3 * nb))
+    at = np.arange(n)
+    onehot[at, idx] = w
+    onehot[at, nb + idx] = w * s
+    onehot[at, 2 * nb + idx] = w * y
     return np.column_stack([*lin, onehot]), np.column_stack([w * w, w * w * odds])
 
 
@@ -107,8 +113,8 @@ def replicate_sums(p: ConfidenceProfile, cfg: StatsConfig, codes: np.ndarray,
     order, occupy stream positions ``(offset + rank) * n_boot + b``.
     """
     b = int(cfg.n_boot)
-    lin, quad = _columns(p, cfg)
-    out = np.zeros((len(keys), b, lin.shape[1] + quad.shape[1]))
+    n_lin = len(LINEAR) + 3 * cfg.n_bins
+    out = np.zeros((len(keys), b, n_lin + len(QUADRATIC)))
     block = max(1, _ROWS_PER_BLOCK // b)
     for gi, key in enumerate(keys):
         rows = np.flatnonzero(codes == gi)
@@ -118,8 +124,9 @@ def replicate_sums(p: ConfidenceProfile, cfg: StatsConfig, codes: np.ndarray,
             r = rows[s:s + block]
             k = poisson_counts(stream, (first + s) * b, r.size * b).reshape(r.size, b)
             kf = k.astype(np.float64)
-            out[gi, :, :lin.shape[1]] += kf.T @ lin[r]
-            out[gi, :, lin.shape[1]:] += (kf * kf).T @ quad[r]
+            lin, quad = _columns(p, cfg, r)
+            out[gi, :, :n_lin] += kf.T @ lin
+            out[gi, :, n_lin:] += (kf * kf).T @ quad
     return out
 
 

@@ -30,11 +30,24 @@ _LOG_EPS = float(np.finfo(np.float64).eps)
 SCALARS = ("w", "w2", "w_ok", "w_c", "w_c_ok", "w_c2", "csr_num", "sig_freq", "sig_imp",
            "top_brier", "brier", "log_loss")
 COUNTS = ("n", "n_positive_weight", "n_clipped", "n_one")
-BIN_SUMS = ("w", "w2", "w_s", "w_y")
+BIN_SUMS = ("w", "w2", "w_s", "w_y", "w_s2", "w_sy")
 TAU_SUMS = ("w", "w_ok", "w_c", "w_c_ok")
 AUC_SUMS = ("w_pos", "w_neg", "wc_pos", "wc_neg")
 AURC_SUMS = ("w", "w_err")
 VIEWS = ("top_label", "positive")
+#: Sums of the risk verdict (:func:`calreport.metrics.risk.risk_summary` in sum form)
+#: over all rows (``a_``) and over the certainty claims (``c_``, raw confidence
+#: >= 1 - eps; few rows, so cheap); the rows below certainty are their exact
+#: difference.  ``k`` = copies (1, or the frequency weight), ``a`` = error size,
+#: ``p = 1 - c``, ``p1 = min(2p, 1)`` the alternative of the power.  Third cumulants
+#: and the Spiegelhalter numerator can be negative: positive and negative parts.
+RISK_SUMS = ("sp_num_pos", "sp_num_neg", "sp_var", "c_w", "c_w2", "c_w_wrong", "c_count",
+             "c_wrong", "c_s_obs", "c_var")
+#: Float sums of the verdict's validity and power terms (third cumulant, mean and
+#: variance under the alternative) over all rows (``a_``) and the rows below certainty
+#: (``r_``): compared with thresholds only, so float64 (added in any order: equal to
+#: a few ulps) rather than exact.
+RISK_FLOAT = ("a_k3", "a_mean1", "a_var1", "r_k3", "r_mean1", "r_var1")
 
 
 @dataclass(frozen=True)
@@ -63,6 +76,15 @@ class StatsConfig:
         Poisson bootstrap replicates accumulated with the state (0 = none).
     seed : int
         Master seed of the counter-based bootstrap streams.
+    sample_size : int
+        Rows per group kept in a uniform sample for the metrics that refit a curve
+        (see :mod:`calreport.stats.sample`); 0 = no sample.
+    top_errors : int
+        Errors of largest CSR contribution kept per group (exact top-k); 0 = none.
+    heavy_rows : int
+        Rows of largest null variance kept per group (all rows, and rows below
+        certainty) for the Monte Carlo null of P_risk where the normal approximation
+        is invalid (:mod:`calreport.stats.verdict`).
     """
 
     n_bins: int = 15
@@ -74,6 +96,9 @@ class StatsConfig:
     min_count: int = 1
     n_boot: int = 0
     seed: int = 0
+    sample_size: int = 0
+    top_errors: int = 0
+    heavy_rows: int = 4096
 
     def __post_init__(self) -> None:
         if int(self.n_bins) < 1 or int(self.score_bins) < 2:
@@ -98,6 +123,11 @@ class StatsConfig:
             raise ValueError(f"`eps` must be in (0, 0.5), got {self.eps!r}.")
         if int(self.n_boot) < 0:
             raise ValueError(f"`n_boot` must be >= 0, got {self.n_boot!r}.")
+        if int(self.top_errors) < 0:
+            raise ValueError(f"`top_errors` must be >= 0, got {self.top_errors!r}.")
+        if int(self.sample_size) < 0:
+            raise ValueError(f"`sample_size` must be >= 0 (0 = no sample), got "
+                             f"{self.sample_size!r}.")
         object.__setattr__(self, "taus", taus)
 
     def to_dict(self) -> dict[str, Any]:
@@ -187,6 +217,11 @@ class StatsState:
     sums: dict[str, FixedSum]
     boot: np.ndarray | None = None
     notes: dict[str, Any] = field(default_factory=dict)
+    maxima: dict[str, np.ndarray] = field(default_factory=dict)
+    sample: dict[Any, dict[str, np.ndarray]] | None = None
+    top: dict[Any, dict[str, np.ndarray]] | None = None
+    heavy: dict[Any, dict[str, np.ndarray]] | None = None
+    fsums: dict[str, np.ndarray] = field(default_factory=dict)
 
     # ---------------------------------------------------------------- building
     @classmethod
@@ -198,6 +233,7 @@ class StatsState:
         codes: np.ndarray | None = None,
         keys: list[Any] | None = None,
         row_offsets: dict[Any, int] | None = None,
+        row_labels: np.ndarray | None = None,
     ) -> StatsState:
         """State of a profile whose rows fall into groups.
 
@@ -213,6 +249,9 @@ class StatsState:
             Key -> rows of that group seen before this profile; the bootstrap stream
             of a row is positioned by its rank within its group, so replicates do not
             depend on how the data were split.  Default: 0 for every key.
+        row_labels : ndarray, optional
+            A label per row (e.g. the frame index) naming the errors kept by
+            ``config.top_errors``; default: none.
 
         Returns
         -------
@@ -234,13 +273,28 @@ class StatsState:
         codes = np.asarray(codes, dtype=np.intp)
         keys = [normalise_key(k) for k in (keys or [()])]
         g = len(keys)
-        counts, sums = _accumulate(profile, cfg, schema, codes, g)
+        counts, sums, floats = _accumulate(profile, cfg, schema, codes, g)
+        from calreport.stats.sample import heavy_rows
+
+        heavy, fsums = heavy_rows(profile, cfg, codes, keys, row_offsets)
+        fsums.update(floats)
         boot = None
         if cfg.n_boot:
             from calreport.stats.poisson import replicate_sums
 
             boot = replicate_sums(profile, cfg, codes, keys, row_offsets or {})
-        state = cls(cfg, schema, keys, counts, sums, boot)
+        sample = None
+        if cfg.sample_size:
+            from calreport.stats.sample import draw
+
+            sample = draw(profile, cfg, codes, keys, row_offsets or {})
+        top = None
+        if cfg.top_errors:
+            from calreport.stats.sample import top_errors
+
+            top = top_errors(profile, cfg, codes, keys, row_labels)
+        state = cls(cfg, schema, keys, counts, sums, boot, sample=sample,
+                    top=top, heavy=heavy, fsums=fsums)
         return state._canonical()
 
     # ---------------------------------------------------------------- merging
@@ -256,6 +310,8 @@ class StatsState:
             {k: a[idx] for k, a in self.counts.items()},
             {k: s[idx] for k, s in self.sums.items()},
             None if self.boot is None else self.boot[idx], dict(self.notes),
+            {k: a[idx] for k, a in self.maxima.items()}, self.sample, self.top,
+            self.heavy, {k: a[idx] for k, a in self.fsums.items()},
         )
 
     def __add__(self, other: StatsState) -> StatsState:
@@ -292,7 +348,66 @@ class StatsState:
             boot = np.zeros((g, *self.boot.shape[1:]))
             boot[ia] += self.boot
             boot[ib] += other.boot
-        return StatsState(self.config, self.schema, union, counts, sums, boot)
+        maxima = {}
+        for name, a in self.maxima.items():
+            out_max = np.full(g, -np.inf)
+            out_max[ia] = a
+            out_max[ib] = np.maximum(out_max[ib], other.maxima[name])
+            maxima[name] = out_max
+        sample = None
+        if self.sample is not None and other.sample is not None:
+            from calreport.stats.sample import merge
+
+            sample = merge(self.sample, other.sample, self.config.sample_size)
+        top = None
+        if self.top is not None and other.top is not None:
+            from calreport.stats.sample import merge
+
+            top = merge(self.top, other.top, self.config.top_errors)
+        from calreport.stats.sample import merge
+
+        heavy = merge(self.heavy or {}, other.heavy or {}, self.config.heavy_rows)
+        fsums = {}
+        for name, a in self.fsums.items():
+            out_f = np.zeros((g, *a.shape[1:]))
+            out_f[ia] += a
+            out_f[ib] += other.fsums[name]
+            fsums[name] = out_f
+        return StatsState(self.config, self.schema, union, counts, sums, boot, {}, maxima,
+                          sample, top, heavy, fsums)
+
+    def pooled(self, key: Any = "overall") -> StatsState:
+        """All groups merged into one group named ``key`` (the pooled rows).
+
+        The pooled sample keeps the ``sample_size`` smallest priorities of the groups'
+        samples: a uniform sample of the pooled rows when every group holds at least
+        its share (otherwise approximately uniform).
+        """
+        counts = {k: a.sum(axis=0, keepdims=True) for k, a in self.counts.items()}
+        sums = {k: FixedSum(s.limbs.sum(axis=0, keepdims=True), s.frac_bits)
+                for k, s in self.sums.items()}
+        boot = None if self.boot is None else self.boot.sum(axis=0, keepdims=True)
+        maxima = {k: a.max(axis=0, keepdims=True) for k, a in self.maxima.items()}
+        sample = top = None
+        if self.sample is not None or self.top is not None:
+            from calreport.stats.sample import merge
+
+            if self.sample is not None:
+                sample = {}
+                for part in self.sample.values():
+                    sample = merge(sample, {key: part}, self.config.sample_size)
+            if self.top is not None:
+                top = {}
+                for part in self.top.values():
+                    top = merge(top, {key: part}, self.config.top_errors)
+        from calreport.stats.sample import merge
+
+        heavy: dict[Any, dict[str, np.ndarray]] = {}
+        for (_, which), part in (self.heavy or {}).items():
+            heavy = merge(heavy, {(key, which): part}, self.config.heavy_rows)
+        fsums = {k: a.sum(axis=0, keepdims=True) for k, a in self.fsums.items()}
+        return StatsState(self.config, self.schema, [key], counts, sums, boot, {}, maxima,
+                          sample, top, heavy, fsums)
 
     def __radd__(self, other: Any) -> StatsState:
         if other == 0:  # sum() starts at 0
@@ -313,7 +428,8 @@ class StatsState:
 
 # ----------------------------------------------------------------------- kernels
 def _accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: np.ndarray,
-                g: int) -> tuple[dict[str, np.ndarray], dict[str, FixedSum]]:
+                g: int) -> tuple[dict[str, np.ndarray], dict[str, FixedSum],
+                                 dict[str, np.ndarray]]:
     c = p.conf
     ok = p.correct.astype(np.float64)
     w = p.sample_weight
@@ -380,12 +496,13 @@ def _accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: n
             skip = False
         cell = codes * nb + idx
         if skip:
-            parts = [FixedSum.zeros((g * nb,), FRAC_BITS)] * 4
+            parts = [FixedSum.zeros((g * nb,), FRAC_BITS)] * len(BIN_SUMS)
         else:
             parts = [total(None, cell, g * nb),
                      total(None, cell, g * nb) if w is None
                      else exact_bincount(cell, w * w, g * nb),
-                     total(s, cell, g * nb), total(y, cell, g * nb)]
+                     total(s, cell, g * nb), total(y, cell, g * nb),
+                     total(s * s, cell, g * nb), total(s * y, cell, g * nb)]
             pw = cell if w is None else cell[w > 0]
             bin_counts[:, vi, :] = np.bincount(pw, minlength=g * nb).reshape(g, nb)
         view_parts.append(_stack(parts, (g, nb)))
@@ -433,7 +550,54 @@ def _accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: n
         cell = (codes * k + p.y_true) * k + p.y_pred
         sums["confusion"] = _stack([total(None, cell, g * k * k), total(c, cell, g * k * k)],
                                    (g, k, k))
-    return counts, sums
+    risk_sums, risk_float = _risk_parts(p, cfg, codes, g)
+    sums["risk"] = risk_sums
+    return counts, sums, {"risk": risk_float}
+
+
+def _risk_parts(p: ConfidenceProfile, cfg: StatsConfig, codes: np.ndarray, g: int
+                ) -> tuple[FixedSum, dict[str, np.ndarray]]:
+    """Exact sums of :data:`RISK_SUMS` (the verdict in sum form)."""
+    raw = p.conf
+    w = np.ones(p.n) if p.sample_weight is None else p.sample_weight
+    keep = w > 0
+    c = np.clip(raw, cfg.eps, 1.0 - cfg.eps)
+    q = 1.0 - c
+    if cfg.weights == "frequency":
+        k, a = np.where(keep, w, 0.0), 1.0 / q
+    else:
+        k, a = keep.astype(np.float64), w / q
+    ka = k * a
+    k3 = ka * a * a * q * c * (1.0 - 2.0 * q)
+    p1 = np.minimum(2.0 * q, 1.0)
+    s, y = p.view(None)  # Spiegelhalter's Z on the default view (no clipping)
+    sp = w * (y - s) * (1.0 - 2.0 * s)
+    cols = [np.maximum(sp, 0.0), np.maximum(-sp, 0.0), w * (1.0 - 2.0 * s) ** 2 * s * (1.0 - s)]
+    parts = [exact_bincount(codes, x, g) for x in cols]
+    is_cert = (raw >= 1.0 - cfg.eps) & keep
+    mean1, var1 = ka * p1, ka * a * p1 * (1.0 - p1)
+    rest = ~is_cert
+    flo = [np.bincount(codes, weights=x, minlength=g) for x in (k3, mean1, var1)]
+    if is_cert.any():
+        flo += [np.bincount(codes[rest], weights=x[rest], minlength=g)
+                for x in (k3, mean1, var1)]
+    else:
+        flo += [x.copy() for x in flo]
+    fsum = np.stack(flo, axis=1)
+    cert = np.flatnonzero(is_cert)  # certainty claims: few rows
+    cc, wc, qc = codes[cert], w[cert], q[cert]
+    wrong = (~p.correct[cert]).astype(np.float64)
+    odds = c[cert] / qc
+    # the same float expressions as the all-rows sums of _accumulate, so that the
+    # rows below certainty are the exact difference
+    s_obs = wrong / qc if p.sample_weight is None else wc * (wrong / qc)
+    if cfg.weights == "frequency" or p.sample_weight is None:
+        var = odds if p.sample_weight is None else wc * odds
+    else:
+        var = wc * wc * odds
+    cert_cols = [wc, wc * wc, wc * wrong, np.ones(cert.size), wrong, s_obs, var]
+    parts += [exact_bincount(cc, x, g) for x in cert_cols]
+    return _stack(parts, (g,)), fsum
 
 
 def _stack(parts: list[FixedSum], shape: tuple[int, ...]) -> FixedSum:

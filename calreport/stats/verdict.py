@@ -1,0 +1,402 @@
+"""The risk verdict, Spiegelhalter's Z and the binned Murphy terms from merged sums.
+
+:func:`calreport.metrics.risk.risk_summary` decides a group's band from the
+certainty claims (confidence >= 1 - eps), the CSR test on the rows below certainty
+and that test's power.  With the normal approximation every quantity it needs is a
+sum over rows, or a maximum (the Lindeberg share), so it finishes exactly from a
+merged :class:`~calreport.stats.StatsState`.  Out of core P_risk always uses the
+normal approximation: where the pandas accessor's ``p_risk_method="auto"`` would
+switch to its Monte Carlo null (a row carrying more than 5 % of the null variance,
+or a skewed null), the verdict says so in ``method_reason``.  The lattice check of
+tied confidences needs the rows themselves and is not made.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from calreport.stats.state import RISK_FLOAT, RISK_SUMS, SCALARS, VIEWS, StatsState
+
+__all__ = ["murphy", "risk_verdicts", "spiegelhalter"]
+
+_R = {name: i for i, name in enumerate(RISK_SUMS)}
+_S = {name: i for i, name in enumerate(SCALARS)}
+
+
+def _risk_sums(state: StatsState) -> np.ndarray:
+    return state.sums["risk"].to_float()
+
+
+def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
+                  ) -> list[Any]:
+    """One :class:`~calreport.metrics.risk.RiskResult` per group, as ``risk_summary``.
+
+    The band, its reason, the certainty claims with their Clopper-Pearson bound, the
+    test on the rows below certainty and its power follow
+    :func:`calreport.metrics.risk.risk_summary` with ``method="auto"``: the normal
+    approximation where it is valid, else the Monte Carlo null of the rows of
+    largest variance (kept exactly, ``heavy_rows`` per group) with the exact normal
+    law of the others, seeded with ``seed``.
+
+    Examples
+    --------
+    >>> from calreport.profile import ConfidenceProfile
+    >>> p = ConfidenceProfile.from_arrays(conf=[0.5] * 4, correct=[0, 0, 0, 1])
+    >>> r = risk_verdicts(StatsState.from_profile(p))[0]
+    >>> r.csr, r.sigma_csr, r.z_csr, r.band
+    (1.5, 0.5, 1.0, 'no_evidence')
+    """
+    from calreport.metrics import risk
+    from calreport.metrics._risk_rows import N_SIM, P_EVIDENCE, POWER_MIN
+
+    n_sim = N_SIM if n_sim is None else int(n_sim)
+    cfg = state.config
+    rs = state.sums["risk"].to_fraction()
+    scf = state.sums["scalar"].to_fraction()
+    sc = state.sums["scalar"].to_float()
+    freq = cfg.weights == "frequency"
+    sig = _S["sig_freq"] if freq else _S["sig_imp"]
+    out = []
+    for gi, key in enumerate(state.keys):
+        rng = np.random.default_rng(seed)
+        e = {name: rs[gi, i] for name, i in _R.items()}
+        f = {name: float(v) for name, v in e.items()}
+        # rows below certainty: exact differences of the all-rows and certain-rows sums
+        f["r_w"] = float(scf[gi, _S["w"]] - e["c_w"])
+        f["r_count"] = float(scf[gi, _S["w"]] - e["c_w"]) if freq else math.nan
+        f["r_s_obs"] = float(scf[gi, _S["csr_num"]] - e["c_s_obs"])
+        f["r_var"] = float(scf[gi, sig] - e["c_var"])
+        f.update(zip(RISK_FLOAT, state.fsums["risk"][gi].tolist(), strict=True))
+        heavy = state.heavy or {}
+        w = float(sc[gi, _S["w"]])
+        var_all = float(sc[gi, sig])
+        n_rows = float(state.counts["n_positive_weight"][gi])
+        n_cert_rows = f["c_count"]
+        all_set = _RowSet(
+            denom=w, s_obs=float(sc[gi, _S["csr_num"]]), var=var_all,
+            k3=f["a_k3"], max_uv=_max_uv(heavy.get((key, "all"))),
+            mean1=math.nan, var1=math.nan, n_rows=n_rows,
+            heavy=heavy.get((key, "all")), fine=state.fsums["all"][gi]
+            if "all" in state.fsums else None)
+        if n_cert_rows == 0:  # the rows below certainty are all rows: power sums known
+            all_set.mean1, all_set.var1 = f["r_mean1"], f["r_var1"]
+        all_test = _test(all_set, n_sim, rng, cfg.heavy_rows)
+        csr_all = all_set.s_obs / w if w > 0 else math.nan
+        sig_all = math.sqrt(var_all) / w if w > 0 else math.nan
+        z_all = (csr_all - 1.0) / sig_all if sig_all > 0 else math.nan
+
+        n_cert = f["c_w"] if freq else n_cert_rows
+        if n_cert > 0:
+            if freq:
+                n_cw = f["c_w_wrong"]
+                upper = risk.certain_error_upper(n_cw, n_cert)
+            else:
+                n_cw = f["c_wrong"]
+                ne = f["c_w"] ** 2 / f["c_w2"]
+                upper = risk.certain_error_upper(ne * f["c_w_wrong"] / f["c_w"], ne)
+            rest_set = _RowSet(
+                denom=f["r_w"], s_obs=f["r_s_obs"], var=f["r_var"], k3=f["r_k3"],
+                max_uv=_max_uv(heavy.get((key, "rest"))), mean1=f["r_mean1"],
+                var1=f["r_var1"], n_rows=n_rows - n_cert_rows,
+                heavy=heavy.get((key, "rest")),
+                fine=state.fsums["rest"][gi] if "rest" in state.fsums else None)
+            rest_test = (_test(rest_set, n_sim, rng, cfg.heavy_rows) if rest_set.n_rows > 0
+                         else None)
+        else:
+            n_cw, upper = 0.0, math.nan
+            rest_set, rest_test = all_set, all_test
+        if rest_test is not None and rest_set.var > 0:
+            rest_csr = rest_set.s_obs / rest_set.denom
+            rest_sig = math.sqrt(rest_set.var) / rest_set.denom
+            rest_z = (rest_set.s_obs - rest_set.denom) / math.sqrt(rest_set.var)
+            p = rest_test.p_risk
+            rest_band = ("undetermined" if math.isnan(p) else "risky" if p > risk.P_RISKY
+                         else "evidence" if p > P_EVIDENCE else "no_evidence")
+            rest_n = rest_set.count(freq, f)
+            rest_facts = (f"CSR {rest_csr:.3g}, z {rest_z:.2f}, P_risk {p:.1%} "
+                          f"({rest_test.method.replace('_', ' ')})")
+        else:
+            rest_csr = rest_sig = rest_z = math.nan
+            rest_band, rest_n, rest_facts = "undetermined", 0.0, ""
+        power = rest_test.power if rest_test is not None else math.nan
+        if rest_band == "no_evidence" and not power >= POWER_MIN:
+            rest_band = "undetermined"
+            rest_why = (f"the test had no power: errors twice as frequent as the confidences "
+                        f"claim would reach 'evidence' with probability {power:.0%} only "
+                        f"(needs {POWER_MIN:.0%}); more rows are needed")
+        elif rest_band == "undetermined":
+            rest_why = "no rows below certainty to test"
+        else:
+            rest_why = f"{risk.BANDS[rest_band][0]}: {rest_facts}"
+            if rest_band == "no_evidence":
+                rest_why += f", power {power:.0%}"
+        tag = "rows below certainty" if n_cert else "all rows"
+        cert_facts = (f"{n_cert:g} certainty claim(s) (confidence >= 1 - {cfg.eps:g}), "
+                      f"{n_cw:g} wrong")
+        if n_cw > 0:
+            band = "risky"
+            reason = (f"{cert_facts}: a wrong claim of certainty is a confident error of "
+                      "unbounded cost")
+        elif n_cert and rest_band in ("evidence", "risky"):
+            band, reason = rest_band, f"{tag}: {rest_why}; {cert_facts}"
+        elif n_cert:
+            band = "undetermined"
+            reason = (f"{cert_facts}, error rate <= {upper:.2%} (one-sided 95 % "
+                      f"Clopper-Pearson); finite data cannot confirm certainty; {tag}: "
+                      f"{rest_why}")
+        else:
+            band, reason = rest_band, rest_why
+        w2 = float(sc[gi, _S["w2"]])
+        kish = w * w / w2 if (not freq and w2 > 0) else w
+        fields = rest_test or all_test
+        out.append(risk.RiskResult(
+            csr=csr_all, sigma_csr=sig_all, z_csr=z_all, p_risk=all_test.p_risk,
+            p_risk_method=all_test.method, band=band, band_label=risk.BANDS[band][0],
+            n=w if freq else n_rows, n_clipped=int(state.counts["n_clipped"][gi]),
+            n_clipped_one=int(state.counts["n_one"][gi]), eps=float(cfg.eps),
+            p_risk_note=_note(csr_all, all_test, z_all), method_reason=all_test.reason,
+            band_reason=reason, weights=cfg.weights, n_eff=float(kish), n_certain=n_cert,
+            n_certain_wrong=n_cw, certain_error_upper=upper, rest_n=rest_n, rest_csr=rest_csr,
+            rest_sigma_csr=rest_sig, rest_z_csr=rest_z,
+            rest_p_risk=rest_test.p_risk if rest_test else math.nan,
+            rest_p_risk_method=rest_test.method if rest_test else "",
+            rest_method_reason=rest_test.reason if rest_test else "no rows below certainty",
+            rest_power=power, lindeberg_ratio=fields.lindeberg_ratio,
+            null_skewness=fields.skewness, lattice_ratio=fields.lattice_ratio,
+            n_sim=max(all_test.n_sim, rest_test.n_sim if rest_test else 0)))
+    return out
+
+
+def _max_uv(h: dict[str, np.ndarray] | None) -> float:
+    """Largest unit null variance of a row set: its heaviest kept row."""
+    return float(-h["u"].min()) if h is not None and h["u"].size else math.nan
+
+
+class _RowSet:
+    """A set of rows in sum form: exact totals plus its heaviest rows."""
+
+    def __init__(self, *, denom: float, s_obs: float, var: float, k3: float, max_uv: float,
+                 mean1: float, var1: float, n_rows: float,
+                 heavy: dict[str, np.ndarray] | None, fine: np.ndarray | None) -> None:
+        self.denom, self.s_obs, self.var, self.k3 = denom, s_obs, var, k3
+        self.max_uv, self.mean1, self.var1, self.n_rows = max_uv, mean1, var1, n_rows
+        self.heavy, self.fine = heavy, fine
+
+    def count(self, freq: bool, f: dict[str, float]) -> float:
+        return self.n_rows if not freq else self.denom
+
+    def rows(self, by: str = "rank", first: int | None = None) -> Any:
+        """The heavy rows as the core's row set: in the data's order (``by="rank"``)
+        or heaviest first (``"variance"``, ties by confidence); ``first``: only the
+        ``first`` heaviest, in the data's order."""
+        from calreport.metrics._risk_rows import _Rows
+
+        h = self.heavy
+        order = np.lexsort((h["conf"], h["u"]))
+        if first is not None:
+            order = order[:first]
+        if by == "rank":
+            order = order[np.argsort(h["rank"][order], kind="stable")]
+        w = h["w"][order]
+        denom = self.denom if len(h["u"]) >= self.n_rows else float(w.sum())
+        return _Rows(h["conf"][order], h["raw"][order], h["wrong"][order], h["atom"][order],
+                     h["k"][order], w, denom, "importance")
+
+
+def _test(rs: _RowSet, n_sim: int, rng: np.random.Generator, cap: int) -> Any:
+    """P_risk, power and method of a row set, as the core's ``_test(..., "auto")``."""
+    from calreport.metrics._risk_null import _is_valid, _monte_carlo, _Test
+    from calreport.metrics._risk_rows import (
+        FULL_MONTE_CARLO_ROWS,
+        LATTICE_MAX,
+        LINDEBERG_MAX,
+        SKEWNESS_MAX,
+        _lattice_ratio,
+        _p_normal,
+    )
+
+    var = rs.var
+    share = rs.max_uv / var if var > 0 else math.nan
+    skew = rs.k3 / var**1.5 if var > 0 else math.nan
+    whole = rs.heavy is not None and len(rs.heavy["u"]) >= rs.n_rows  # every row is held
+    if whole and var > 0:
+        r = rs.rows()
+        lattice = _lattice_ratio(r, var)
+        lattice_note = ""
+    else:
+        lattice, lattice_note = _lattice_certificate(rs, var, 0.0)
+    facts = (f"the largest row carries {share:.1%} of the null variance (limit "
+             f"{LINDEBERG_MAX:.0%}), the null skewness is {skew:.2f} (limit "
+             f"{SKEWNESS_MAX:g}) and tied rows jump by {lattice:.2f} sd (limit "
+             f"{LATTICE_MAX:g}){lattice_note}")
+    csr_value = rs.s_obs / rs.denom if rs.denom > 0 else math.nan
+    z = (rs.s_obs - rs.denom) / math.sqrt(var) if var > 0 else math.nan
+    if math.isnan(z):
+        return _Test(math.nan, math.nan, "normal", "no null variance: every weight is 0",
+                     0, share, skew, lattice)
+    valid = _is_valid(share, skew, 0.0 if math.isnan(lattice) else lattice)
+    power_normal = (float(special.ndtr((rs.mean1 - rs.denom - math.sqrt(var))
+                                       / math.sqrt(rs.var1))) if rs.var1 > 0
+                    else float(rs.mean1 > rs.denom + math.sqrt(var)))
+    if valid:
+        return _Test(_p_normal(csr_value, z), power_normal, "normal",
+                     "normal approximation valid: " + facts, 0, share, skew, lattice)
+    if whole:  # every row is held: exactly the core's test
+        r = rs.rows()
+        heavy = -1
+        if rs.n_rows > FULL_MONTE_CARLO_ROWS:
+            from calreport.metrics._risk_null import _heavy_split
+
+            heavy = _heavy_split(r)
+            if heavy > len(r.c) // 2:
+                heavy = -1
+        prob, power = _monte_carlo(r, n_sim, rng, heavy)
+    else:
+        heavy = _heavy_split_sums(rs)
+        if heavy < 0:
+            return _Test(_p_normal(csr_value, z), power_normal, "normal",
+                         "normal approximation, although it is not valid here and the "
+                         f"Monte Carlo null needs more than the {cap} rows of largest "
+                         f"variance kept out of core: " + facts, 0, share, skew, lattice)
+        prob, power = _heavy_monte_carlo(rs, heavy, n_sim, rng)
+    if heavy < 0:
+        why = f"normal approximation invalid ({facts}): Monte Carlo null, {n_sim} draws"
+    else:
+        why = (f"normal approximation invalid ({facts}): Monte Carlo null, {n_sim} draws "
+               f"of the {heavy} rows of largest variance, exact normal law of the other "
+               f"{rs.n_rows - heavy:g}")
+    return _Test(prob if csr_value > 1.0 else 0.0, power, "monte_carlo", why, n_sim,
+                 share, skew, lattice)
+
+
+def _lattice_certificate(rs: _RowSet, var: float, removed: float) -> tuple[float, str]:
+    """0 when no fine confidence bin holds 10 % of the null variance (so no tie group
+    does), else NaN (undecided without the rows)."""
+    if rs.fine is None or not var > 0:
+        return math.nan, "; the lattice check needs the rows"
+    if float(rs.fine.max()) - removed < 0.1 * var:
+        return 0.0, ""
+    return math.nan, ("; the lattice check of tied confidences needs the rows and is not "
+                      "made out of core")
+
+
+def _heavy_split_sums(rs: _RowSet) -> int:
+    """The core's ``_heavy_split`` from the exact totals and the kept heaviest rows."""
+    from calreport.metrics._risk_rows import LINDEBERG_MAX, SKEWNESS_MAX
+
+    if rs.heavy is None:
+        return -1
+    r = rs.rows(by="variance")
+    p = r.p
+    uv = r.atom**2 * p * r.c
+    tv = r.k * uv
+    t3 = r.k * r.atom**3 * p * r.c * (1.0 - 2.0 * p)
+    var_suffix = rs.var - (np.cumsum(tv) - tv)
+    k3_suffix = rs.k3 - (np.cumsum(t3) - t3)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = uv / var_suffix
+        skew = k3_suffix / var_suffix**1.5
+    ok = (share <= LINDEBERG_MAX) & (np.abs(skew) <= SKEWNESS_MAX)
+    hits = np.flatnonzero(ok)
+    if not len(hits) or hits[0] > rs.n_rows // 2:
+        return -1
+    return int(hits[0])
+
+
+def _heavy_monte_carlo(rs: _RowSet, heavy: int, n_sim: int, rng: np.random.Generator
+                       ) -> tuple[float, float]:
+    """The core's conditional Monte Carlo: the ``heavy`` rows drawn, the rest normal."""
+    from calreport.metrics._risk_null import _alt_p, _draw
+    from calreport.metrics._risk_rows import P_EVIDENCE
+
+    top = rs.rows(first=heavy)
+    p0 = top.p
+    p1 = _alt_p(p0)
+    mu0 = rs.denom - float((top.k * top.atom * p0).sum())
+    sd0 = math.sqrt(max(rs.var - float((top.k * top.atom**2 * p0 * top.c).sum()), 0.0))
+    mu1 = rs.mean1 - float((top.k * top.atom * p1).sum())
+    sd1 = math.sqrt(max(rs.var1 - float((top.k * top.atom**2 * p1 * (1.0 - p1)).sum()), 0.0))
+    n_alt = max(n_sim // 4, 1000)
+    h0 = _draw(top, p0, n_sim, rng) if heavy else np.zeros(1)
+    atoms, counts = np.unique(h0, return_counts=True)
+    mass = counts / h0.size
+
+    def cdf0(x: float) -> float:
+        return float(special.ndtr((x - atoms - mu0) / sd0) @ mass)
+
+    prob = cdf0(rs.s_obs)
+    lo, hi = float(h0.min() + mu0 - 12 * sd0), float(h0.max() + mu0 + 12 * sd0)
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if cdf0(mid) <= P_EVIDENCE else (lo, mid)
+    h1 = _draw(top, p1, n_alt, rng) if heavy else np.zeros(1)
+    if sd1 > 0:
+        power = float(special.ndtr((h1 + mu1 - hi) / sd1).mean())
+    else:
+        power = float(np.mean(h1 + mu1 > hi))
+    return prob, power
+
+
+def _note(csr_value: float, test: Any, z: float) -> str:
+    from calreport.metrics.risk import _note as core_note
+
+    return core_note(csr_value, test.p_risk, z, test)
+
+
+def spiegelhalter(state: StatsState) -> dict[str, np.ndarray]:
+    """Spiegelhalter's Z and its two-sided p-value per group, on the default view.
+
+    ``Z = sum w (y - s)(1 - 2s) / sqrt(sum w (1 - 2s)^2 s (1 - s))`` (Spiegelhalter
+    1986), from exact sums (the numerator's positive and negative parts separately).
+
+    Examples
+    --------
+    >>> from calreport.profile import ConfidenceProfile
+    >>> p = ConfidenceProfile.from_arrays([1, 1], [0.25, 0.75])
+    >>> round(float(spiegelhalter(StatsState.from_profile(p))["spiegelhalter_z"][0]), 6)
+    0.816497
+    """
+    rs = _risk_sums(state)
+    num = rs[:, _R["sp_num_pos"]] - rs[:, _R["sp_num_neg"]]
+    var = rs[:, _R["sp_var"]]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(var > 0, num / np.sqrt(np.where(var > 0, var, 1.0)), np.nan)
+    return {"spiegelhalter_z": z, "spiegelhalter_pvalue": 2.0 * special.ndtr(-np.abs(z))}
+
+
+def murphy(state: StatsState, *, view: str | None = None) -> dict[str, np.ndarray]:
+    """Binned Murphy terms on the uniform calibration bins, per group.
+
+    ``REL = sum_m n_m/N (s_m - o_m)^2``, ``RES = sum_m n_m/N (o_m - o)^2``,
+    ``UNC = o (1 - o)`` and the within-bin term
+    ``WB = (1/N) sum_m [sum s^2 - n_m s_m^2 - 2 (sum s y - n_m s_m o_m)]`` (Murphy 1973),
+    all from exact per-bin sums, as :func:`calreport.metrics.scoring.murphy_decomposition`.
+
+    Examples
+    --------
+    >>> from calreport.profile import ConfidenceProfile
+    >>> p = ConfidenceProfile.from_arrays([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.3])
+    >>> sorted(murphy(StatsState.from_profile(p)))[:2]
+    ['brier', 'reliability']
+    """
+    from calreport.stats.finish import _view
+
+    vi = VIEWS.index(_view(state, view))
+    s = state.sums["bins"].to_float()[:, vi]  # (G, nb, 6)
+    n, ws, wy, ws2, wsy = s[..., 0], s[..., 2], s[..., 3], s[..., 4], s[..., 5]
+    tot = n.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sm = np.where(n > 0, ws / np.where(n > 0, n, 1.0), 0.0)
+        om = np.where(n > 0, wy / np.where(n > 0, n, 1.0), 0.0)
+        o = wy.sum(axis=1) / tot
+        rel = (n * (sm - om) ** 2).sum(axis=1) / tot
+        res = (n * (om - o[:, None]) ** 2).sum(axis=1) / tot
+        unc = o * (1.0 - o)
+        wb = (ws2 - n * sm**2 - 2.0 * (wsy - n * sm * om)).sum(axis=1) / tot
+        brier = (ws2 - 2.0 * wsy + wy).sum(axis=1) / tot  # y^2 = y
+    return {"reliability": rel, "resolution": res, "uncertainty": unc, "within_bin": wb,
+            "brier": brier}
