@@ -31,7 +31,8 @@ def _module_of(path: Path) -> str:
 
 #: Convenience entry points that import a higher layer lazily, inside one function
 #: (they return objects of that layer); every other import flows downwards.
-LAZY_UPWARD = {("accessor", "report"), ("accessor", "plotting"), ("summary", "bootstrap")}
+LAZY_UPWARD = {("accessor", "report"), ("accessor", "plotting"), ("summary", "bootstrap"),
+               ("accumulator", "report"), ("dask", "report")}
 
 
 def _imports(path: Path, *, lazy: bool = False) -> set[str]:
