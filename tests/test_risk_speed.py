@@ -249,3 +249,14 @@ def test_batched_first_look_equals_each_profile_alone():
     for (c, ok, _), res in zip(data, batch, strict=True):
         alone = risk.risk_summary(c, ok, seed=0)
         assert res == (alone.p_risk, alone.p_risk_method)
+
+
+def test_heavy_split_with_certainty_like_rows_reports_a_valid_error():
+    """Conditional Monte Carlo whose P_risk rounds to 1 (a mixture of normal laws)."""
+    rng = np.random.default_rng(17)
+    c = np.r_[rng.uniform(0.5, 0.999, 400), np.full(100, 1 - 1e-8)]
+    ok = np.r_[rng.random(400) < 0.5, np.ones(100, bool)]  # far overconfident
+    r = risk.risk_summary(c, ok, seed=0)
+    assert "rows of largest variance" in r.method_reason  # the conditional path
+    assert r.p_risk == pytest.approx(1.0) and 0.0 <= r.p_risk_se <= 0.01
+    assert r.band == "risky"

@@ -517,7 +517,9 @@ def _test(r: _Rows, method: str, n_sim: int, rng: np.random.Generator,
         return _Test(prob if csr_value > 1.0 else 0.0, power, "monte_carlo", why, used,
                      share, skew, lattice, se if csr_value > 1.0 else 0.0)
     prob, power = _monte_carlo(r, n_sim, rng, heavy)
-    se = math.sqrt(prob * (1.0 - prob) / n_sim)
+    # binomial for plain draws; for the conditional draws (values in [0, 1] of mean P)
+    # an upper bound.  A mixture of normal laws may exceed 1 by rounding.
+    se = math.sqrt(max(prob * (1.0 - prob), 0.0) / n_sim)
     if method == "monte_carlo":
         why = f"Monte Carlo null as requested ({n_sim} draws); " + facts
     elif heavy is None:

@@ -330,8 +330,9 @@ class RiskResult:
         Monte Carlo draws used (0 for the normal approximation).  ``method="auto"``
         simulates sequentially and stops as soon as the band is settled.
     p_risk_se : float
-        Monte Carlo standard error of ``p_risk``, ``sqrt(P (1 - P) / n_sim)`` (0 for
-        the normal approximation and when P_risk is 0 by convention).
+        Monte Carlo standard error of ``p_risk``, ``sqrt(P (1 - P) / n_sim)`` (an upper
+        bound for the conditional Monte Carlo of many rows; 0 for the normal
+        approximation and when P_risk is 0 by convention).
     """
 
     csr: float
