@@ -103,8 +103,14 @@ class ConfidenceProfile:
             rows = np.flatnonzero(rows)
 
         def sub(a: np.ndarray | None) -> np.ndarray | None:
-            # np.take: fancy indexing of an (N, K) array copies row by row (10x slower)
-            return None if a is None else np.take(a, rows, axis=0)
+            # np.take: fancy indexing of an (N, K) array copies row by row (10x slower);
+            # a column-major array is taken through its transpose, as np.take would
+            # first copy all of it into row-major order
+            if a is None:
+                return None
+            if a.ndim == 2 and a.flags.f_contiguous and not a.flags.c_contiguous:
+                return np.take(a.T, rows, axis=1).T
+            return np.take(a, rows, axis=0)
 
         w = sub(self.sample_weight)
         if w is not None and self.weights == "importance" and w.size:
