@@ -533,6 +533,12 @@ def bootstrap_replicates(
     sample weights (times the profile's own weights).  Blocks of replicates run on
     up to two threads; the output is the same with one thread or two.
 
+    Memory beyond the profile: the uint8 counts of one block per worker (at least
+    one stream of 16 replicates, ``16 N`` bytes; a second worker only while all
+    blocks stay under 32 Mi counts), about 20 bytes a row for the sort orders and
+    the class flags, and the per-row columns, held as one matrix up to 128 MiB and
+    formed again tile by tile above.  Nothing of size ``N x n_boot``.
+
     Examples
     --------
     >>> prof = ConfidenceProfile.from_arrays([0, 1, 1, 0, 1], [0.2, 0.9, 0.6, 0.4, 0.3])

@@ -116,6 +116,7 @@ def _pair_auc(
             out.append(min(max(num / (tot_p * tot_n), 0.0), 1.0))
         else:
             out.append(float("nan"))
+        del wp, wn, cum_n  # free them before the next weight vector's are made
     return out
 
 
