@@ -12,7 +12,6 @@ finished metrics to pandas objects.
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import json
 import math
@@ -26,8 +25,15 @@ from calreport import _labels as lab
 from calreport.profile import ConfidenceProfile
 from calreport.stats import StatsConfig, StatsState
 from calreport.stats import finish as _finish
-from calreport.stats._exact import FixedSum
-from calreport.stats.state import Schema, normalise_key
+from calreport.stats.frames import calibration_error_frame
+from calreport.stats.sampled import (
+    dropped_metrics,
+    full_table,
+    sample_profiles,
+    settings_of,
+)
+from calreport.stats.state import normalise_key
+from calreport.stats.store import state_from_dict, state_to_dict
 
 __all__ = ["Accumulator"]
 
@@ -200,55 +206,6 @@ def risk_frame(table: _finish.MetricTable, by: Sequence[Hashable]) -> Any:
     out = pd.DataFrame(cols, index=_index(table.keys, by) if by else None)
     out["band"] = [risk_band(z)[0] for z in cols["z_csr"]]
     out["p_risk_method"] = "normal"
-    return out if by else out.iloc[0].rename("value")
-
-
-def scores_frame(state: StatsState, by: Sequence[Hashable], view: str | None = None) -> Any:
-    """Top-label Brier, sharpness and the Murphy terms per group (exact)."""
-    import pandas as pd
-
-    from calreport.stats.verdict import murphy
-
-    t = _finish.summary(state)
-    m = murphy(state, view=view)
-    cols = {"top_label_brier": t.values["top_label_brier"], "sharpness": t.values["sharpness"],
-            "murphy_reliability": m["reliability"], "murphy_resolution": m["resolution"],
-            "murphy_uncertainty": m["uncertainty"], "murphy_within_bin": m["within_bin"]}
-    out = pd.DataFrame(cols, index=_index(state.keys, by) if by else None)
-    return out if by else out.iloc[0].rename("value")
-
-
-def calibration_tests_frame(state: StatsState, by: Sequence[Hashable]) -> Any:
-    """Spiegelhalter's Z and p-value per group (exact sums)."""
-    import pandas as pd
-
-    from calreport.stats.verdict import spiegelhalter
-
-    out = pd.DataFrame(spiegelhalter(state), index=_index(state.keys, by) if by else None)
-    out = out if by else out.iloc[0].rename("value")
-    out.attrs["dropped"] = {
-        "hl_statistic": "Hosmer-Lemeshow deciles are not computed out of core",
-        "cox_intercept": "the Cox logistic fit is not computed out of core"}
-    return out
-
-
-def calibration_error_frame(state: StatsState, by: Sequence[Hashable],
-                            view: str | None = None) -> Any:
-    """ICI, E50, E90 and Emax per group, from the LOWESS curve of each group's uniform
-    sample (``sample_size``; the pandas code on the sample, so a group that fits in
-    the sample gets the pandas values)."""
-    import pandas as pd
-
-    from calreport import _tables
-
-    if state.sample is None:
-        raise ValueError("ICI needs the rows' sample: build the state with sample_size=20000 "
-                         "(rows per group).")
-    profiles = sample_profiles(state)
-    rows = [_tables.calibration_error_series(profiles[k], view) for k in state.keys]
-    out = pd.DataFrame(rows, index=_index(state.keys, by) if by else None)
-    out.attrs["sampled"] = {"sample_size": int(state.config.sample_size),
-                            "rows_used": {k: int(profiles[k].n) for k in state.keys}}
     return out if by else out.iloc[0].rename("value")
 
 
@@ -494,30 +451,6 @@ top_errors, heavy_rows
         return cls.from_json(zlib.decompress(data).decode())
 
 
-def _array(a: np.ndarray) -> dict[str, Any]:
-    return {"dtype": str(a.dtype), "shape": list(a.shape),
-            "data": base64.b64encode(zlib.compress(np.ascontiguousarray(a).tobytes())).decode()}
-
-
-def _unarray(d: dict[str, Any]) -> np.ndarray:
-    raw = zlib.decompress(base64.b64decode(d["data"]))
-    return np.frombuffer(raw, dtype=d["dtype"]).reshape(d["shape"]).copy()
-
-
-def _key_out(k: Any) -> Any:
-    if isinstance(k, tuple):
-        return {"tuple": [_key_out(x) for x in k]}
-    if k is None or isinstance(k, (str, int, float, bool)):
-        return k
-    raise TypeError(f"Group key {k!r} of type {type(k).__name__} cannot be stored as JSON.")
-
-
-def _key_in(k: Any) -> Any:
-    if isinstance(k, dict):
-        return tuple(_key_in(x) for x in k["tuple"])
-    return k
-
-
 def _dump(acc: Accumulator) -> dict[str, Any]:
     st = acc.state
     out: dict[str, Any] = {"format": _FORMAT, "config": acc.config.to_dict(),
@@ -526,42 +459,8 @@ def _dump(acc: Accumulator) -> dict[str, Any]:
         out["classes"] = (None if acc._spec.roles.classes is None
                           else [normalise_key(c) for c in acc._spec.roles.classes])
     if st is not None:
-        out["state"] = {
-            "schema": dataclasses.asdict(st.schema),
-            "keys": [_key_out(k) for k in st.keys],
-            "counts": {k: _array(a) for k, a in st.counts.items()},
-            "sums": {k: {"frac_bits": s.frac_bits, "limbs": _array(s.limbs)}
-                     for k, s in st.sums.items()},
-            "boot": None if st.boot is None else _array(st.boot),
-            "maxima": {k: _array(a) for k, a in st.maxima.items()},
-            "sample": _groups_out(st.sample),
-            "top": _groups_out(st.top),
-            "heavy": _groups_out(None if st.heavy is None else
-                                 {(k, which): a for (k, which), a in st.heavy.items()}),
-            "fsums": {k: _array(a) for k, a in st.fsums.items()},
-        }
+        out["state"] = state_to_dict(st)
     return out
-
-
-def _groups_out(d: dict[Any, dict[str, np.ndarray]] | None) -> Any:
-    if d is None:
-        return None
-    out = []
-    for key, arrays in d.items():
-        entry = {}
-        for f, a in arrays.items():
-            entry[f] = ({"strings": [str(x) for x in a]} if a.dtype == object
-                        else _array(a))
-        out.append({"key": _key_out(key), "arrays": entry})
-    return out
-
-
-def _groups_in(d: Any) -> dict[Any, dict[str, np.ndarray]] | None:
-    if d is None:
-        return None
-    return {_key_in(e["key"]): {f: (np.asarray(a["strings"], dtype=object) if "strings" in a
-                                    else _unarray(a)) for f, a in e["arrays"].items()}
-            for e in d}
 
 
 def _load(d: dict[str, Any]) -> Accumulator:
@@ -572,119 +471,14 @@ def _load(d: dict[str, Any]) -> Accumulator:
     acc._role_kw = d["roles"]
     if d.get("classes") is not None:
         acc._role_kw = {**acc._role_kw, "classes": d["classes"]}
-    s = d["state"]
-    if s is not None:
-        sch = s["schema"]
-        schema = Schema(sch["layout"], None if sch["classes"] is None else tuple(sch["classes"]),
-                        sch["binary"], sch["weighted"])
-        acc.state = StatsState(
-            acc.config, schema, [_key_in(k) for k in s["keys"]],
-            {k: _unarray(a) for k, a in s["counts"].items()},
-            {k: FixedSum(_unarray(v["limbs"]), v["frac_bits"]) for k, v in s["sums"].items()},
-            None if s["boot"] is None else _unarray(s["boot"]),
-            {}, {k: _unarray(a) for k, a in s.get("maxima", {}).items()},
-            _groups_in(s.get("sample")), _groups_in(s.get("top")), _groups_in(s.get("heavy")),
-            {k: _unarray(a) for k, a in s.get("fsums", {}).items()},
-        )
+    if d["state"] is not None:
+        acc.state = state_from_dict(d["state"], acc.config)
     return acc
 
 
 # =============================================================================
 # sampled metrics, the typed result and the report of a merged state
 # =============================================================================
-def scaling_kinds() -> dict[str, str]:
-    """Registry metric -> its out-of-core kind (exact / bounded / sampled / none)."""
-    from calreport.registry import REGISTRY
-
-    return {m: spec.scaling.kind for m, spec in REGISTRY.items()}
-
-
-def _settings(state: StatsState, view: str | None) -> Any:
-    from calreport.settings import Settings
-
-    cfg = state.config
-    return Settings(n_bins=cfg.n_bins, strategy="uniform", tau=cfg.tau, view=view,
-                    p_risk_method="normal", eps=cfg.eps, min_count=cfg.min_count)
-
-
-def sample_profiles(state: StatsState) -> dict[Any, ConfidenceProfile]:
-    """Group key -> profile of its uniform sample (empty without ``sample_size``)."""
-    from calreport.stats.sample import profile_of
-
-    if state.sample is None:
-        return {}
-    return {k: profile_of(state.sample[k], state.schema.classes, state.config.weights)
-            for k in state.keys if k in state.sample}
-
-
-def sampled_values(state: StatsState, view: str | None = None
-                   ) -> tuple[dict[str, np.ndarray], dict[str, list[str | None]]]:
-    """The registry's sampled metrics of every group, on the groups' uniform samples.
-
-    Computed by the registry's own point computation (the pandas code) on the sample
-    profile, so a group with at most ``sample_size`` rows gets the pandas value.
-    Without a sample every sampled metric is NaN with the reason.
-    """
-    import warnings
-
-    from calreport.registry import REGISTRY, MetricCache
-
-    names = [m for m, k in scaling_kinds().items() if k == "sampled"]
-    g = len(state.keys)
-    values = {m: np.full(g, np.nan) for m in names}
-    reasons: dict[str, list[str | None]] = {m: [None] * g for m in names}
-    if state.sample is None:
-        why = ("sampled metric: not computed out of core without a sample; pass "
-               "sample_size=20000 (rows per group) to compute it on a uniform sample")
-        return values, {m: [why] * g for m in names}
-    settings = _settings(state, view)
-    profiles = sample_profiles(state)
-    for gi, key in enumerate(state.keys):
-        prof = profiles.get(key)
-        cache = MetricCache()
-        for m in names:
-            spec = REGISTRY[m]
-            need = spec.missing_need(prof) if prof is not None else "no rows"
-            if need:
-                reasons[m][gi] = need
-                continue
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                try:
-                    values[m][gi] = float(spec.compute(prof, settings, cache))
-                except ValueError as exc:
-                    reasons[m][gi] = str(exc)
-                    continue
-            if np.isnan(values[m][gi]):
-                reasons[m][gi] = spec.nan_reason
-    return values, reasons
-
-
-def full_table(state: StatsState, *, view: str | None = None, ci: float | None = None
-               ) -> _finish.MetricTable:
-    """Exact and bounded metrics from the sums, plus the sampled ones (NaN + reason
-    without a sample): every registry metric, with its kind from the registry."""
-    table = _finish.summary(state, view=view, ci=ci)
-    sv, sr = sampled_values(state, table.view)
-    table.values.update(sv)
-    kinds = scaling_kinds()
-    table.kinds.update({m: kinds[m] for m in sv})
-    for m, r in sr.items():
-        if any(x is not None for x in r):
-            table.reasons[m] = r
-    table.settings = {**table.settings, "sampled": state.sample is not None}
-    return table
-
-
-def dropped_metrics(table: _finish.MetricTable) -> dict[str, str]:
-    """Registry metrics without a value in any group, with the reason."""
-    out = {}
-    for m, val in table.values.items():
-        if np.isnan(val).all() and m in table.reasons:
-            out[m] = next((r for r in table.reasons[m] if r), "undefined")
-    return out
-
-
 def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str | None = None,
                    ci: float | None = None, data: dict[str, Any] | None = None,
                    n_dropped: float = 0.0) -> Any:
@@ -724,7 +518,7 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
                 for m in names:
                     if m not in iv:
                         reasons.setdefault(m, f"interval: no out-of-core interval for a "
-                                              f"{REGISTRY[m].scaling.kind} metric")
+                                              f"{REGISTRY[m].scaling[0]} metric")
             out.append(GroupResult(key, labels[gi], values, iv, methods, reasons, "normal",
                                    view, verdicts[gi]))
         return out, table
@@ -736,7 +530,7 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
     if grouped:
         overall = results(state.pooled(), ["overall"], ["overall"])[0][0]
     index = _index(keys, by) if grouped else None
-    settings = _settings(state, view)
+    settings = settings_of(state, view)
     cfg = state.config
     ci_info = None
     if ci is not None:
@@ -750,7 +544,7 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
                      if state.schema.binary and state.schema.classes else None)
     facts.setdefault("weights", cfg.weights if state.schema.weighted else None)
     facts.setdefault("group_label", " / ".join(str(b) for b in by) or None)
-    facts["scaling"] = {m: REGISTRY[m].scaling.kind for m in names}
+    facts["scaling"] = {m: REGISTRY[m].scaling[0] for m in names}
     facts["bounds"] = {m: [float(x) for x in b] for m, b in table.bounds.items()}
     facts["sample_size"] = int(cfg.sample_size) if state.sample is not None else 0
     del pd

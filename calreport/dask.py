@@ -23,8 +23,6 @@ from typing import Any
 
 from calreport.accumulator import (
     add_states,
-    calibration_error_frame,
-    calibration_tests_frame,
     frame_state,
     full_table,
     group_counts,
@@ -32,11 +30,15 @@ from calreport.accumulator import (
     report_from_state,
     resolve_spec,
     risk_frame,
-    scores_frame,
     summary_frame,
 )
 from calreport.stats import StatsConfig, StatsState
 from calreport.stats import finish as _finish
+from calreport.stats.frames import (
+    calibration_error_frame,
+    calibration_tests_frame,
+    scores_frame,
+)
 
 __all__ = ["DaskCalibAccessor", "DaskGroupByCalibAccessor", "register"]
 

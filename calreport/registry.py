@@ -37,7 +37,6 @@ from calreport import references
 from calreport.metrics import binned, ranking, risk, scoring, selective, weighted
 from calreport.profile import ConfidenceProfile
 from calreport.settings import Settings
-from calreport.stats.scaling import Scaling
 
 __all__ = [
     "COUNT_COLUMNS",
@@ -149,9 +148,10 @@ class Metric:
     bounds : tuple of float
         The range of the metric; interval bounds are clipped to it (a basic or
         normal interval can otherwise leave it, e.g. a negative ECE).
-    scaling : Scaling
-        How the Dask accessor and the streaming accumulator compute it: exact from
-        merged sums, bounded, sampled or not available (:mod:`calreport.stats.scaling`).
+    scaling : tuple of (str, str)
+        How the Dask accessor and the streaming accumulator compute it: ``(kind,
+        note)`` with kind ``"exact"`` (merged sums), ``"bounded"``, ``"sampled"`` or
+        ``"none"`` and a one-line note (:mod:`calreport.stats.scaling`).
     """
 
     name: str
@@ -168,7 +168,7 @@ class Metric:
     target: float | None = None
     percent: bool = False
     bounds: tuple[float, float] = (-math.inf, math.inf)
-    scaling: Scaling = field(default_factory=Scaling)
+    scaling: tuple[str, str] = ("none", "not available out of core")
 
     @property
     def higher_is_better(self) -> bool | None:
@@ -397,7 +397,7 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: weighted.accuracy(p.correct, sample_weight=_w(p)),
         Interval(columns=("correct",), finish=_ratio("correct"), analytic="mean"),
         nan_reason="all sample weights are zero", bounds=(0.0, 1.0),
-        scaling=Scaling("exact", "exact sums merged across partitions")),
+        scaling=("exact", "exact sums merged across partitions")),
     Metric(
         "cwa", "Confidence-weighted accuracy (cwA)", "accuracy", "higher",
         "cwA = Σ cᵢ·1[ŷᵢ = yᵢ] / Σ cᵢ, c = confidence in the predicted class",
@@ -406,7 +406,7 @@ _ENTRIES: tuple[Metric, ...] = (
         Interval(columns=("c_correct", "c"), finish=_ratio("c_correct", "c"),
                  analytic="ratio"),
         nan_reason="every confidence is 0", bounds=(0.0, 1.0),
-        scaling=Scaling("exact", "exact sums merged across partitions")),
+        scaling=("exact", "exact sums merged across partitions")),
     Metric(
         "gain", "cwA gain over accuracy", "accuracy", "higher",
         "gain = (cwA − Acc) / (1 − min(cwA, Acc))",
@@ -414,7 +414,7 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: weighted.gain(p.conf, p.correct, sample_weight=_w(p)),
         Interval(columns=("correct", "c_correct", "c"), finish=_gain),
         nan_reason="undefined when accuracy or cwA equals 1", bounds=(-math.inf, 1.0),
-        scaling=Scaling("exact", "exact sums merged across partitions")),
+        scaling=("exact", "exact sums merged across partitions")),
     Metric(
         "csr", "Calibrated Size Ratio (CSR)", "risk", "target",
         "CSR = (1/N) Σ_{i wrong} 1/(1 − cᵢ), confidences clipped to [ε, 1 − ε]; "
@@ -426,7 +426,7 @@ _ENTRIES: tuple[Metric, ...] = (
                  "heavy-tailed, 92-94 % otherwise"),
         target=1.0, settings=("eps",), nan_reason="all sample weights are zero",
         bounds=(0.0, math.inf),
-        scaling=Scaling("exact", "exact sums merged across partitions")),
+        scaling=("exact", "exact sums merged across partitions")),
     Metric(
         "sigma_csr", "σ_CSR (spread of CSR under calibration)", "risk", "lower",
         "σ_CSR = √(Σ wᵢ² cᵢ/(1 − cᵢ)) / Σ wᵢ, the standard deviation of CSR when "
@@ -437,7 +437,7 @@ _ENTRIES: tuple[Metric, ...] = (
                  coverage="approximate: 89-94 % in simulation, 68-75 % when confident "
                  "errors are heavy-tailed"),
         settings=("eps",), nan_reason="all sample weights are zero", bounds=(0.0, math.inf),
-        scaling=Scaling("exact", "exact sums merged across partitions")),
+        scaling=("exact", "exact sums merged across partitions")),
     Metric(
         "z_csr", "z = (CSR − 1) / σ_CSR", "risk", "lower",
         "z = (CSR − 1) / σ_CSR; bands z ≤ 1 no evidence, 1 < z ≤ 3 evidence, z > 3 risky",
@@ -445,7 +445,7 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: c.risk(p, s).z_csr,
         Interval(columns=("csr", "csr_var2"), finish=_z),
         settings=("eps",), nan_reason="σ_CSR is 0 (all confidences are 0)",
-        scaling=Scaling("exact", "exact sums merged across partitions")),
+        scaling=("exact", "exact sums merged across partitions")),
     Metric(
         "p_risk", "P_risk", "risk", "lower",
         "P_risk = P(CSR under calibration < observed CSR) when CSR > 1, else 0; by the "
@@ -458,9 +458,9 @@ _ENTRIES: tuple[Metric, ...] = (
                  "has a degenerate interval)"),
         settings=("eps", "p_risk_method", "seed"), percent=True,
         nan_reason="σ_CSR is 0 (all confidences are 0)", bounds=(0.0, 1.0),
-        scaling=Scaling("exact",
-                        "exact sums, normal approximation; the report's verdict simulates "
-                        "the rows of largest variance where that is invalid")),
+        scaling=("exact",
+                 "exact sums, normal approximation; the report's verdict simulates "
+                 "the rows of largest variance where that is invalid")),
     Metric(
         "ece", "Expected calibration error (ECE)", "calibration", "lower",
         "ECE = Σ_b (|B_b| / N) · |acc(B_b) − conf(B_b)| over n_bins bins of the score",
@@ -472,9 +472,9 @@ _ENTRIES: tuple[Metric, ...] = (
                  "44-53 % for a calibrated one (the binned estimate is biased upward; "
                  "see debiased_ece)"),
         settings=("view", "n_bins", "strategy"), bounds=(0.0, 1.0),
-        scaling=Scaling("exact",
-                        "exact per-bin sums; equal-mass bins (unweighted) by a second pass "
-                        "for the exact quantile edges")),
+        scaling=("exact",
+                 "exact per-bin sums; equal-mass bins (unweighted) by a second pass "
+                 "for the exact quantile edges")),
     Metric(
         "mce", "Maximum calibration error (MCE)", "calibration", "lower",
         "MCE = max_b |acc(B_b) − conf(B_b)| over bins with at least min_count rows",
@@ -485,9 +485,9 @@ _ENTRIES: tuple[Metric, ...] = (
                  coverage="approximate: 83-95 % in simulation"),
         settings=("view", "n_bins", "strategy", "min_count"),
         nan_reason="no bin holds min_count rows", bounds=(0.0, 1.0),
-        scaling=Scaling("exact",
-                        "exact per-bin sums; equal-mass bins (unweighted) by a second pass "
-                        "for the exact quantile edges")),
+        scaling=("exact",
+                 "exact per-bin sums; equal-mass bins (unweighted) by a second pass "
+                 "for the exact quantile edges")),
     Metric(
         "signed_ece", "Signed ECE (confidence − accuracy)", "calibration", "target",
         "Σ_b (|B_b| / N) · (conf(B_b) − acc(B_b)); > 0 overconfident, < 0 underconfident",
@@ -496,9 +496,9 @@ _ENTRIES: tuple[Metric, ...] = (
                                           strategy=s.strategy, sample_weight=_w(p)),
         Interval(columns=("bin_diff",), finish=_signed_ece),
         target=0.0, settings=("view", "n_bins", "strategy"), bounds=(-1.0, 1.0),
-        scaling=Scaling("exact",
-                        "exact per-bin sums; equal-mass bins (unweighted) by a second pass "
-                        "for the exact quantile edges")),
+        scaling=("exact",
+                 "exact per-bin sums; equal-mass bins (unweighted) by a second pass "
+                 "for the exact quantile edges")),
     Metric(
         "brier", "Brier score", "scores", "lower",
         "mean of Σ_k (p_k − 1[y = k])² (binary: mean of (p − y)²), as scikit-learn",
@@ -506,7 +506,7 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: scoring.brier_score(*_scoring_args(p), sample_weight=_w(p)),
         Interval(columns=("brier",), finish=_ratio("brier"), analytic="mean"),
         needs=frozenset({"proba"}), bounds=(0.0, 2.0),
-        scaling=Scaling("exact", "exact sums merged across partitions")),
+        scaling=("exact", "exact sums merged across partitions")),
     Metric(
         "log_loss", "Log loss", "scores", "lower",
         "−mean of log p_y, p clipped to [ε, 1 − ε] with ε the float64 machine epsilon, "
@@ -515,7 +515,7 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: scoring.log_loss(p.y_true, p.proba, sample_weight=_w(p)),
         Interval(columns=("log_loss",), finish=_ratio("log_loss"), analytic="mean"),
         needs=frozenset({"proba"}), bounds=(0.0, math.inf),
-        scaling=Scaling("exact", "exact sums merged across partitions")),
+        scaling=("exact", "exact sums merged across partitions")),
     Metric(
         "auc", "AUC (macro one-vs-rest)", "ranking", "higher",
         "one-vs-rest AUC of each class on its probability, ties count ½; macro average "
@@ -525,9 +525,9 @@ _ENTRIES: tuple[Metric, ...] = (
         Interval(finish=_auc, analytic="delong"),
         needs=frozenset({"proba"}),
         nan_reason="needs both positives and negatives of at least one class", bounds=(0.0, 1.0),
-        scaling=Scaling("bounded",
-                        "2^16 fixed score bins, ties within a bin count 1/2; error bound "
-                        "reported (exact_auc=True: exact)")),
+        scaling=("bounded",
+                 "2^16 fixed score bins, ties within a bin count 1/2; error bound "
+                 "reported (exact_auc=True: exact)")),
     Metric(
         "cwauc", "Confidence-weighted AUC (cwAUC)", "ranking", "higher",
         "pairs (i positive, j negative) weighted by cᵢ·cⱼ, ties count ½; macro average",
@@ -536,9 +536,9 @@ _ENTRIES: tuple[Metric, ...] = (
         Interval(finish=_cwauc),
         needs=frozenset({"proba"}),
         nan_reason="needs both positives and negatives of at least one class", bounds=(0.0, 1.0),
-        scaling=Scaling("bounded",
-                        "2^16 fixed score bins, ties within a bin count 1/2; error bound "
-                        "reported (exact_auc=True: exact)")),
+        scaling=("bounded",
+                 "2^16 fixed score bins, ties within a bin count 1/2; error bound "
+                 "reported (exact_auc=True: exact)")),
     Metric(
         "delta_auc", "cwAUC − AUC", "ranking", "higher",
         "ΔAUC = cwAUC − AUC; > 0 when confidence helps ranking",
@@ -547,8 +547,8 @@ _ENTRIES: tuple[Metric, ...] = (
         Interval(finish=_delta_auc),
         needs=frozenset({"proba"}),
         nan_reason="needs both positives and negatives of at least one class", bounds=(-1.0, 1.0),
-        scaling=Scaling("bounded",
-                        "difference of the binned cwAUC and AUC; bound = sum of their bounds")),
+        scaling=("bounded",
+                 "difference of the binned cwAUC and AUC; bound = sum of their bounds")),
     Metric(
         "cwsa", "CWSA (confidence-weighted selective accuracy)", "selective", "higher",
         "mean over S_τ = {c ≥ τ} of φ(c)·(2·correct − 1), φ(c) = (c − τ)/(1 − τ)",
@@ -556,7 +556,7 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: selective.cwsa(p.conf, p.correct, tau=s.tau, sample_weight=_w(p)),
         Interval(columns=("sel", "cwsa"), finish=_ratio("cwsa", "sel"), analytic="ratio"),
         settings=("tau",), nan_reason="no prediction has confidence ≥ τ", bounds=(-1.0, 1.0),
-        scaling=Scaling("exact", "exact sums on the threshold grid (tau must be on the grid)")),
+        scaling=("exact", "exact sums on the threshold grid (tau must be on the grid)")),
     Metric(
         "cwsa_plus", "CWSA+", "selective", "higher",
         "mean over S_τ = {c ≥ τ} of φ(c)·correct, φ(c) = (c − τ)/(1 − τ)",
@@ -566,7 +566,7 @@ _ENTRIES: tuple[Metric, ...] = (
         Interval(columns=("sel", "cwsa_plus"), finish=_ratio("cwsa_plus", "sel"),
                  analytic="ratio"),
         settings=("tau",), nan_reason="no prediction has confidence ≥ τ", bounds=(0.0, 1.0),
-        scaling=Scaling("exact", "exact sums on the threshold grid (tau must be on the grid)")),
+        scaling=("exact", "exact sums on the threshold grid (tau must be on the grid)")),
     Metric(
         "aurc", "Area under the risk-coverage curve (AURC)", "selective", "lower",
         "mean over coverage levels of the selective risk when predictions are kept in "
@@ -574,8 +574,8 @@ _ENTRIES: tuple[Metric, ...] = (
         (Reference("GeifmanElYaniv2017", "section 2"), Reference("Geifman2019", "section 3")),
         lambda p, s, c: selective.aurc(p.conf, p.correct, sample_weight=_w(p)),
         Interval(finish=_aurc), bounds=(0.0, 1.0),
-        scaling=Scaling("bounded",
-                        "2^16 fixed confidence bins as tie groups; error bound reported")),
+        scaling=("bounded",
+                 "2^16 fixed confidence bins as tie groups; error bound reported")),
     Metric(
         "lcs", "Local Calibration Score (LCS)", "calibration", "lower",
         "LCS = Σⱼ wⱼ (ĝ(lⱼ) − lⱼ)² / Σⱼ wⱼ, ĝ a LOWESS calibration curve on 100 grid "
@@ -583,7 +583,7 @@ _ENTRIES: tuple[Metric, ...] = (
         (Reference("FernandesMachado2024", "Local Calibration Score"),
          Reference("Cleveland1979")),
         _lcs, _REFIT, needs=frozenset({"unweighted"}), settings=("view",), bounds=(0.0, 1.0),
-        scaling=Scaling("sampled", "LOWESS on a fixed-size uniform sample per group")),
+        scaling=("sampled", "LOWESS on a fixed-size uniform sample per group")),
     Metric(
         "tce_bpm", "TCE_bpm (true calibration error, binomial process)", "calibration",
         "lower",
@@ -592,8 +592,8 @@ _ENTRIES: tuple[Metric, ...] = (
         (Reference("Dong2025", "section 3"),),
         _tce_bpm, _REFIT, needs=frozenset({"unweighted"}), settings=("view",),
         nan_reason="too few rows to fit the binomial-process curve", bounds=(0.0, 1.0),
-        scaling=Scaling("sampled",
-                        "binomial-process fit on a fixed-size uniform sample per group")),
+        scaling=("sampled",
+                 "binomial-process fit on a fixed-size uniform sample per group")),
     Metric(
         "smece", "Smooth ECE (smECE)", "calibration", "lower",
         "smECE_σ = ∫ |r̂_σ(t) − t| δ̂_σ(t) dt, the calibration gap of the Gaussian-kernel "
@@ -601,7 +601,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "δ̂_σ, at the bandwidth σ* with smECE_σ* = σ*",
         (Reference("Blasiok2024", "sections 3-4"),),
         _smece, _REFIT, settings=("view",), bounds=(0.0, 1.0),
-        scaling=Scaling("sampled", "kernel smoothing on a fixed-size uniform sample per group")),
+        scaling=("sampled", "kernel smoothing on a fixed-size uniform sample per group")),
     Metric(
         "classwise_ece", "Class-wise ECE", "calibration", "lower",
         "mean over classes k of the binned ECE of p_k against 1[y = k], n_bins "
@@ -609,40 +609,40 @@ _ENTRIES: tuple[Metric, ...] = (
         (Reference("Nixon2019", "section 3"), Reference("Kumar2019", "section 3")),
         _classwise_ece, _REFIT, needs=frozenset({"proba"}), settings=("n_bins",),
         bounds=(0.0, 1.0),
-        scaling=Scaling("sampled", "class-wise bins on a fixed-size uniform sample per group")),
+        scaling=("sampled", "class-wise bins on a fixed-size uniform sample per group")),
     Metric(
         "debiased_ece", "Debiased ECE (L2)", "calibration", "lower",
         "√max(0, Σ_b (|B_b|/N)·[(ȳ_b − s̄_b)² − ȳ_b(1 − ȳ_b)/(|B_b| − 1)]) over n_bins "
         "equal-mass bins: the squared plug-in gap minus its sampling variance",
         (Reference("Kumar2019", "section 5, Definition 5.2"),),
         _debiased_ece, _REFIT, settings=("view", "n_bins"), bounds=(0.0, 1.0),
-        scaling=Scaling("sampled", "equal-mass bins on a fixed-size uniform sample per group")),
+        scaling=("sampled", "equal-mass bins on a fixed-size uniform sample per group")),
     Metric(
         "eci", "Estimated calibration index (ECI)", "calibration", "lower",
         "ECI = 100 · mean over rows of (ĝ(sᵢ) − sᵢ)², ĝ the LOWESS calibration curve",
         (Reference("VanHoorde2015", "section 2"),),
         _eci, _REFIT, needs=frozenset({"unweighted"}), settings=("view",), bounds=(0.0, 100.0),
-        scaling=Scaling("sampled", "LOWESS on a fixed-size uniform sample per group")),
+        scaling=("sampled", "LOWESS on a fixed-size uniform sample per group")),
     Metric(
         "corp_mcb", "CORP miscalibration (MCB)", "calibration", "lower",
         "MCB = S(p) − S(p̂_PAV): Brier score of the scores minus that of their isotonic "
         "(PAV) recalibration; S = MCB − DSC + UNC",
         (Reference("Dimitriadis2021", "Eq. 3 and section 3"),),
         _corp("mcb"), _REFIT, settings=("view",), bounds=(0.0, 1.0),
-        scaling=Scaling("sampled", "isotonic (PAV) fit on a fixed-size uniform sample per group")),
+        scaling=("sampled", "isotonic (PAV) fit on a fixed-size uniform sample per group")),
     Metric(
         "corp_dsc", "CORP discrimination (DSC)", "calibration", "higher",
         "DSC = S(ȳ) − S(p̂_PAV): Brier score of the base rate minus that of the PAV "
         "recalibration",
         (Reference("Dimitriadis2021", "Eq. 3 and section 3"),),
         _corp("dsc"), _REFIT, settings=("view",), bounds=(0.0, 1.0),
-        scaling=Scaling("sampled", "isotonic (PAV) fit on a fixed-size uniform sample per group")),
+        scaling=("sampled", "isotonic (PAV) fit on a fixed-size uniform sample per group")),
     Metric(
         "corp_unc", "CORP uncertainty (UNC)", "calibration", "target",
         "UNC = S(ȳ) = ȳ(1 − ȳ): Brier score of the base rate (a property of the data)",
         (Reference("Dimitriadis2021", "Eq. 3 and section 3"),),
         _corp("unc"), _REFIT, settings=("view",), target=0.0, bounds=(0.0, 0.25),
-        scaling=Scaling("exact", "base rate from exact sums")),
+        scaling=("exact", "base rate from exact sums")),
 )
 
 #: Every summary metric, in summary order.

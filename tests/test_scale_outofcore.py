@@ -210,7 +210,7 @@ def test_state_with_sample_round_trips_through_json(frame):
 
 def test_scores_and_tests_tables(frame):
     acc = Accumulator(y="y", proba="proba", classes=[0, 1]).update(frame)
-    from calreport.accumulator import calibration_tests_frame, scores_frame
+    from calreport.stats.frames import calibration_tests_frame, scores_frame
 
     s = scores_frame(acc.state, ())
     ref = frame.calib(y="y", proba="proba").scores()

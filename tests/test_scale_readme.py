@@ -29,7 +29,7 @@ def test_examples_use_existing_api():
     code = re.search(r"```python\n(.*?)```", _section(), re.S).group(1)
     for method in re.findall(r"by_model\.(\w+)\(", code):
         assert hasattr(cdask.DaskGroupByCalibAccessor, method), method
-    for method in re.findall(r"(?:acc|week)\.(\w+)\(", code):
+    for method in re.findall(r"(?:acc|merged)\.(\w+)\(", code):
         assert hasattr(Accumulator, method), method
     for kw in ("exact_auc", "sample_size", "n_boot"):
         assert kw in cdask.DaskGroupByCalibAccessor.summary.__code__.co_varnames

@@ -12,20 +12,22 @@ import calreport  # noqa: F401
 from calreport.accumulator import Accumulator, full_table
 from calreport.registry import REGISTRY, Metric
 from calreport.stats import KINDS as FINISH_KINDS
-from calreport.stats.scaling import KINDS, Scaling
+from calreport.stats.scaling import KINDS, Scaling, scaling_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::calreport.metrics.risk.ClippedConfidenceWarning")
 
 
 def test_every_entry_has_a_kind_and_a_one_line_note():
     for name, spec in REGISTRY.items():
-        assert isinstance(spec.scaling, Scaling), name
-        assert spec.scaling.kind in KINDS, name
-        assert spec.scaling.note and "\n" not in spec.scaling.note, name
+        kind, note = spec.scaling
+        assert kind in KINDS, name
+        assert note and "\n" not in note, name
+        assert scaling_of(name) == Scaling(kind, note)
 
 
 def test_default_is_not_available_and_bad_kinds_are_refused():
     assert Scaling().kind == "none"
+    assert Metric.__dataclass_fields__["scaling"].default[0] == "none"
     with pytest.raises(ValueError, match="`kind` must be one of"):
         Scaling("approximate", "x")
     with pytest.raises(ValueError, match="one non-empty line"):
@@ -37,11 +39,11 @@ def test_registry_kinds_match_the_finishing_layer():
     # every metric the merged sums finish has the kind the registry records
     for name, kind in FINISH_KINDS.items():
         if name in REGISTRY:
-            assert REGISTRY[name].scaling.kind == kind, name
+            assert REGISTRY[name].scaling[0] == kind, name
     # and every exact or bounded registry metric is finished from the sums
     for name, spec in REGISTRY.items():
-        if spec.scaling.kind in ("exact", "bounded"):
-            assert FINISH_KINDS.get(name) == spec.scaling.kind, name
+        if spec.scaling[0] in ("exact", "bounded"):
+            assert FINISH_KINDS.get(name) == spec.scaling[0], name
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +66,7 @@ def test_each_kind_delivers_what_it_says(frame):
     assert table.keys == list(ref.index)
     for name, spec in REGISTRY.items():
         got, want = table.values[name], ref[name].to_numpy()
-        kind = spec.scaling.kind
+        kind = spec.scaling[0]
         assert table.kinds[name] == kind, name
         if kind == "exact":
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=name)
@@ -82,7 +84,7 @@ def test_each_kind_delivers_what_it_says(frame):
 
 def test_sampled_metrics_without_a_sample_are_dropped_with_the_reason(frame):
     out = Accumulator(y="y", proba="proba", classes=[0, 1]).update(frame).summary()
-    sampled = [m for m, s in REGISTRY.items() if s.scaling.kind == "sampled"]
+    sampled = [m for m, s in REGISTRY.items() if s.scaling[0] == "sampled"]
     assert set(out.attrs["dropped"]) == set(sampled)
     assert all("sample_size" in why for why in out.attrs["dropped"].values())
     assert all(math.isnan(out[m]) for m in sampled)

@@ -15,6 +15,16 @@ from a counter-based generator (Philox) keyed by the master seed and the group k
 at the row's rank within its group, as for the Poisson bootstrap: the sample does
 not depend on how the data were split into partitions or batches.  A group with at
 most ``k`` rows is kept whole, and its sampled metrics equal the pandas ones.
+
+References
+----------
+Cohen, E. & Kaplan, H. (2007). Summarizing Data using Bottom-k Sketches. Proceedings
+of the 26th ACM Symposium on Principles of Distributed Computing (PODC), 225-234.
+doi:10.1145/1281100.1281133.
+
+Salmon, J. K., Moraes, M. A., Dror, R. O. & Shaw, D. E. (2011). Parallel Random
+Numbers: As Easy as 1, 2, 3. Proceedings of the International Conference for High
+Performance Computing, Networking, Storage and Analysis (SC11). doi:10.1145/2063384.2063405.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """How each metric is computed beyond one machine (Dask, the streaming accumulator).
 
-Every :class:`~calreport.registry.Metric` carries a :class:`Scaling`: ``kind`` is
+Every :class:`~calreport.registry.Metric` carries ``scaling = (kind, note)`` (a plain
+tuple: the registry sits below this package); :func:`scaling_of` reads it as a
+checked :class:`Scaling`.  ``kind`` is
 
 * ``"exact"`` -- finished from merged exact sums; equal to the pandas value up to the
   float64 rounding of the final arithmetic;
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["KINDS", "Scaling", "markdown_table"]
+__all__ = ["KINDS", "Scaling", "markdown_table", "scaling_of"]
 
 #: Allowed kinds, from the most to the least faithful.
 KINDS = ("exact", "bounded", "sampled", "none")
@@ -43,6 +45,19 @@ class Scaling:
             raise ValueError("`note` must be one non-empty line.")
 
 
+def scaling_of(metric: str) -> Scaling:
+    """The registry's out-of-core kind and note of a metric, checked.
+
+    Examples
+    --------
+    >>> scaling_of("auc").kind
+    'bounded'
+    """
+    from calreport.registry import REGISTRY
+
+    return Scaling(*REGISTRY[metric].scaling)
+
+
 def markdown_table() -> str:
     """The README's table: every registry metric, its out-of-core kind and how.
 
@@ -54,6 +69,7 @@ def markdown_table() -> str:
     from calreport.registry import REGISTRY
 
     lines = ["| metric | out of core | how |", "| --- | --- | --- |"]
-    for name, spec in REGISTRY.items():
-        lines.append(f"| `{name}` | {spec.scaling.kind} | {spec.scaling.note} |")
+    for name in REGISTRY:
+        sc = scaling_of(name)
+        lines.append(f"| `{name}` | {sc.kind} | {sc.note} |")
     return "\n".join(lines)

@@ -1,0 +1,74 @@
+"""pandas tables of the out-of-core scores, calibration tests and calibration error."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+from calreport.stats import finish as _finish
+from calreport.stats.sampled import sample_profiles
+from calreport.stats.state import StatsState
+
+__all__ = ["calibration_error_frame", "calibration_tests_frame", "scores_frame"]
+
+
+def _index(keys: list[Any], by: Sequence[Hashable]) -> Any:
+    import pandas as pd
+
+    if len(by) > 1:
+        return pd.MultiIndex.from_tuples(keys, names=list(by))
+    return pd.Index(keys, name=by[0], tupleize_cols=False)
+
+
+def scores_frame(state: StatsState, by: Sequence[Hashable], view: str | None = None) -> Any:
+    """Top-label Brier, sharpness and the Murphy terms per group (exact)."""
+    import pandas as pd
+
+    from calreport.stats.verdict import murphy
+
+    t = _finish.summary(state)
+    m = murphy(state, view=view)
+    cols = {"top_label_brier": t.values["top_label_brier"], "sharpness": t.values["sharpness"],
+            "murphy_reliability": m["reliability"], "murphy_resolution": m["resolution"],
+            "murphy_uncertainty": m["uncertainty"], "murphy_within_bin": m["within_bin"]}
+    out = pd.DataFrame(cols, index=_index(state.keys, by) if by else None)
+    return out if by else out.iloc[0].rename("value")
+
+
+def calibration_tests_frame(state: StatsState, by: Sequence[Hashable]) -> Any:
+    """Spiegelhalter's Z and p-value per group (exact sums)."""
+    import pandas as pd
+
+    from calreport.stats.verdict import spiegelhalter
+
+    out = pd.DataFrame(spiegelhalter(state), index=_index(state.keys, by) if by else None)
+    out = out if by else out.iloc[0].rename("value")
+    out.attrs["dropped"] = {
+        "hl_statistic": "Hosmer-Lemeshow deciles are not computed out of core",
+        "cox_intercept": "the Cox logistic fit is not computed out of core"}
+    return out
+
+
+def calibration_error_frame(state: StatsState, by: Sequence[Hashable],
+                            view: str | None = None) -> Any:
+    """ICI, E50, E90 and Emax per group, from the LOWESS curve of each group's uniform
+    sample (``sample_size``; the pandas code on the sample, so a group that fits in
+    the sample gets the pandas values)."""
+    import pandas as pd
+
+    from calreport.metrics import calibration_index
+
+    if state.sample is None:
+        raise ValueError("ICI needs the rows' sample: build the state with sample_size=20000 "
+                         "(rows per group).")
+    profiles = sample_profiles(state)
+    rows = []
+    for k in state.keys:
+        r = calibration_index.calibration_error_summary(*profiles[k].view(view))
+        rows.append({"ici": r.ici, "e50": r.e50, "e90": r.e90, "emax": r.emax})
+    out = pd.DataFrame(rows, index=_index(state.keys, by) if by else None, dtype=np.float64)
+    out.attrs["sampled"] = {"sample_size": int(state.config.sample_size),
+                            "rows_used": {k: int(profiles[k].n) for k in state.keys}}
+    return out if by else out.iloc[0].rename("value")

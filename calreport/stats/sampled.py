@@ -1,0 +1,113 @@
+"""Out-of-core values of the metrics that refit a curve, and the full metric table.
+
+The registry's ``"sampled"`` metrics are computed by their own point computation
+(the pandas code) on each group's uniform sample (:mod:`calreport.stats.sample`);
+:func:`full_table` joins them to the exact and bounded metrics finished from the sums,
+with every metric's kind from the registry's ``scaling`` field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from calreport.profile import ConfidenceProfile
+from calreport.stats import finish as _finish
+from calreport.stats.state import StatsState
+
+__all__ = ["dropped_metrics", "full_table", "sample_profiles", "sampled_values",
+           "scaling_kinds", "settings_of"]
+
+
+def scaling_kinds() -> dict[str, str]:
+    """Registry metric -> its out-of-core kind (exact / bounded / sampled / none)."""
+    from calreport.registry import REGISTRY
+
+    return {m: spec.scaling[0] for m, spec in REGISTRY.items()}
+
+
+def settings_of(state: StatsState, view: str | None) -> Any:
+    from calreport.settings import Settings
+
+    cfg = state.config
+    return Settings(n_bins=cfg.n_bins, strategy="uniform", tau=cfg.tau, view=view,
+                    p_risk_method="normal", eps=cfg.eps, min_count=cfg.min_count)
+
+
+def sample_profiles(state: StatsState) -> dict[Any, ConfidenceProfile]:
+    """Group key -> profile of its uniform sample (empty without ``sample_size``)."""
+    from calreport.stats.sample import profile_of
+
+    if state.sample is None:
+        return {}
+    return {k: profile_of(state.sample[k], state.schema.classes, state.config.weights)
+            for k in state.keys if k in state.sample}
+
+
+def sampled_values(state: StatsState, view: str | None = None
+                   ) -> tuple[dict[str, np.ndarray], dict[str, list[str | None]]]:
+    """The registry's sampled metrics of every group, on the groups' uniform samples.
+
+    Computed by the registry's own point computation (the pandas code) on the sample
+    profile, so a group with at most ``sample_size`` rows gets the pandas value.
+    Without a sample every sampled metric is NaN with the reason.
+    """
+    import warnings
+
+    from calreport.registry import REGISTRY, MetricCache
+
+    names = [m for m, k in scaling_kinds().items() if k == "sampled"]
+    g = len(state.keys)
+    values = {m: np.full(g, np.nan) for m in names}
+    reasons: dict[str, list[str | None]] = {m: [None] * g for m in names}
+    if state.sample is None:
+        why = ("sampled metric: not computed out of core without a sample; pass "
+               "sample_size=20000 (rows per group) to compute it on a uniform sample")
+        return values, {m: [why] * g for m in names}
+    settings = settings_of(state, view)
+    profiles = sample_profiles(state)
+    for gi, key in enumerate(state.keys):
+        prof = profiles.get(key)
+        cache = MetricCache()
+        for m in names:
+            spec = REGISTRY[m]
+            need = spec.missing_need(prof) if prof is not None else "no rows"
+            if need:
+                reasons[m][gi] = need
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    values[m][gi] = float(spec.compute(prof, settings, cache))
+                except ValueError as exc:
+                    reasons[m][gi] = str(exc)
+                    continue
+            if np.isnan(values[m][gi]):
+                reasons[m][gi] = spec.nan_reason
+    return values, reasons
+
+
+def full_table(state: StatsState, *, view: str | None = None, ci: float | None = None
+               ) -> _finish.MetricTable:
+    """Exact and bounded metrics from the sums, plus the sampled ones (NaN + reason
+    without a sample): every registry metric, with its kind from the registry."""
+    table = _finish.summary(state, view=view, ci=ci)
+    sv, sr = sampled_values(state, table.view)
+    table.values.update(sv)
+    kinds = scaling_kinds()
+    table.kinds.update({m: kinds[m] for m in sv})
+    for m, r in sr.items():
+        if any(x is not None for x in r):
+            table.reasons[m] = r
+    table.settings = {**table.settings, "sampled": state.sample is not None}
+    return table
+
+
+def dropped_metrics(table: _finish.MetricTable) -> dict[str, str]:
+    """Registry metrics without a value in any group, with the reason."""
+    out = {}
+    for m, val in table.values.items():
+        if np.isnan(val).all() and m in table.reasons:
+            out[m] = next((r for r in table.reasons[m] if r), "undefined")
+    return out
