@@ -240,6 +240,10 @@ _ENTRIES = (
               "Proceedings of the 20th International Conference on Artificial Intelligence "
               "and Statistics (AISTATS), PMLR 54, 623-631"),
     Reference("Kish1965", ("Kish, L.",), 1965, "Survey Sampling", "John Wiley & Sons, New York"),
+    Reference("CohenKaplan2007", ("Cohen, E.", "Kaplan, H."), 2007,
+              "Summarizing Data using Bottom-k Sketches",
+              "Proceedings of the 26th ACM Symposium on Principles of Distributed Computing "
+              "(PODC), 225-234", doi="10.1145/1281100.1281133"),
 )
 
 #: Every reference calreport cites, by key.
