@@ -257,13 +257,7 @@ def figure_to_data_uri(fig: Figure, *, fmt: str = "auto", dpi: int = 200) -> str
 
 
 def _png(fig: Figure, dpi: int) -> bytes:
-    """PNG bytes of a figure: RGB when every pixel is opaque, else RGBA.
-
-    An opaque figure loses nothing without its alpha channel, and a PDF renderer
-    embeds an RGB image directly, where RGBA must be split into colour and mask.
-    """
-    from PIL import Image
-
+    """PNG bytes of a figure, RGB when every pixel is opaque (see :func:`png_bytes`)."""
     raw = io.BytesIO()
     fig.savefig(raw, format="rgba", dpi=dpi)
     pixels = np.frombuffer(raw.getbuffer(), dtype=np.uint8)
@@ -274,10 +268,21 @@ def _png(fig: Figure, dpi: int) -> bytes:
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
         return buf.getvalue()
-    rgba = pixels.reshape(height, width, 4)
+    return png_bytes(pixels.reshape(height, width, 4), dpi)
+
+
+def png_bytes(rgba: np.ndarray, dpi: float) -> bytes:
+    """Encode an RGBA pixel array as PNG: RGB when every pixel is opaque, else RGBA.
+
+    An opaque image loses nothing without its alpha channel, and a PDF renderer
+    embeds an RGB image directly, where RGBA must be split into colour and mask.
+    No date or software metadata is written (byte-identical output).
+    """
+    from PIL import Image
+
     opaque = bool((rgba[..., 3] == 255).all())
-    image = Image.fromarray(np.ascontiguousarray(rgba[..., :3]) if opaque else rgba,
-                            mode="RGB" if opaque else "RGBA")
+    image = Image.fromarray(np.ascontiguousarray(rgba[..., :3]) if opaque
+                            else np.ascontiguousarray(rgba), mode="RGB" if opaque else "RGBA")
     out = io.BytesIO()
     image.save(out, format="PNG", dpi=(dpi, dpi))
     return out.getvalue()

@@ -184,13 +184,23 @@ def print_uris(vector: Mapping[str, Any]) -> dict[str, str]:
     report take it seconds, an embedded PNG milliseconds.  At :data:`PRINT_DPI`
     (200 dpi, the figures print at most at their size) line art stays sharp on
     paper.  The layout computed for the SVG is kept (the layout engine is switched
-    off), so both versions have the same geometry and the layout is not solved
-    again.
+    off), so both versions have the same geometry and each figure is drawn once
+    more, without the layout pass and the dry-run draw of ``savefig``.  The
+    figures are the report's own, so giving them an Agg canvas changes nothing a
+    user holds.
     """
-    from calreport import plotting
+    import base64
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from calreport.plotting import _base
 
     out = {}
     for fig_id, fig in vector.items():
         fig.set_layout_engine("none")
-        out[fig_id] = plotting.figure_to_data_uri(fig, fmt="png", dpi=PRINT_DPI)
+        canvas = FigureCanvasAgg(fig)
+        fig.set_dpi(PRINT_DPI)
+        canvas.draw()
+        data = _base.png_bytes(np.asarray(canvas.buffer_rgba()), PRINT_DPI)
+        out[fig_id] = f"data:image/png;base64,{base64.b64encode(data).decode('ascii')}"
     return out
