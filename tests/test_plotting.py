@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import io
 import subprocess
 import sys
 import textwrap
@@ -375,6 +376,25 @@ def test_dense_scatter_becomes_png():
     assert uri.startswith("data:image/png;base64,")
     assert base64.b64decode(uri.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
     assert uri == plotting.figure_to_data_uri(fig)
+
+
+def test_png_drops_the_alpha_channel_only_of_opaque_figures():
+    from PIL import Image
+
+    def decode(uri):
+        return Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1])))
+
+    fig = Figure(figsize=(6.4, 3.13))
+    fig.add_subplot().plot([0, 1], [0, 1])
+    img = decode(plotting.figure_to_data_uri(fig, fmt="png", dpi=150))
+    # 6.4 x 150 = 960 pixels; 3.13 x 150 = 469.5, truncated as matplotlib's canvas does
+    assert img.mode == "RGB" and img.size == (960, 469)
+    clear = Figure(figsize=(2, 1))
+    clear.patch.set_alpha(0.0)
+    clear.add_subplot().plot([0, 1], [0, 1])
+    img = decode(plotting.figure_to_data_uri(clear, fmt="png", dpi=100))
+    assert img.mode == "RGBA" and img.size == (200, 100)
+    assert img.getchannel("A").getextrema()[0] == 0  # the transparency is kept
 
 
 def test_hostile_labels_are_drawn_literally(binary):

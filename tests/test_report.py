@@ -363,6 +363,36 @@ def test_pdf_is_valid_multipage_with_verdict_and_attachment(pdf, rep):
     assert json.loads(attached) == json.loads(rep.to_json())
 
 
+def test_pdf_embeds_every_figure_as_a_200_dpi_image_and_html_keeps_svg(pdf, rep, html):
+    # WeasyPrint draws SVG node by node in Python: the PDF gets PNG figures, the HTML
+    # keeps its vector figures (also after to_pdf() has drawn the PNG versions)
+    pypdf = pytest.importorskip("pypdf")
+    from calreport.report.figures import PRINT_DPI
+
+    reader = pypdf.PdfReader(io.BytesIO(pdf))
+    # the PDF's pages share one resource dictionary: count each image once
+    images = list({img.data: img for page in reader.pages for img in page.images}.values())
+    figures = [f for f in rep.context["figures"] if f["uri"]]
+    assert len(images) == len(figures)
+    sizes = sorted(img.image.size for img in images)
+    for f in figures:
+        fig_w, fig_h = _svg_inches(f["uri"])
+        # each figure's pixels are its size in inches x PRINT_DPI (truncated)
+        assert (int(fig_w * PRINT_DPI + 1e-6), int(fig_h * PRINT_DPI + 1e-6)) in sizes
+    assert all(img.image.mode == "RGB" for img in images)  # opaque: no alpha mask
+    assert rep.to_html() == html
+    assert html.count('src="data:image/svg+xml;base64,') == len(figures)
+
+
+def _svg_inches(uri: str) -> tuple[float, float]:
+    import base64
+
+    svg = base64.b64decode(uri.split(",", 1)[1]).decode("utf-8")
+    w, h = (float(re.search(rf'{k}="([0-9.]+)pt"', svg).group(1)) / 72 for k in ("width",
+                                                                              "height"))
+    return w, h
+
+
 def test_pdf_fetcher_refuses_everything_but_data_and_fonts():
     weasyprint = pytest.importorskip("weasyprint")
     faces, allowed = report_pdf._font_faces()

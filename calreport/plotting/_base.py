@@ -251,10 +251,41 @@ def figure_to_data_uri(fig: Figure, *, fmt: str = "auto", dpi: int = 200) -> str
         data = stable_svg_ids(buf.getvalue().decode("utf-8")).encode("utf-8")
         mime = "image/svg+xml"
     else:
-        fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
-        data = buf.getvalue()
+        data = _png(fig, dpi)
         mime = "image/png"
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def _png(fig: Figure, dpi: int) -> bytes:
+    """PNG bytes of a figure, RGB when every pixel is opaque (see :func:`png_bytes`)."""
+    raw = io.BytesIO()
+    fig.savefig(raw, format="rgba", dpi=dpi)
+    pixels = np.frombuffer(raw.getbuffer(), dtype=np.uint8)
+    # the Agg canvas truncates inches * dpi to whole pixels (FigureCanvasBase.
+    # get_width_height, with a 1e-8 tolerance in recent matplotlib)
+    width, height = (int(x * dpi + 1e-8) for x in fig.get_size_inches())
+    if width * height * 4 != pixels.size:  # pragma: no cover - other canvas geometry
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+        return buf.getvalue()
+    return png_bytes(pixels.reshape(height, width, 4), dpi)
+
+
+def png_bytes(rgba: np.ndarray, dpi: float) -> bytes:
+    """Encode an RGBA pixel array as PNG: RGB when every pixel is opaque, else RGBA.
+
+    An opaque image loses nothing without its alpha channel, and a PDF renderer
+    embeds an RGB image directly, where RGBA must be split into colour and mask.
+    No date or software metadata is written (byte-identical output).
+    """
+    from PIL import Image
+
+    opaque = bool((rgba[..., 3] == 255).all())
+    image = Image.fromarray(np.ascontiguousarray(rgba[..., :3]) if opaque
+                            else np.ascontiguousarray(rgba), mode="RGB" if opaque else "RGBA")
+    out = io.BytesIO()
+    image.save(out, format="PNG", dpi=(dpi, dpi))
+    return out.getvalue()
 
 
 _SVG_ID = re.compile(r'\bid="([A-Za-z_][\w.-]*)"')

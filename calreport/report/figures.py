@@ -18,17 +18,19 @@ import numpy as np
 
 from calreport.profile import ConfidenceProfile
 
-__all__ = ["HIGHLIGHT", "build_figures"]
+__all__ = ["HIGHLIGHT", "PRINT_DPI", "build_figures", "print_uris"]
 
 #: Groups highlighted in colour in the overlays (the riskiest first).
 HIGHLIGHT = 5
 #: Groups with a labelled row in the risk plot.
 RISK_ROWS = 25
+#: Resolution of the figures embedded in the PDF.
+PRINT_DPI = 200
 
 
 def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str, Any],
-                  order: list[str], *, view: str | None, n_bins: int,
-                  strategy: str) -> list[dict[str, Any]]:
+                  order: list[str], *, view: str | None, n_bins: int, strategy: str,
+                  vector: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The figure entries of the report context (id, title, caption, data URI).
 
     Parameters
@@ -39,6 +41,10 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
         Group names, riskiest first.
     view, n_bins, strategy
         Settings of the calibration figures.
+    vector : dict, optional
+        Receives figure id -> matplotlib Figure for every figure embedded as SVG,
+        so that the PDF can embed a PNG of it (:func:`print_uris`) without drawing
+        it again from the data.
     """
     from matplotlib.figure import Figure
 
@@ -78,6 +84,8 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
         if len(fig.axes) == 1:
             ax.set_title("")  # the report's heading names the figure
         uri = plotting.figure_to_data_uri(fig)
+        if vector is not None and uri.startswith("data:image/svg"):
+            vector[fig_id] = fig
         height = fig.get_size_inches()[1]
         out.append({"id": fig_id, "title": title, "caption": caption, "uri": uri,
                     "format": uri[5:uri.index(";")], "error": None, "tall": height > 6.0})
@@ -167,3 +175,32 @@ def _histograms(figure: Any, plotting: Any, profiles: Mapping[str, ConfidencePro
         fig.legend(handles, labels, fontsize="small", frameon=False, loc="outside lower center",
                    ncols=4)
     return axes[0]
+
+
+def print_uris(vector: Mapping[str, Any]) -> dict[str, str]:
+    """PNG data URIs of the figures drawn as SVG, for the PDF.
+
+    WeasyPrint draws an SVG node by node in Python: the figures of a 200-group
+    report take it seconds, an embedded PNG milliseconds.  At :data:`PRINT_DPI`
+    (200 dpi, the figures print at most at their size) line art stays sharp on
+    paper.  The layout computed for the SVG is kept (the layout engine is switched
+    off), so both versions have the same geometry and each figure is drawn once
+    more, without the layout pass and the dry-run draw of ``savefig``.  The
+    figures are the report's own, so giving them an Agg canvas changes nothing a
+    user holds.
+    """
+    import base64
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from calreport.plotting import _base
+
+    out = {}
+    for fig_id, fig in vector.items():
+        fig.set_layout_engine("none")
+        canvas = FigureCanvasAgg(fig)
+        fig.set_dpi(PRINT_DPI)
+        canvas.draw()
+        data = _base.png_bytes(np.asarray(canvas.buffer_rgba()), PRINT_DPI)
+        out[fig_id] = f"data:image/png;base64,{base64.b64encode(data).decode('ascii')}"
+    return out
