@@ -66,3 +66,37 @@ def test_200_groups_cards_tables_and_appendix_are_bounded(big_report):
     assert "other 175 share the last row" in risk["caption"]
     rel = next(f for f in ctx["figures"] if f["id"] == "reliability")
     assert "the other 195 groups pooled" in rel["caption"]
+
+
+def _overflowing_boxes(html: str) -> list[str]:
+    """Text boxes whose right edge lies beyond the page's content area."""
+    weasyprint = pytest.importorskip("weasyprint")
+    doc = weasyprint.HTML(string=html).render()
+    out = []
+    for number, page in enumerate(doc.pages, 1):
+        root = page._page_box
+        right = root.position_x + root.margin_width() - root.margin_right
+        stack = [root]
+        while stack:
+            box = stack.pop()
+            stack.extend(getattr(box, "children", ()))
+            text = getattr(box, "text", None)
+            if text and text.strip() and box.position_x + box.width > right + 0.5:
+                out.append(f"page {number}: {text!r} ends {box.position_x + box.width - right:.1f}px past")
+    return out
+
+
+@pytest.mark.parametrize("ci", [None, 0.95])
+def test_groups_table_with_every_default_column_fits_the_page(ci):
+    # the default metrics fill every column of the groups table; its last column
+    # ("Wrong certainty claims") was once cut off at the right margin
+    rng = np.random.default_rng(3)
+    n = 3 * 400
+    p = rng.beta(2, 2, n)
+    df = pd.DataFrame({"g": np.repeat(["alpha", "beta", "gamma"], 400),
+                       "y": (rng.random(n) < p).astype(int), "p": p})
+    rep = df.groupby("g").calib(y="y", proba="p").report(ci=ci, n_boot=20, refit=False,
+                                                           timestamp=TS)
+    html = rep.to_html()
+    assert "Wrong certainty claims" in html
+    assert _overflowing_boxes(html) == []
