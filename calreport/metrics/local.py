@@ -58,10 +58,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.signal import fftconvolve
 
 from calreport import _labels as lab
 from calreport import _validate as v
+from calreport.metrics._fftconv import fft_convolve
 
 __all__ = [
     "AUTO_FRAC_CONSTANT",
@@ -421,7 +421,7 @@ def _reflected_kde(s_sorted: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, flo
     half = min(math.ceil(_KDE_CUTOFF * bw * m), 3 * m)
     t = np.arange(-half, half + 1) / (m * bw)
     kernel = np.exp(-0.5 * t * t) / (math.sqrt(2.0 * math.pi) * bw)
-    dens = fftconvolve(ext, kernel, mode="same")[m: 2 * m + 1] / (3.0 * n)
+    dens = fft_convolve(ext, kernel, "same")[m: 2 * m + 1] / (3.0 * n)
     dens = np.maximum(dens, 0.0)  # FFT round-off in the far tails
     return np.interp(x, np.linspace(0.0, 1.0, m + 1), dens), bw
 

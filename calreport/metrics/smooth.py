@@ -33,10 +33,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from scipy import fft, signal
+from scipy import fft
 
 from calreport import _labels as lab
 from calreport import _validate as v
+from calreport.metrics._fftconv import fft_convolve
 
 __all__ = [
     "BOUNDARIES",
@@ -132,7 +133,7 @@ def _convolve(masses: np.ndarray, sigma: float, boundary: str) -> np.ndarray:
     taps = np.linspace(0.0, 1.0, n_nodes) - 0.5
     kernel = np.exp(-taps * taps / (2.0 * sigma * sigma)) / (np.sqrt(2.0 * np.pi) * sigma)
     ext = _extend(masses, boundary)
-    return signal.fftconvolve(ext, kernel[None, :], mode="valid", axes=-1)
+    return fft_convolve(ext, kernel, "valid")
 
 
 def _extend(masses: np.ndarray, boundary: str) -> np.ndarray:
