@@ -9,10 +9,12 @@ from __future__ import annotations
 import base64
 import io
 import re
+import threading
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -212,14 +214,19 @@ def _count_points(fig: Figure) -> int:
     return n
 
 
+#: matplotlib reads the SVG text mode from rcParams only: saves that set it hold this
+#: lock, so concurrent calls never see each other's temporary setting.
+_SVG_LOCK = threading.Lock()
+
+
 def figure_to_data_uri(fig: Figure, *, fmt: str = "auto", dpi: int = 200) -> str:
     """Encode a figure as a ``data:`` URI: SVG for line plots, PNG for dense scatters.
 
     The output is byte-identical for identical figures, also when several threads
     encode figures at once: no date or software metadata is written, and the SVG
     element ids (random or salted hashes in matplotlib) are renamed in order of
-    appearance after each save.  No process-wide setting (``rcParams``) is read or
-    changed for that.
+    appearance after each save.  Text is written as SVG text (``svg.fonttype`` "none",
+    set only for the duration of the save and under a lock), not as glyph outlines.
 
     Parameters
     ----------
@@ -246,8 +253,10 @@ def figure_to_data_uri(fig: Figure, *, fmt: str = "auto", dpi: int = 200) -> str
         fmt = "png" if _count_points(fig) > DENSE_POINTS else "svg"
     buf = io.BytesIO()
     if fmt == "svg":
-        fig.savefig(buf, format="svg",
-                    metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+        # text as SVG text, not glyph outlines: half the drawing time and smaller files
+        with _SVG_LOCK, matplotlib.rc_context({"svg.fonttype": "none"}):
+            fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None,
+                                                     "Format": None, "Type": None})
         data = stable_svg_ids(buf.getvalue().decode("utf-8")).encode("utf-8")
         mime = "image/svg+xml"
     else:
