@@ -82,7 +82,8 @@ def _overflowing_boxes(html: str) -> list[str]:
             stack.extend(getattr(box, "children", ()))
             text = getattr(box, "text", None)
             if text and text.strip() and box.position_x + box.width > right + 0.5:
-                out.append(f"page {number}: {text!r} ends {box.position_x + box.width - right:.1f}px past")
+                past = box.position_x + box.width - right
+                out.append(f"page {number}: {text!r} ends {past:.1f}px past the margin")
     return out
 
 
