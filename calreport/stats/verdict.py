@@ -84,7 +84,7 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
             if "all" in state.fsums else None)
         if n_cert_rows == 0:  # the rows below certainty are all rows: power sums known
             all_set.mean1, all_set.var1 = f["r_mean1"], f["r_var1"]
-        all_test = _test(all_set, n_sim, rng, cfg.heavy_rows)
+        all_test = _test(all_set, n_sim, rng, cfg.heavy_rows, int(seed))
         csr_all = all_set.s_obs / w if w > 0 else math.nan
         sig_all = math.sqrt(var_all) / w if w > 0 else math.nan
         z_all = (csr_all - 1.0) / sig_all if sig_all > 0 else math.nan
@@ -104,8 +104,8 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
                 var1=f["r_var1"], n_rows=n_rows - n_cert_rows,
                 heavy=heavy.get((key, "rest")),
                 fine=state.fsums["rest"][gi] if "rest" in state.fsums else None)
-            rest_test = (_test(rest_set, n_sim, rng, cfg.heavy_rows) if rest_set.n_rows > 0
-                         else None)
+            rest_test = (_test(rest_set, n_sim, rng, cfg.heavy_rows, int(seed))
+                         if rest_set.n_rows > 0 else None)
         else:
             n_cw, upper = 0.0, math.nan
             rest_set, rest_test = all_set, all_test
@@ -207,15 +207,20 @@ class _RowSet:
                      h["k"][order], w, denom, "importance")
 
 
-def _test(rs: _RowSet, n_sim: int, rng: np.random.Generator, cap: int) -> Any:
-    """P_risk, power and method of a row set, as the core's ``_test(..., "auto")``."""
-    from calreport.metrics._risk_null import _is_valid, _monte_carlo, _Test
+def _test(rs: _RowSet, n_sim: int, rng: np.random.Generator, cap: int, base: int
+          ) -> Any:
+    """P_risk, power and method of a row set, as the core's ``_test(..., "auto")``.
+
+    When every row is held the core's test itself runs on them (same seed stream
+    ``base`` as ``risk_summary(seed=...)``); otherwise it is rebuilt from the sums and
+    the kept rows of largest variance.
+    """
+    from calreport.metrics._risk_null import _is_valid, _Test
+    from calreport.metrics._risk_null import _test as core_test
     from calreport.metrics._risk_rows import (
-        FULL_MONTE_CARLO_ROWS,
         LATTICE_MAX,
         LINDEBERG_MAX,
         SKEWNESS_MAX,
-        _lattice_ratio,
         _p_normal,
     )
 
@@ -224,11 +229,8 @@ def _test(rs: _RowSet, n_sim: int, rng: np.random.Generator, cap: int) -> Any:
     skew = rs.k3 / var**1.5 if var > 0 else math.nan
     whole = rs.heavy is not None and len(rs.heavy["u"]) >= rs.n_rows  # every row is held
     if whole and var > 0:
-        r = rs.rows()
-        lattice = _lattice_ratio(r, var)
-        lattice_note = ""
-    else:
-        lattice, lattice_note = _lattice_certificate(rs, var, 0.0)
+        return core_test(rs.rows(), "auto", n_sim, rng, base)
+    lattice, lattice_note = _lattice_certificate(rs, var, 0.0)
     facts = (f"the largest row carries {share:.1%} of the null variance (limit "
              f"{LINDEBERG_MAX:.0%}), the null skewness is {skew:.2f} (limit "
              f"{SKEWNESS_MAX:g}) and tied rows jump by {lattice:.2f} sd (limit "
@@ -245,30 +247,16 @@ def _test(rs: _RowSet, n_sim: int, rng: np.random.Generator, cap: int) -> Any:
     if valid:
         return _Test(_p_normal(csr_value, z), power_normal, "normal",
                      "normal approximation valid: " + facts, 0, share, skew, lattice)
-    if whole:  # every row is held: exactly the core's test
-        r = rs.rows()
-        heavy = -1
-        if rs.n_rows > FULL_MONTE_CARLO_ROWS:
-            from calreport.metrics._risk_null import _heavy_split
-
-            heavy = _heavy_split(r)
-            if heavy > len(r.c) // 2:
-                heavy = -1
-        prob, power = _monte_carlo(r, n_sim, rng, heavy)
-    else:
-        heavy = _heavy_split_sums(rs)
-        if heavy < 0:
-            return _Test(_p_normal(csr_value, z), power_normal, "normal",
-                         "normal approximation, although it is not valid here and the "
-                         f"Monte Carlo null needs more than the {cap} rows of largest "
-                         f"variance kept out of core: " + facts, 0, share, skew, lattice)
-        prob, power = _heavy_monte_carlo(rs, heavy, n_sim, rng)
+    heavy = _heavy_split_sums(rs)
     if heavy < 0:
-        why = f"normal approximation invalid ({facts}): Monte Carlo null, {n_sim} draws"
-    else:
-        why = (f"normal approximation invalid ({facts}): Monte Carlo null, {n_sim} draws "
-               f"of the {heavy} rows of largest variance, exact normal law of the other "
-               f"{rs.n_rows - heavy:g}")
+        return _Test(_p_normal(csr_value, z), power_normal, "normal",
+                     "normal approximation, although it is not valid here and the "
+                     f"Monte Carlo null needs more than the {cap} rows of largest "
+                     f"variance kept out of core: " + facts, 0, share, skew, lattice)
+    prob, power = _heavy_monte_carlo(rs, heavy, n_sim, rng)
+    why = (f"normal approximation invalid ({facts}): Monte Carlo null, {n_sim} draws "
+           f"of the {heavy} rows of largest variance, exact normal law of the other "
+           f"{rs.n_rows - heavy:g}")
     return _Test(prob if csr_value > 1.0 else 0.0, power, "monte_carlo", why, n_sim,
                  share, skew, lattice)
 
