@@ -280,3 +280,92 @@ def test_accessor_binary_auc_and_cwauc_match_sklearn():
     assert df.calib.auc() == pytest.approx(roc_auc_score(y, s), rel=1e-12)
     assert df.calib.cwauc() == pytest.approx(
         roc_auc_score(y, s, sample_weight=top_label(s)), rel=1e-12)
+
+
+# ------------------------------------------------ few positives: the bucket path
+def sparse_sets():
+    rng = np.random.default_rng(21)
+    out = {}
+    n = 2000
+    s = rng.random(n) ** 4
+    pos = rng.random(n) < 0.03
+    s[pos] = np.round(s[pos] ** 0.25, 3)  # positives higher, tied among themselves
+    s[:40] = s[pos][:40].mean()  # negatives tied with no positive ...
+    s[40:80] = s[pos][0]  # ... and tied with a positive
+    out["ties"] = (s, pos)
+    s = rng.random(n) ** 12  # scores over many binary exponents
+    s[:100] = -0.0
+    s[100:200] = 0.0
+    s[200:300] = 1.0
+    s[300:350] = 5e-324
+    pos = np.zeros(n, bool)
+    pos[[0, 5, 110, 320, 1500, 1900]] = True  # at -0.0, +0.0, the subnormal
+    out["signed zero, extremes"] = (s, pos)
+    s = rng.random(n) * 1e-200  # tiny scores: buckets from the bits, not the value
+    pos = rng.random(n) < 0.05
+    out["tiny"] = (s, pos)
+    return out
+
+
+@pytest.mark.parametrize("name", list(sparse_sets()))
+def test_bucket_path_equals_brute_force_sklearn_and_general_path(name):
+    s, pos = sparse_sets()[name]
+    rng = np.random.default_rng(2)
+    conf = rng.uniform(0.2, 1.0, s.shape[0])
+    conf[:10] = 0.0  # zero weight keeps its label
+    got = ranking._bucket_class_auc(s, pos, conf, True)
+    assert got is not None  # few rows share a bucket with a positive here
+    a, cw = got
+    assert a == brute(pos, s)  # sums of halves: exact
+    assert a == pytest.approx(roc_auc_score(pos, s), rel=1e-12)
+    assert cw == pytest.approx(brute(pos, s, conf), rel=1e-12)
+    assert cw == pytest.approx(roc_auc_score(pos, s, sample_weight=conf), rel=1e-12)
+    a_g, cw_g = general(s, pos, conf)
+    assert a == a_g and cw == pytest.approx(cw_g, rel=1e-13)
+    a_only, no_cw = ranking._bucket_class_auc(s, pos, None, True)
+    assert a_only == a and math.isnan(no_cw)
+    no_a, cw_only = ranking._bucket_class_auc(s, pos, conf, False)
+    assert math.isnan(no_a) and cw_only == cw
+
+
+def test_bucket_path_declines_where_it_does_not_apply():
+    rng = np.random.default_rng(4)
+    pos = np.arange(100) % 10 == 0
+    # every row in a positive's bucket: the full sort is as cheap
+    assert ranking._bucket_class_auc(np.full(100, 0.4), pos, None, True) is None
+    # negative or NaN scores: the bit pattern does not order them
+    s = rng.normal(size=100)
+    assert ranking._bucket_class_auc(s, pos, None, True) is None
+    s = rng.random(100)
+    s[3] = np.nan
+    assert ranking._bucket_class_auc(s, pos, None, True) is None
+    # the public function still gives the pair AUC for any real score
+    s = rng.normal(size=100)
+    assert ranking.weighted_auc(pos, s) == roc_auc_score(pos, s)
+
+
+def test_many_classes_take_the_bucket_path_and_match_sklearn(monkeypatch):
+    rng = np.random.default_rng(8)
+    n, k = 3000, 20
+    logits = rng.normal(size=(n, k)) * 2.0
+    p = np.exp(logits)
+    p /= p.sum(axis=1, keepdims=True)
+    y = (p.cumsum(axis=1) < rng.random(n)[:, None]).sum(axis=1).clip(max=k - 1)
+    c = p.max(axis=1)
+    used = []
+    real = ranking._bucket_class_auc
+
+    def spy(*args):
+        got = real(*args)
+        used.append(got is not None)
+        return got
+
+    monkeypatch.setattr(ranking, "_bucket_class_auc", spy)
+    per_a, per_cw = ranking.auc_cwauc(y, p, c)
+    assert len(used) == k and sum(used) >= k // 2
+    ref = [roc_auc_score(y == j, p[:, j]) for j in range(k)]
+    np.testing.assert_allclose(per_a, ref, rtol=1e-12)
+    ref_cw = [roc_auc_score(y == j, p[:, j], sample_weight=c) for j in range(k)]
+    np.testing.assert_allclose(per_cw, ref_cw, rtol=1e-12)
+    assert ranking.auc(y, p) == pytest.approx(
+        roc_auc_score(y, p, multi_class="ovr", average="macro"), rel=1e-12)

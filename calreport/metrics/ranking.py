@@ -123,19 +123,21 @@ def _conf_threshold(scores: np.ndarray, conf: np.ndarray | None, threshold: floa
     return threshold if np.array_equal(derived, conf) else None
 
 
-def _pair_auc(
+def _pair_sums(
     sorted_scores: np.ndarray, negative: np.ndarray, weights: list[np.ndarray | None]
-) -> list[float]:
-    """Pair-weighted AUC for each weight vector, from rows sorted by score.
+) -> list[tuple[float, float, float]]:
+    """``(wins, P, N)`` for each weight vector, from rows sorted by score.
 
     ``negative`` is the sorted label mask and each weight vector is in the same order
     (``None``: unit weights).  For a tie group ``g`` with positive weight ``p_g`` and
     negative weight ``n_g`` the pairs it wins are ``p_g * (N_<g + n_g / 2)`` with
-    ``N_<g`` the negative weight strictly below; the AUC is their sum over
-    ``P * N``.  Ties are summed as whole groups, so the order of the rows inside a
-    tie cannot change the result.
+    ``N_<g`` the negative weight strictly below; ``wins`` is their sum, ``P`` and
+    ``N`` the total positive and negative weights.  Ties are summed as whole groups,
+    so the order of the rows inside a tie cannot change the result.
     """
     n = sorted_scores.shape[0]
+    if n == 0:
+        return [(0.0, 0.0, 0.0) for _ in weights]
     new = np.empty(n, dtype=bool)
     new[0] = True
     np.not_equal(sorted_scores[1:], sorted_scores[:-1], out=new[1:])
@@ -154,19 +156,94 @@ def _pair_auc(
             wn = np.maximum(np.add.reduceat(wn, starts), 0.0)
         cum_n = np.cumsum(wn)
         tot_p, tot_n = float(wp.sum()), float(cum_n[-1])
-        if tot_p > 0.0 and tot_n > 0.0:
-            # wp * (cum_n - wn / 2) in place (no temporaries of size N); multiply and
-            # sum, not np.dot: BLAS threads stall on a busy machine
-            wn *= 0.5
-            cum_n -= wn
-            cum_n *= wp
-            num = float(np.sum(cum_n))
-            # rounding of the sums can leave 1 + 2e-16: an AUC is in [0, 1]
-            out.append(min(max(num / (tot_p * tot_n), 0.0), 1.0))
-        else:
-            out.append(float("nan"))
+        # wp * (cum_n - wn / 2) in place (no temporaries of size N); multiply and
+        # sum, not np.dot: BLAS threads stall on a busy machine
+        wn *= 0.5
+        cum_n -= wn
+        cum_n *= wp
+        out.append((float(np.sum(cum_n)), tot_p, tot_n))
         del wp, wn, cum_n  # free them before the next weight vector's are made
     return out
+
+
+def _ratio(wins: float, tot_p: float, tot_n: float) -> float:
+    """``wins / (P N)`` in [0, 1] (rounding of the sums can leave 1 + 2e-16); NaN
+    when one side has no weight."""
+    if tot_p > 0.0 and tot_n > 0.0:
+        return min(max(wins / (tot_p * tot_n), 0.0), 1.0)
+    return float("nan")
+
+
+def _pair_auc(
+    sorted_scores: np.ndarray, negative: np.ndarray, weights: list[np.ndarray | None]
+) -> list[float]:
+    """Pair-weighted AUC for each weight vector, from rows sorted by score: the
+    ``wins / (P N)`` of :func:`_pair_sums`."""
+    return [_ratio(*t) for t in _pair_sums(sorted_scores, negative, weights)]
+
+
+def _bucket_class_auc(
+    scores: np.ndarray, pos: np.ndarray, conf: np.ndarray | None, want_auc: bool
+) -> tuple[float, float] | None:
+    """Unweighted AUC and cwAUC of a class with few positives, sorting only the rows
+    whose score lies near a positive's; None where that does not pay (or scores
+    are negative).
+
+    Every non-negative score falls into a bucket of its high bits (the IEEE 754
+    bits of a non-negative float order as the value, so buckets are ordered score
+    intervals).  A negative in a bucket without any positive differs from every
+    positive's score and is below a positive exactly when its bucket is: its pair
+    wins come from the negative weight per bucket and a cumulative sum, with no
+    sort.  Only the rows of the buckets that hold positives (all positives and the
+    negatives next to them) are sorted, and their pairs counted by
+    :func:`_pair_sums`.  The sums are those of the full sort, grouped otherwise.
+    """
+    n = scores.shape[0]
+    s = np.add(scores, 0.0)  # a new array, and -0.0 + 0.0 is +0.0
+    if not (float(s.min()) >= 0.0 and float(s.max()) < np.inf):
+        return None
+    bits = s.view(np.uint64)
+    # buckets span the positives' scores; the rows below (above) all of them share
+    # one bucket at each end, which holds no positive
+    pos_bits = bits[pos]
+    blo, bhi = int(pos_bits.min()), int(pos_bits.max())
+    # the finest buckets whose table has at most 2 N entries
+    shift = max(0, (bhi - blo).bit_length() - (2 * n).bit_length())
+    while (bhi >> shift) - (blo >> shift) + 3 > 2 * n:
+        shift += 1
+    size = (bhi >> shift) - (blo >> shift) + 3
+    bucket = (bits >> np.uint64(shift)).astype(np.intp)
+    bucket -= (blo >> shift) - 1
+    np.clip(bucket, 0, size - 1, out=bucket)
+    del bits, s, pos_bits
+    held = np.zeros(size, dtype=bool)
+    held[bucket[pos]] = True
+    near = held[bucket]  # every positive, and the negatives that share its bucket
+    rows = np.flatnonzero(near)
+    if 4 * rows.shape[0] > n:
+        return None  # most rows are near a positive: the full sort is as cheap
+    far = ~near  # negatives only
+    pos_bucket = bucket[pos]
+    key = _keyed(scores[rows], pos[rows], None if conf is None else conf[rows])
+    negative = np.signbit(key.imag)
+    weights: list[np.ndarray | None] = [None] if want_auc else []
+    if conf is not None:
+        weights.append(np.abs(key.imag))
+    near_sums = _pair_sums(key.real, negative, weights)
+    out = []
+    for w, (wins, tot_p, tot_n) in zip(weights, near_sums, strict=True):
+        # the far negatives' weight per bucket, then strictly below each bucket
+        per = np.bincount(bucket, weights=far if w is None else np.where(far, conf, 0.0),
+                          minlength=size)
+        below = np.cumsum(per)
+        below -= per
+        if w is None:
+            wins += float(below[pos_bucket].sum())
+        else:
+            wins += float(np.sum(below[pos_bucket] * conf[pos]))  # no BLAS dot
+        out.append(_ratio(wins, tot_p, tot_n + float(below[-1] + per[-1])))
+    nan = float("nan")
+    return (out[0] if want_auc else nan), (out[-1] if conf is not None else nan)
 
 
 def _rare_class_auc(scores: np.ndarray, pos: np.ndarray) -> float:
@@ -210,9 +287,13 @@ def _class_auc(
     """
     nan = float("nan")
     want_cw = conf is not None
-    if w is None and not want_cw and 8 * min(int(np.count_nonzero(pos)),
-                                             pos.shape[0] - int(np.count_nonzero(pos))
-                                             ) <= pos.shape[0]:
+    n_pos = int(np.count_nonzero(pos))
+    if w is None and 0 < 8 * n_pos <= pos.shape[0]:
+        # few positives (one class of many): sort only the rows near them
+        got = _bucket_class_auc(scores, pos, conf, want_auc)
+        if got is not None:
+            return got
+    if w is None and not want_cw and 8 * min(n_pos, pos.shape[0] - n_pos) <= pos.shape[0]:
         # a rare side (one class of many): ranks from one plain sort, no payload
         return (_rare_class_auc(scores, pos) if want_auc else nan), nan
     if w is None and (not want_cw or threshold is not None):

@@ -247,3 +247,23 @@ def test_packed_sort_equals_brute_force_pairs(data, threshold):
     a_g, cw_g = ranking._class_auc(s, y, c, None, threshold=None)
     assert a == a_g
     assert np.isclose(cw, cw_g, rtol=1e-13, atol=0, equal_nan=True)
+
+
+@PROPS
+@given(data=st.data())
+def test_few_positives_bucket_path_equals_brute_force_pairs(data):
+    """With few positives only the rows in a positive's score bucket are sorted; the
+    pair sums (Equation 3, Proposition 15) are those of all pairs."""
+    n = data.draw(st.integers(min_value=16, max_value=60))
+    m = data.draw(st.integers(min_value=1, max_value=n // 8))
+    values = st.one_of(packed_scores, st.floats(0.0, 1.0), st.floats(0.0, 1e-200))
+    s = np.array(data.draw(st.lists(values, min_size=n, max_size=n)))
+    y = np.zeros(n, bool)
+    y[data.draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m, unique=True))] = True
+    c = np.array(data.draw(st.lists(confidences, min_size=n, max_size=n)))
+    got = ranking._bucket_class_auc(s, y, c, True)
+    a, cw = got if got is not None else ranking._class_auc(s, y, c, None, threshold=None)
+    z, _ = pairs(y, s, np.ones(n))
+    assert a == z.mean()  # sums of halves: exact
+    z, w = pairs(y, s, c)
+    assert np.isclose(cw, (w * z).sum() / w.sum(), rtol=1e-12, atol=0)
