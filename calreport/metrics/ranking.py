@@ -12,7 +12,10 @@ memory beyond the input is O(N) whatever the number of classes.  Without sample
 weights, when the pair weights are 1 or a function of the score (a binary
 problem's top-label confidence ``max(p, 1 - p)`` at its threshold), the label
 rides in the low bit of the score's own bits instead, and a plain 8-byte sort
-replaces the 16-byte complex one (see :func:`_packed_sort`).
+replaces the 16-byte complex one (see :func:`_packed_sort`).  A class with few
+positives (one of many) sorts only the rows whose score shares a bucket of high
+bits with a positive's, and counts the others per bucket (see
+:func:`_bucket_class_auc`).  Every path gives the same pair sums.
 """
 
 from __future__ import annotations
@@ -547,8 +550,10 @@ def auc_cwauc(
     ranks by ``proba[:, k]``; AUC^(k) weights a (positive, negative) pair by
     ``w_i w_j``, cwAUC^(k) by ``w_i c_i w_j c_j``; ties in score count one half.
     Each class is sorted once (one complex sort that carries the labels and the
-    confidences, no argsort), and both AUCs are read off the same tie groups; the
-    extra memory is O(N), not O(N K).  For K = 2 the class-0
+    confidences, no argsort; a plain sort of packed score-and-label keys when the
+    confidence is a function of the score; only the rows near a positive's score
+    for a class with few positives), and both AUCs are read off the same tie
+    groups; the extra memory is O(N), not O(N K).  For K = 2 the class-0
     scores ``1 - p`` give exactly the mirror image of class 1 (same value), so only
     ``proba[:, 1]`` is sorted, as scikit-learn does for binary input.
 
