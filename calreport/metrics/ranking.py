@@ -9,13 +9,8 @@ weighted cumulative sums, so it is exact with ties and O(N log N).  The sort
 carries each row's label and weight inside a complex key (see :func:`_keyed`), so
 no permutation is applied afterwards; classes are sorted one at a time, so the
 memory beyond the input is O(N) whatever the number of classes.  Without sample
-weights, when the pair weights are 1 or a function of the score (a binary
-problem's top-label confidence ``max(p, 1 - p)`` at its threshold), the label
-rides in the low bit of the score's own bits instead, and a plain 8-byte sort
-replaces the 16-byte complex one (see :func:`_packed_sort`).  A class with few
-positives (one of many) sorts only the rows whose score shares a bucket of high
-bits with a positive's, and counts the others per bucket (see
-:func:`_bucket_class_auc`).  Every path gives the same pair sums.
+weights a plain sort of packed score-and-label keys replaces it (:func:`_packed_sort`),
+and a class with few positives sorts only the rows near them (:func:`_bucket_class_auc`).
 """
 
 from __future__ import annotations
@@ -47,28 +42,16 @@ _BLOCK = 8
 
 # ----------------------------------------------------------------------------- core
 def _power_of_two_scale(w: np.ndarray) -> np.ndarray:
-    """``w`` divided by the power of two nearest below its maximum (exact, no rounding).
-
-    Pair weights are products of two row weights, and their sums are products of
-    totals: weights near 1e160 would overflow them and weights near 1e-200 underflow.
-    Scaling by ``2**-e`` with ``max(w) = m 2**e``, ``0.5 <= m < 1``, changes no
-    mantissa, so every ratio of sums (each AUC) is bitwise what it was, and the
-    result is invariant to the scale of the weights over the whole float range.
-    """
+    """``w`` over the power of two just below its maximum: exact (no mantissa
+    changes), so every AUC is bitwise unchanged and no pair-weight sum overflows."""
     _, exponent = np.frexp(np.max(w))
     return np.ldexp(w, -int(exponent))
 
 
 def _keyed(scores: np.ndarray, pos: np.ndarray, payload: np.ndarray | None) -> np.ndarray:
-    """Scores with a signed payload, sorted: one complex array, no permutation.
-
-    ``real`` holds the score and ``imag`` the payload (a weight or a row index, never
-    negative) with its sign bit set on the negative rows.  NumPy sorts complex numbers
-    by real part first, so one ``sort`` puts the scores in order *and* carries each
-    row's label and payload along: no ``argsort`` and no random gathers, which cost
-    more than the sort itself once the arrays leave the cache (N >= 10^7).  ``-0.0``
-    keeps its sign bit, so a payload of zero still tells the label.
-    """
+    """Sorted complex keys: score in ``real``, the payload (weight or row index, or
+    1) in ``imag`` with its sign bit set on negatives (``-0.0`` keeps it).  One sort
+    carries labels and payloads: no argsort, no random gathers."""
     key = np.empty(scores.shape[0], dtype=np.complex128)
     key.real = scores
     # written in place (no temporaries of size N): the payload, negated on negatives
@@ -82,19 +65,10 @@ def _keyed(scores: np.ndarray, pos: np.ndarray, payload: np.ndarray | None) -> n
 
 
 def _packed_sort(scores: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Scores sorted with their labels by one plain ``uint64`` sort, or None.
-
-    For a non-negative float the IEEE 754 bit pattern, read as an unsigned integer,
-    orders exactly as the value, and its sign bit is 0: shifted left by one it
-    leaves the low bit free for the label, and the key still orders by score (equal
-    scores stay equal: their tie group is kept, negatives first inside it).  One
-    8-byte sort then carries the labels along, about 0.6x the cost of the 16-byte
-    complex sort of :func:`_keyed`.  ``-0.0`` (sign bit set) is made ``+0.0`` first
-    (the shift would drop its sign bit anyway), so it ties with ``+0.0``.  None when
-    a score is negative or NaN (the general path handles any real score).
-
-    Returns the sorted scores (``+0.0`` for ``-0.0``) and the sorted negative mask.
-    """
+    """Sorted scores and negative mask from one plain ``uint64`` sort; None for a
+    negative or NaN score.  The bits of a non-negative float order as its value and
+    the sign bit is 0, so shifted left they leave the low bit for the label (ties
+    stay ties); 0.6x the cost of the complex sort.  ``-0.0`` becomes ``+0.0``."""
     key = np.add(scores, 0.0)  # a new array, and -0.0 + 0.0 is +0.0
     if key.size == 0 or not float(key.min()) >= 0.0:
         return None
@@ -102,23 +76,16 @@ def _packed_sort(scores: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.nd
     bits <<= np.uint64(1)
     bits |= pos
     bits.sort()
-    if np.little_endian:
-        # the low byte of each key, read in place: no N-row uint64 temporary
-        negative = (bits.view(np.uint8)[::8] & np.uint8(1)) == 0
-    else:  # pragma: no cover - big-endian machines
-        negative = (bits & np.uint64(1)) == 0
+    low = bits.view(np.uint8)[::8] if np.little_endian else bits  # no N-row temporary
+    negative = (low & low.dtype.type(1)) == 0
     bits >>= np.uint64(1)
     return key, negative
 
 
 def _conf_threshold(scores: np.ndarray, conf: np.ndarray | None, threshold: float
                     ) -> float | None:
-    """``threshold`` when ``conf`` is ``where(scores >= threshold, scores, 1 - scores)``
-    bit for bit (the top-label confidence a binary profile derives), else None.
-
-    Then the confidence is a function of the score, recomputed exactly from the
-    sorted scores, and need not ride along in the sort.
-    """
+    """``threshold`` when ``conf`` is bit for bit ``where(scores >= threshold, scores,
+    1 - scores)`` (a binary profile's confidence: recomputed from sorted scores)."""
     if conf is None or conf.shape != scores.shape:
         return None
     derived = np.subtract(1.0, scores)
@@ -129,15 +96,9 @@ def _conf_threshold(scores: np.ndarray, conf: np.ndarray | None, threshold: floa
 def _pair_sums(
     sorted_scores: np.ndarray, negative: np.ndarray, weights: list[np.ndarray | None]
 ) -> list[tuple[float, float, float]]:
-    """``(wins, P, N)`` for each weight vector, from rows sorted by score.
-
-    ``negative`` is the sorted label mask and each weight vector is in the same order
-    (``None``: unit weights).  For a tie group ``g`` with positive weight ``p_g`` and
-    negative weight ``n_g`` the pairs it wins are ``p_g * (N_<g + n_g / 2)`` with
-    ``N_<g`` the negative weight strictly below; ``wins`` is their sum, ``P`` and
-    ``N`` the total positive and negative weights.  Ties are summed as whole groups,
-    so the order of the rows inside a tie cannot change the result.
-    """
+    """``(wins, P, N)`` per weight vector (None: unit) of rows sorted by score: a tie
+    group with positive weight ``p_g`` and negative ``n_g`` wins ``p_g (N_<g +
+    n_g / 2)``; whole groups are summed, so the order inside a tie is irrelevant."""
     n = sorted_scores.shape[0]
     if n == 0:
         return [(0.0, 0.0, 0.0) for _ in weights]
@@ -170,49 +131,38 @@ def _pair_sums(
 
 
 def _ratio(wins: float, tot_p: float, tot_n: float) -> float:
-    """``wins / (P N)`` in [0, 1] (rounding of the sums can leave 1 + 2e-16); NaN
-    when one side has no weight."""
-    if tot_p > 0.0 and tot_n > 0.0:
-        return min(max(wins / (tot_p * tot_n), 0.0), 1.0)
-    return float("nan")
+    """``wins / (P N)`` clipped to [0, 1] (rounding); NaN when a side has no weight."""
+    ok = tot_p > 0.0 and tot_n > 0.0
+    return min(max(wins / (tot_p * tot_n), 0.0), 1.0) if ok else float("nan")
 
 
-def _pair_auc(
-    sorted_scores: np.ndarray, negative: np.ndarray, weights: list[np.ndarray | None]
-) -> list[float]:
-    """Pair-weighted AUC for each weight vector, from rows sorted by score: the
-    ``wins / (P N)`` of :func:`_pair_sums`."""
+def _pair_auc(sorted_scores: np.ndarray, negative: np.ndarray,
+              weights: list[np.ndarray | None]) -> list[float]:
+    """Pair-weighted AUC for each weight vector (:func:`_pair_sums`)."""
     return [_ratio(*t) for t in _pair_sums(sorted_scores, negative, weights)]
 
 
 def _bucket_class_auc(
     scores: np.ndarray, pos: np.ndarray, conf: np.ndarray | None, want_auc: bool
 ) -> tuple[float, float] | None:
-    """Unweighted AUC and cwAUC of a class with few positives, sorting only the rows
-    whose score lies near a positive's; None where that does not pay (or scores
-    are negative).
+    """Unweighted AUC and cwAUC of a class with few positives; None where it does
+    not pay or a score is negative.
 
-    Every non-negative score falls into a bucket of its high bits (the IEEE 754
-    bits of a non-negative float order as the value, so buckets are ordered score
-    intervals).  A negative in a bucket without any positive differs from every
-    positive's score and is below a positive exactly when its bucket is: its pair
-    wins come from the negative weight per bucket and a cumulative sum, with no
-    sort.  Only the rows of the buckets that hold positives (all positives and the
-    negatives next to them) are sorted, and their pairs counted by
-    :func:`_pair_sums`.  The sums are those of the full sort, grouped otherwise.
+    Scores fall into ordered buckets of their high bits (spanning the positives;
+    the rows below or above all of them share an end bucket).  A negative in a
+    bucket without positives is below a positive exactly when its bucket is, so
+    its pairs are counted per bucket; only the rows of buckets holding a positive
+    are sorted (:func:`_pair_sums`).  Same pair sums as the full sort.
     """
     n = scores.shape[0]
     s = np.add(scores, 0.0)  # a new array, and -0.0 + 0.0 is +0.0
     if not (float(s.min()) >= 0.0 and float(s.max()) < np.inf):
         return None
     bits = s.view(np.uint64)
-    # buckets span the positives' scores; the rows below (above) all of them share
-    # one bucket at each end, which holds no positive
     pos_bits = bits[pos]
     blo, bhi = int(pos_bits.min()), int(pos_bits.max())
-    # the finest buckets whose table has at most 2 N entries
     shift = max(0, (bhi - blo).bit_length() - (2 * n).bit_length())
-    while (bhi >> shift) - (blo >> shift) + 3 > 2 * n:
+    while (bhi >> shift) - (blo >> shift) + 3 > 2 * n:  # at most 2 N buckets
         shift += 1
     size = (bhi >> shift) - (blo >> shift) + 3
     bucket = (bits >> np.uint64(shift)).astype(np.intp)
@@ -225,121 +175,69 @@ def _bucket_class_auc(
     rows = np.flatnonzero(near)
     if 4 * rows.shape[0] > n:
         return None  # most rows are near a positive: the full sort is as cheap
-    far = ~near  # negatives only
-    pos_bucket = bucket[pos]
+    far, pos_bucket = ~near, bucket[pos]  # far rows are negatives
     key = _keyed(scores[rows], pos[rows], None if conf is None else conf[rows])
-    negative = np.signbit(key.imag)
     weights: list[np.ndarray | None] = [None] if want_auc else []
     if conf is not None:
         weights.append(np.abs(key.imag))
-    near_sums = _pair_sums(key.real, negative, weights)
     out = []
-    for w, (wins, tot_p, tot_n) in zip(weights, near_sums, strict=True):
-        # the far negatives' weight per bucket, then strictly below each bucket
+    for w, (wins, tot_p, tot_n) in zip(
+            weights, _pair_sums(key.real, np.signbit(key.imag), weights), strict=True):
         per = np.bincount(bucket, weights=far if w is None else np.where(far, conf, 0.0),
-                          minlength=size)
+                          minlength=size)  # far negative weight per bucket
         below = np.cumsum(per)
-        below -= per
-        if w is None:
-            wins += float(below[pos_bucket].sum())
-        else:
-            wins += float(np.sum(below[pos_bucket] * conf[pos]))  # no BLAS dot
-        out.append(_ratio(wins, tot_p, tot_n + float(below[-1] + per[-1])))
+        below -= per  # strictly below each bucket
+        won = below[pos_bucket] if w is None else below[pos_bucket] * conf[pos]
+        out.append(_ratio(wins + float(won.sum()), tot_p, tot_n + float(below[-1] + per[-1])))
     nan = float("nan")
     return (out[0] if want_auc else nan), (out[-1] if conf is not None else nan)
-
-
-def _rare_class_auc(scores: np.ndarray, pos: np.ndarray) -> float:
-    """Unweighted AUC from the ranks of the rarer side: one plain sort of the scores.
-
-    With ``m`` rows on the rarer side (positives, or negatives), each of them is
-    placed in the sorted scores of all rows and in the sorted scores of its own
-    side by binary search: the rows strictly below and tied are then integer
-    counts.  ``wins + ties / 2`` over ``P N`` is the same exact number as the
-    running-sum form of :func:`_pair_auc` (both are sums of halves, exact in
-    float64), but a plain float sort is about twice as fast as the complex one,
-    and nothing of size N is gathered.
-    """
-    n = scores.shape[0]
-    rare = pos if 2 * int(np.count_nonzero(pos)) <= n else ~pos
-    mine = np.sort(scores[rare])
-    m = mine.shape[0]
-    if m == 0 or m == n:
-        return float("nan")
-    every = np.sort(scores)
-    lo, hi = np.searchsorted(every, mine, "left"), np.searchsorted(every, mine, "right")
-    own_lo, own_hi = np.searchsorted(mine, mine, "left"), np.searchsorted(mine, mine, "right")
-    below = int((lo - own_lo).sum(dtype=np.int64))  # other-side rows strictly below
-    tied = int(((hi - lo) - (own_hi - own_lo)).sum(dtype=np.int64))
-    pairs = m * (n - m)
-    # the rare side's wins are pairs it scores above; when it is the negatives, the
-    # positives win the pairs that are neither those nor tied
-    wins = below if rare is pos else pairs - below - tied
-    return min(max((wins + 0.5 * tied) / pairs, 0.0), 1.0)
 
 
 def _class_auc(
     scores: np.ndarray, pos: np.ndarray, conf: np.ndarray | None, w: np.ndarray | None,
     *, want_auc: bool = True, threshold: float | None = None,
 ) -> tuple[float, float]:
-    """AUC and cwAUC of one class from one sort; NaN for the one not asked for.
-
-    The cwAUC is computed when ``conf`` is given, the AUC when ``want_auc``.
-    ``threshold`` (not None) says that ``conf`` is ``where(scores >= threshold,
-    scores, 1 - scores)`` (see :func:`_conf_threshold`).
-    """
-    nan = float("nan")
-    want_cw = conf is not None
+    """AUC (if ``want_auc``) and cwAUC (if ``conf``) of one class; NaN otherwise.
+    ``threshold``: ``conf`` is the score's top-label one (:func:`_conf_threshold`)."""
+    nan, want_cw = float("nan"), conf is not None
     n_pos = int(np.count_nonzero(pos))
     if w is None and 0 < 8 * n_pos <= pos.shape[0]:
         # few positives (one class of many): sort only the rows near them
         got = _bucket_class_auc(scores, pos, conf, want_auc)
         if got is not None:
             return got
-    if w is None and not want_cw and 8 * min(n_pos, pos.shape[0] - n_pos) <= pos.shape[0]:
-        # a rare side (one class of many): ranks from one plain sort, no payload
-        return (_rare_class_auc(scores, pos) if want_auc else nan), nan
-    if w is None and (not want_cw or threshold is not None):
-        packed = _packed_sort(scores, pos)
-        if packed is not None:
-            ss, negative = packed
-            weights: list[np.ndarray | None] = [None] if want_auc else []
-            if want_cw:
-                cw = np.subtract(1.0, ss)
-                np.copyto(cw, ss, where=ss >= threshold)
-                weights.append(cw)
-            res = _pair_auc(ss, negative, weights)
-            return (res[0] if want_auc else nan), (res[-1] if want_cw else nan)
-    if w is None:
+    weights: list[np.ndarray | None] = [None] if want_auc else []
+    packed = (_packed_sort(scores, pos) if w is None and (not want_cw or threshold is not None)
+              else None)
+    if packed is not None:
+        ss, negative = packed
+        if want_cw:
+            cw = np.subtract(1.0, ss)
+            np.copyto(cw, ss, where=ss >= threshold)
+            weights.append(cw)
+    elif w is None:
         # the confidence itself rides along as the payload: nothing to gather
         key = _keyed(scores, pos, conf)
-        negative = np.signbit(key.imag)
-        weights = [None] if want_auc else []
+        ss, negative = key.real, np.signbit(key.imag)
         if want_cw:
             weights.append(np.abs(key.imag))
-        res = _pair_auc(key.real, negative, weights)
     else:
         # two weight vectors: carry the row index and gather them (sorted rows)
         key = _keyed(scores, pos, np.arange(scores.shape[0], dtype=np.float64))
-        negative = np.signbit(key.imag)
+        ss, negative = key.real, np.signbit(key.imag)
         rows = np.abs(key.imag).astype(np.intp)
         ws = w[rows]
         weights = [ws] if want_auc else []
         if want_cw:
             weights.append(ws * conf[rows])
-        res = _pair_auc(key.real, negative, weights)
+    res = _pair_auc(ss, negative, weights)
     return (res[0] if want_auc else nan), (res[-1] if want_cw else nan)
 
 
 def _prepare(
     y_true: Any, proba: Any, conf: Any, sample_weight: Any, *, with_conf: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None, int, bool]:
-    """Validate the multiclass inputs.
-
-    Returns the class codes, the probabilities as validated (``(N,)`` or ``(N, K)``,
-    not copied), the confidence (or None), the sample weights (or None), the number
-    of classes and the binary flag.
-    """
+    """Validated class codes, proba (not copied), conf, weights, K, binary flag."""
     p = v.check_proba_matrix(proba, "proba")
     n = p.shape[0]
     binary = p.ndim == 1 or p.shape[1] == 2
@@ -358,11 +256,8 @@ def _per_class(
     y_true: Any, proba: Any, conf: Any, sample_weight: Any, *, with_cw: bool,
     want_auc: bool = True, threshold: float = 0.5,
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Per-class AUC (NaN everywhere unless ``want_auc``) and cwAUC (``with_cw``).
-
-    ``threshold``: the decision threshold of a binary score column; when ``conf`` is
-    the top-label confidence it derives, the binary sort need not carry ``conf``.
-    """
+    """Per-class AUC (unless not ``want_auc``: NaN) and cwAUC (``with_cw``); a binary
+    ``conf`` derived at ``threshold`` from the score is not carried in the sort."""
     y, p, c, w, n_classes, binary = _prepare(y_true, proba, conf, sample_weight,
                                              with_conf=with_cw)
     if w is not None:
