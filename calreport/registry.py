@@ -193,9 +193,16 @@ class Metric:
 # ---------------------------------------------------------------------- shared work
 @dataclass
 class MetricCache:
-    """Results shared by several metrics of one profile (computed once per summary)."""
+    """Results shared by several metrics of one profile (computed once per summary).
+
+    ``metrics`` names the metrics the cache serves, when the caller knows them: the
+    AUC and the cwAUC share one sort per class, so both are computed together unless
+    ``metrics`` shows that only one of them is wanted (a scalar ``auc()`` call then
+    skips the cwAUC's pass, and ``cwauc()`` the AUC's).  None: computed together.
+    """
 
     values: dict[str, Any] = field(default_factory=dict)
+    metrics: frozenset[str] | None = None
 
     def risk(self, p: ConfidenceProfile, s: Settings) -> risk.RiskResult:
         """CSR, sigma, z and P_risk of the profile (the Monte Carlo null is not cheap)."""
@@ -209,15 +216,29 @@ class MetricCache:
 
     def auc_pair(self, p: ConfidenceProfile) -> tuple[float, float]:
         """Macro AUC and cwAUC over the classes with positives and negatives."""
-        if "auc" not in self.values:
+        return self.ranking(p, "auc"), self.ranking(p, "cwauc")
+
+    def ranking(self, p: ConfidenceProfile, which: str) -> float:
+        """Macro ``"auc"`` or ``"cwauc"``; the other one too unless :attr:`metrics`
+        shows it is not wanted (both come from the same sort of each class)."""
+        key = ("ranking", which)
+        if key not in self.values:
+            wanted = {"auc", "cwauc"}
+            if self.metrics is not None and "delta_auc" not in self.metrics:
+                wanted = (wanted & set(self.metrics)) | {which}
+            todo = {m for m in wanted if ("ranking", m) not in self.values}
             # binary: the positive class's AUC (that of the other class is the same
             # pairs counted the other way), as scikit-learn and the bootstrap kernel
             y, scores = ((p.y_true == 1).astype(np.int64), p.score) if p.score is not None \
                 else (p.y_true, p.proba)
-            per_auc, per_cw = ranking.auc_cwauc(y, scores, p.conf,
-                                                sample_weight=p.sample_weight)
-            self.values["auc"] = (_nanmean(per_auc), _nanmean(per_cw))
-        return self.values["auc"]
+            per_auc, per_cw = ranking._per_class(
+                y, scores, p.conf, p.sample_weight, with_cw="cwauc" in todo,
+                want_auc="auc" in todo, threshold=p.threshold)
+            if "auc" in todo:
+                self.values[("ranking", "auc")] = _nanmean(per_auc)
+            if "cwauc" in todo:
+                self.values[("ranking", "cwauc")] = _nanmean(per_cw)
+        return self.values[key]
 
     def sorted_view(self, p: ConfidenceProfile, s: Settings
                     ) -> tuple[np.ndarray, np.ndarray, dict[int, Any]]:
@@ -521,7 +542,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "one-vs-rest AUC of each class on its probability, ties count ½; macro average "
         "over the classes with positives and negatives",
         (Reference("HanleyMcNeil1982"), Reference(_M26, "section 2.2")),
-        lambda p, s, c: c.auc_pair(p)[0],
+        lambda p, s, c: c.ranking(p, "auc"),
         Interval(finish=_auc, analytic="delong"),
         needs=frozenset({"proba"}),
         nan_reason="needs both positives and negatives of at least one class", bounds=(0.0, 1.0),
@@ -532,7 +553,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "cwauc", "Confidence-weighted AUC (cwAUC)", "ranking", "higher",
         "pairs (i positive, j negative) weighted by cᵢ·cⱼ, ties count ½; macro average",
         (Reference(_M26, "appendix A.3, Proposition 15"),),
-        lambda p, s, c: c.auc_pair(p)[1],
+        lambda p, s, c: c.ranking(p, "cwauc"),
         Interval(finish=_cwauc),
         needs=frozenset({"proba"}),
         nan_reason="needs both positives and negatives of at least one class", bounds=(0.0, 1.0),
@@ -543,7 +564,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "delta_auc", "cwAUC − AUC", "ranking", "higher",
         "ΔAUC = cwAUC − AUC; > 0 when confidence helps ranking",
         (Reference(_M26, "appendix A.3, Proposition 16"),),
-        lambda p, s, c: c.auc_pair(p)[1] - c.auc_pair(p)[0],
+        lambda p, s, c: c.ranking(p, "cwauc") - c.ranking(p, "auc"),
         Interval(finish=_delta_auc),
         needs=frozenset({"proba"}),
         nan_reason="needs both positives and negatives of at least one class", bounds=(-1.0, 1.0),

@@ -215,3 +215,55 @@ def test_row_order_does_not_change_auc_or_cwauc(data, rnd):
     got = ranking.auc_cwauc(y[perm], p[perm], c[perm], sample_weight=w[perm])
     np.testing.assert_allclose(got[0], ref[0], rtol=1e-13, atol=1e-15)
     np.testing.assert_allclose(got[1], ref[1], rtol=1e-13, atol=1e-15)
+
+
+#: scores with exact ties, both signed zeros, the extremes 0 and 1 and subnormals
+packed_scores = st.sampled_from([-0.0, 0.0, 5e-324, 1e-300, 0.25, 0.5, 0.75, 1.0 - 2**-53,
+                                 1.0])
+
+
+@PROPS
+@given(data=st.data(), threshold=st.sampled_from([0.5, 0.3, 0.7]))
+def test_packed_sort_equals_brute_force_pairs(data, threshold):
+    """The packed uint64 path (label in the low bit of the score) gives the pair sums
+    of Equation 3 and Proposition 15 with c = the score's top-label confidence."""
+    n = data.draw(st.integers(min_value=2, max_value=25))
+    y = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    s = np.array(data.draw(st.lists(packed_scores, min_size=n, max_size=n)))
+    c = np.where(s >= threshold, s, 1.0 - s)
+    assert ranking._conf_threshold(s, c, threshold) == threshold
+    a, cw = ranking._class_auc(s, y, c, None, threshold=threshold)
+    if y.all() or not y.any():
+        assert np.isnan(a) and np.isnan(cw)
+        return
+    z, _ = pairs(y, s, np.ones(n))
+    assert a == z.mean()  # sums of halves: exact
+    z, w = pairs(y, s, c)
+    if w.sum() > 0:
+        assert np.isclose(cw, (w * z).sum() / w.sum(), rtol=1e-12, atol=0)
+    else:
+        assert np.isnan(cw)
+    # the general complex-key path (conf carried in the sort) agrees
+    a_g, cw_g = ranking._class_auc(s, y, c, None, threshold=None)
+    assert a == a_g
+    assert np.isclose(cw, cw_g, rtol=1e-13, atol=0, equal_nan=True)
+
+
+@PROPS
+@given(data=st.data())
+def test_few_positives_bucket_path_equals_brute_force_pairs(data):
+    """With few positives only the rows in a positive's score bucket are sorted; the
+    pair sums (Equation 3, Proposition 15) are those of all pairs."""
+    n = data.draw(st.integers(min_value=16, max_value=60))
+    m = data.draw(st.integers(min_value=1, max_value=n // 8))
+    values = st.one_of(packed_scores, st.floats(0.0, 1.0), st.floats(0.0, 1e-200))
+    s = np.array(data.draw(st.lists(values, min_size=n, max_size=n)))
+    y = np.zeros(n, bool)
+    y[data.draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m, unique=True))] = True
+    c = np.array(data.draw(st.lists(confidences, min_size=n, max_size=n)))
+    got = ranking._bucket_class_auc(s, y, c, True)
+    a, cw = got if got is not None else ranking._class_auc(s, y, c, None, threshold=None)
+    z, _ = pairs(y, s, np.ones(n))
+    assert a == z.mean()  # sums of halves: exact
+    z, w = pairs(y, s, c)
+    assert np.isclose(cw, (w * z).sum() / w.sum(), rtol=1e-12, atol=0)
