@@ -113,7 +113,7 @@ def summarize(
     values: dict[str, float] = {"n": n_rows, "n_dropped": float(n_dropped),
                                 "n_clipped": float(n_clipped)}
     reasons: dict[str, str] = {}
-    cache = MetricCache()
+    cache = MetricCache(metrics=frozenset(names))
     zero_weight = w is not None and not np.any(w > 0)
     # the metrics that sort get the rows in order; every other metric (P_risk's Monte
     # Carlo null draws one variate per row) sees them as given

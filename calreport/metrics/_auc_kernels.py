@@ -1,0 +1,163 @@
+"""Sorting kernels of the pair-weighted AUCs of :mod:`calreport.metrics.ranking`.
+
+The complex sort key carrying each row's label and weight, the packed score-and-label
+sort used without sample weights, the pair sums over tie groups, and the bucketed
+path for a class with few positives.  See :mod:`calreport.metrics.ranking` for the
+definitions (Martin-Maroto et al. 2026, arXiv:2605.01796, section 2.2 and appendix).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _power_of_two_scale(w: np.ndarray) -> np.ndarray:
+    """``w`` over the power of two just below its maximum: exact (no mantissa
+    changes), so every AUC is bitwise unchanged and no pair-weight sum overflows."""
+    _, exponent = np.frexp(np.max(w))
+    return np.ldexp(w, -int(exponent))
+
+
+def _keyed(scores: np.ndarray, pos: np.ndarray, payload: np.ndarray | None) -> np.ndarray:
+    """Sorted complex keys: score in ``real``, the payload (weight or row index, or
+    1) in ``imag`` with its sign bit set on negatives (``-0.0`` keeps it).  One sort
+    carries labels and payloads: no argsort, no random gathers."""
+    key = np.empty(scores.shape[0], dtype=np.complex128)
+    key.real = scores
+    # written in place (no temporaries of size N): the payload, negated on negatives
+    if payload is None:
+        key.imag = 1.0
+    else:
+        key.imag = payload
+    np.negative(key.imag, out=key.imag, where=~pos)
+    key.sort()
+    return key
+
+
+def _packed_sort(scores: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Sorted scores and negative mask from one plain ``uint64`` sort; None for a
+    negative or NaN score.  The bits of a non-negative float order as its value and
+    the sign bit is 0, so shifted left they leave the low bit for the label (ties
+    stay ties); 0.6x the cost of the complex sort.  ``-0.0`` becomes ``+0.0``."""
+    key = np.add(scores, 0.0)  # a new array, and -0.0 + 0.0 is +0.0
+    if key.size == 0 or not float(key.min()) >= 0.0:
+        return None
+    bits = key.view(np.uint64)
+    bits <<= np.uint64(1)
+    bits |= pos
+    bits.sort()
+    low = bits.view(np.uint8)[::8] if np.little_endian else bits  # no N-row temporary
+    negative = (low & low.dtype.type(1)) == 0
+    bits >>= np.uint64(1)
+    return key, negative
+
+
+def _conf_threshold(scores: np.ndarray, conf: np.ndarray | None, threshold: float
+                    ) -> float | None:
+    """``threshold`` when ``conf`` is bit for bit ``where(scores >= threshold, scores,
+    1 - scores)`` (a binary profile's confidence: recomputed from sorted scores)."""
+    if conf is None or conf.shape != scores.shape:
+        return None
+    derived = np.subtract(1.0, scores)
+    np.copyto(derived, scores, where=scores >= threshold)
+    return threshold if np.array_equal(derived, conf) else None
+
+
+def _pair_sums(
+    sorted_scores: np.ndarray, negative: np.ndarray, weights: list[np.ndarray | None]
+) -> list[tuple[float, float, float]]:
+    """``(wins, P, N)`` per weight vector (None: unit) of rows sorted by score: a tie
+    group with positive weight ``p_g`` and negative ``n_g`` wins ``p_g (N_<g +
+    n_g / 2)``; whole groups are summed, so the order inside a tie is irrelevant."""
+    n = sorted_scores.shape[0]
+    if n == 0:
+        return [(0.0, 0.0, 0.0) for _ in weights]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_scores[1:], sorted_scores[:-1], out=new[1:])
+    starts = None if new.all() else np.flatnonzero(new)
+    out = []
+    for w in weights:
+        if w is None:
+            wn = negative.astype(np.float64)
+            wp = 1.0 - wn
+        else:
+            wp = np.where(negative, 0.0, w)
+            wn = w - wp  # exact: w - 0 or w - w
+        if starts is not None:
+            wp = np.add.reduceat(wp, starts)
+            # rounding may leave -1e-17 in a mixed group; an all-positive one gives 0
+            wn = np.maximum(np.add.reduceat(wn, starts), 0.0)
+        cum_n = np.cumsum(wn)
+        tot_p, tot_n = float(wp.sum()), float(cum_n[-1])
+        # wp * (cum_n - wn / 2) in place (no temporaries of size N); multiply and
+        # sum, not np.dot: BLAS threads stall on a busy machine
+        wn *= 0.5
+        cum_n -= wn
+        cum_n *= wp
+        out.append((float(np.sum(cum_n)), tot_p, tot_n))
+        del wp, wn, cum_n  # free them before the next weight vector's are made
+    return out
+
+
+def _ratio(wins: float, tot_p: float, tot_n: float) -> float:
+    """``wins / (P N)`` clipped to [0, 1] (rounding); NaN when a side has no weight."""
+    ok = tot_p > 0.0 and tot_n > 0.0
+    return min(max(wins / (tot_p * tot_n), 0.0), 1.0) if ok else float("nan")
+
+
+def _pair_auc(sorted_scores: np.ndarray, negative: np.ndarray,
+              weights: list[np.ndarray | None]) -> list[float]:
+    """Pair-weighted AUC for each weight vector (:func:`_pair_sums`)."""
+    return [_ratio(*t) for t in _pair_sums(sorted_scores, negative, weights)]
+
+
+def _bucket_class_auc(
+    scores: np.ndarray, pos: np.ndarray, conf: np.ndarray | None, want_auc: bool
+) -> tuple[float, float] | None:
+    """Unweighted AUC and cwAUC of a class with few positives; None where it does
+    not pay or a score is negative.
+
+    Scores fall into ordered buckets of their high bits (spanning the positives;
+    the rows below or above all of them share an end bucket).  A negative in a
+    bucket without positives is below a positive exactly when its bucket is, so
+    its pairs are counted per bucket; only the rows of buckets holding a positive
+    are sorted (:func:`_pair_sums`).  Same pair sums as the full sort.
+    """
+    n = scores.shape[0]
+    s = np.add(scores, 0.0)  # a new array, and -0.0 + 0.0 is +0.0
+    if not (float(s.min()) >= 0.0 and float(s.max()) < np.inf):
+        return None
+    bits = s.view(np.uint64)
+    pos_bits = bits[pos]
+    blo, bhi = int(pos_bits.min()), int(pos_bits.max())
+    shift = max(0, (bhi - blo).bit_length() - (2 * n).bit_length())
+    while (bhi >> shift) - (blo >> shift) + 3 > 2 * n:  # at most 2 N buckets
+        shift += 1
+    size = (bhi >> shift) - (blo >> shift) + 3
+    bucket = (bits >> np.uint64(shift)).astype(np.intp)
+    bucket -= (blo >> shift) - 1
+    np.clip(bucket, 0, size - 1, out=bucket)
+    del bits, s, pos_bits
+    held = np.zeros(size, dtype=bool)
+    held[bucket[pos]] = True
+    near = held[bucket]  # every positive, and the negatives that share its bucket
+    rows = np.flatnonzero(near)
+    if 4 * rows.shape[0] > n:
+        return None  # most rows are near a positive: the full sort is as cheap
+    far, pos_bucket = ~near, bucket[pos]  # far rows are negatives
+    key = _keyed(scores[rows], pos[rows], None if conf is None else conf[rows])
+    weights: list[np.ndarray | None] = [None] if want_auc else []
+    if conf is not None:
+        weights.append(np.abs(key.imag))
+    out = []
+    for w, (wins, tot_p, tot_n) in zip(
+            weights, _pair_sums(key.real, np.signbit(key.imag), weights), strict=True):
+        per = np.bincount(bucket, weights=far if w is None else np.where(far, conf, 0.0),
+                          minlength=size)  # far negative weight per bucket
+        below = np.cumsum(per)
+        below -= per  # strictly below each bucket
+        won = below[pos_bucket] if w is None else below[pos_bucket] * conf[pos]
+        out.append(_ratio(wins + float(won.sum()), tot_p, tot_n + float(below[-1] + per[-1])))
+    nan = float("nan")
+    return (out[0] if want_auc else nan), (out[-1] if conf is not None else nan)
