@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.sparse import csc_array
 
 _TILE_ROWS = 8192  # rows per tile; fixed, so the results do not depend on the block size
 _PREFIX = 8  # chunk width of the blocked running sums
@@ -409,3 +410,123 @@ def _score_order(score: np.ndarray, pos: np.ndarray
         key = np.cumsum(group) * 2 + pos[order]
         order = order[np.argsort(key, kind="stable")]
     return order, starts
+
+
+# ----------------------------------------------------------- rare positives: sparse
+#: Largest number of distinct positive scores of a class on the sparse path
+_SPARSE_GROUPS = 1024
+#: Segment rows of a batch of classes (their sums stay in the CPU cache)
+_SPARSE_ROWS = 2048
+_SPARSE_BATCH = 16  # classes per batch at most
+_SPARSE_CELLS = 1 << 18  # rows x columns of a float64 chunk of the host order
+
+
+def _segment_labels(score: np.ndarray, pos: np.ndarray, width: int) -> np.ndarray:
+    """Segment of every row of one class for :class:`_SparseAuc` (``uint16``).
+
+    With ``u`` the ``G`` distinct scores of the positives (increasing) and
+    ``width >= G`` the padded number of groups: a negative below ``u[g]`` and above
+    ``u[g-1]`` gets ``2 g``, a negative tied with ``u[g]`` gets ``2 g + 1`` (``2 G``:
+    above every positive), and a positive with score ``u[g]`` gets ``2 width + 1 + g``.
+    """
+    u = np.unique(score[pos])
+    at = np.searchsorted(u, score)
+    tied = u[np.minimum(at, u.size - 1)] == score
+    label = 2 * at + tied
+    label[pos] = 2 * width + 1 + at[pos]
+    return label.astype(np.uint16)
+
+
+def _sparse_batches(n_groups: np.ndarray) -> list[np.ndarray]:
+    """Classes (indices into ``n_groups``) batched by similar numbers of groups.
+
+    Sorted by their number of distinct positive scores, consecutive classes share a
+    batch while the batch's padded segments (``3 G_max + 1`` a class) stay within
+    ``_SPARSE_ROWS`` and it has at most ``_SPARSE_BATCH`` classes.
+    """
+    order = np.argsort(n_groups, kind="stable")
+    batches: list[np.ndarray] = []
+    start = 0
+    for i in range(1, order.size + 1):
+        if i == order.size or (i - start + 1) * (3 * int(n_groups[order[i]]) + 1) \
+                > _SPARSE_ROWS or i - start == _SPARSE_BATCH:
+            batches.append(order[start:i])
+            start = i
+    return batches
+
+
+class _SparseAuc:
+    """AUC and cwAUC of many classes with rare positives, in the order of the host.
+
+    The sorts of the dense path cost every class several passes over all rows per
+    tile and replicate.  Here nothing is put in a class's score order: each row is
+    given, per class, the segment of that class's score axis it falls in (see
+    :func:`_segment_labels`); a replicate's weights summed by segment are one
+    sparse-times-dense product per batch of classes,
+
+        ``Y[s, :] = sum over rows j in segment s of X[j, :]``,  ``X = [w, w * conf]``
+
+    (one nonzero per row and class, the replicates as the dense columns), and the
+    pair sums follow from the segments alone: with ``B_g`` the weight of the
+    negatives strictly below the ``g``-th distinct positive score, ``T_g`` that of
+    the negatives tied with it and ``P_g`` that of the positives there,
+
+        ``AUC = sum_g P_g (B_g + T_g / 2) / (P N)``,
+
+    ``B_g`` being a running sum over the segments, so over ``3 G + 1`` numbers per
+    class and replicate, not over ``N``.  On integer counts every sum is an
+    integer below ``2**53``: the AUC is the dense path's bit for bit.  The memory
+    is two bytes per row and class for the labels and one chunk of ``X``.
+    """
+
+    def __init__(self, labels: list[np.ndarray], widths: list[int],
+                 classes: list[np.ndarray], conf: np.ndarray):
+        self.labels = labels  # per batch: (g, N) uint16 segment labels
+        self.widths = widths  # per batch: padded number of groups S
+        self.classes = classes  # per batch: positions among the sparse classes
+        self.conf = conf  # confidence of each row, host order
+        self.n_classes = sum(c.size for c in classes)
+
+    def evaluate(self, b: int, chunks: Any, bufs: _Buffers) -> tuple[np.ndarray, np.ndarray]:
+        """AUC and cwAUC, each ``(b, n_classes)``, from ``chunks``: an iterable of
+        ``(r0, w)`` with ``w`` the ``(b, m)`` weights of host rows ``r0:r0+m``."""
+        sums = [np.zeros((lab.shape[0] * (3 * s + 1), 2 * b))
+                for lab, s in zip(self.labels, self.widths, strict=True)]
+        ones = np.ones(0)
+        for r0, w in chunks:
+            m = w.shape[1]
+            x = bufs.get("sparse_x", m, 2 * b)
+            x[:, :b] = w.T
+            np.multiply(x[:, :b], self.conf[r0:r0 + m, None], out=x[:, b:])
+            for lab, s, acc in zip(self.labels, self.widths, sums, strict=True):
+                g = lab.shape[0]
+                if ones.size < m * g:
+                    ones = np.ones(m * g)
+                rows = bufs.get("sparse_rows", m, g, np.int32)
+                np.add(lab[:, r0:r0 + m].T, _offsets(g, s), out=rows)
+                mat = csc_array((ones[:m * g], rows.reshape(-1), _indptr(m, g)),
+                                shape=(acc.shape[0], m))
+                acc += mat @ x
+        auc = np.empty((b, self.n_classes))
+        cw = np.empty((b, self.n_classes))
+        for acc, s, cls in zip(sums, self.widths, self.classes, strict=True):
+            seg = acc.reshape(cls.size, 3 * s + 1, 2 * b)
+            below = np.cumsum(seg[:, :2 * s + 1], axis=1)
+            pos = seg[:, 2 * s + 1:]
+            # negatives strictly below group g (segments 0..2g) plus half the tied ones
+            at = below[:, 0:2 * s:2] + 0.5 * seg[:, 1:2 * s:2]
+            num = np.einsum("gsc,gsc->gc", pos, at)
+            den = pos.sum(axis=1) * below[:, -1]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                val = np.where(den > 0, num / den, np.nan)
+            auc[:, cls] = val[:, :b].T
+            cw[:, cls] = val[:, b:].T
+        return auc, cw
+
+
+def _offsets(g: int, s: int) -> np.ndarray:
+    return np.arange(g, dtype=np.int32) * np.int32(3 * s + 1)
+
+
+def _indptr(m: int, g: int) -> np.ndarray:
+    return np.arange(0, m * g + 1, g, dtype=np.int32)

@@ -22,6 +22,8 @@ import numpy as np
 
 from calreport import _validate as v
 from calreport.bootstrap._tiles import (
+    _SPARSE_CELLS,
+    _SPARSE_GROUPS,
     _TILE_ROWS,
     _Auc,
     _Aurc,
@@ -29,6 +31,9 @@ from calreport.bootstrap._tiles import (
     _Order,
     _padded,
     _score_order,
+    _segment_labels,
+    _sparse_batches,
+    _SparseAuc,
     _Sums,
     _tie_starts,
 )
@@ -47,6 +52,8 @@ _STREAM_REPLICATES = 16  # consecutive replicates drawn from one child seed
 _COLUMN_CHUNK = 1 << 16  # rows per chunk when building the per-row columns
 #: Largest per-row column matrix kept for a whole profile (above, formed per tile)
 _MATRIX_BYTES = 1 << 27
+_LABEL_CLASSES = 16  # classes whose scores are read together for the sparse labels
+_PREFIX_ROWS = 1024  # fewest rows of a chunk of the sparse AUC
 _THREADS = min(2, os.cpu_count() or 1)
 _THREAD_CELLS = 1 << 23  # replicates x rows below which the bootstrap stays on one thread
 _BLAS_CONTROLLER: list[Any] = []  # threadpoolctl's controller, created on first use
@@ -78,6 +85,27 @@ def _single_threaded_blas() -> Iterator[None]:
         return
     with ctl.limit(limits=1, user_api="blas"):
         yield
+
+
+def _positive_groups(p: ConfidenceProfile, y: np.ndarray, n_classes: int) -> np.ndarray:
+    """Per class: the number of positives and of their distinct scores, ``(K, 2)``.
+
+    Only the positives' own scores are read (``N`` values in all), grouped by
+    class with one sort of the labels.
+    """
+    out = np.zeros((n_classes, 2), dtype=np.int64)
+    if p.score is not None:
+        pos = y == 1
+        out[1] = int(pos.sum()), np.unique(p.score[pos]).size
+        return out
+    own = p.proba[np.arange(y.size), y.astype(np.intp)]
+    # distinct (class, score) pairs: sorted by class, then by score within it
+    key = np.lexsort((own, y))
+    ys, own = y[key], own[key]
+    new = np.r_[True, (ys[1:] != ys[:-1]) | (own[1:] != own[:-1])]
+    out[:, 0] = np.bincount(ys, minlength=n_classes)
+    out[:, 1] = np.bincount(ys[new], minlength=n_classes)
+    return out
 
 
 def canonical_order(p: ConfidenceProfile) -> np.ndarray:
@@ -226,21 +254,32 @@ class _Kernels:
         conf = at(p.conf)
         # ranking: one order per class, negatives first among tied scores
         auc_specs = []
+        sparse_classes: list[int] = []  # classes with few distinct positive scores
+        sparse_groups: list[int] = []
+        self.auc_classes: list[int] = []  # dense classes, then the sparse ones
         if p.proba is not None and p.y_true is not None and {"auc", "cwauc",
                                                             "delta_auc"} & wanted:
             n_classes = 2 if p.score is not None else p.proba.shape[1]
-            y = at(p.y_true.astype(np.min_scalar_type(max(n_classes - 1, 1))))
+            y_code = p.y_true.astype(np.min_scalar_type(max(n_classes - 1, 1)))
             classes = [1] if p.score is not None else range(n_classes)
+            groups = _positive_groups(p, y_code, n_classes)
+            y = at(y_code)
             for k in classes:
-                pos = y == k
-                if pos.all() or not pos.any():
+                n_pos = int(groups[k, 0])
+                if n_pos in (0, n):
                     continue
+                if groups[k, 1] <= _SPARSE_GROUPS:
+                    sparse_classes.append(k)
+                    sparse_groups.append(int(groups[k, 1]))
+                    continue
+                pos = y == k
                 sc = at(p.score) if p.score is not None else (
                     p.proba[:, k] if order is None else p.proba[order, k])
                 o = _Order(*_score_order(sc, pos))
                 del sc
                 orders.append(o)
                 auc_specs.append((o, pos))
+                self.auc_classes.append(k)
             del y
         # AURC: rows by decreasing confidence, ties grouped
         aurc_order = None
@@ -309,6 +348,11 @@ class _Kernels:
             o.parts.append(auc)
             self.aucs.append(auc)
         del auc_specs
+        self.sparse = None
+        if sparse_classes:
+            self.sparse = self._sparse_auc(sparse_classes, np.array(sparse_groups),
+                                           conf[host.rows])
+            self.auc_classes.extend(sparse_classes)
         self.aurc = None
         if aurc_order is not None:
             self.aurc = _Aurc(err, aurc_order.starts, aurc_order.tiles)
@@ -329,6 +373,37 @@ class _Kernels:
         self.orders = orders
         self.first_rows = host.rows.astype(index)
         host.rows = self.first_rows
+
+    def _sparse_auc(self, classes: list[int], n_groups: np.ndarray,
+                    conf: np.ndarray) -> _SparseAuc:
+        """Segment labels of the classes with rare positives, in the host order."""
+        p = self._profile
+        src = self._source  # original row of each host position
+        y = p.y_true[src]
+        batches = _sparse_batches(n_groups)
+        widths = [int(n_groups[b].max()) for b in batches]
+        labels = [np.empty((b.size, src.size), dtype=np.uint16) for b in batches]
+        where = {}  # sparse class position -> (batch, row in batch)
+        for i, b in enumerate(batches):
+            for j, c in enumerate(b.tolist()):
+                where[c] = (i, j)
+        # the scores of a few classes at a time: (N, 16) rows are read together
+        # (a column of a row-major (N, K) matrix alone is one cache line per row)
+        step = _LABEL_CLASSES
+        for a in range(0, len(classes), step):
+            ks = classes[a:a + step]
+            if p.score is not None:
+                block = p.score[src][:, None]
+            elif ks == list(range(ks[0], ks[-1] + 1)):
+                block = p.proba[src, ks[0]:ks[-1] + 1]
+            else:
+                block = p.proba[np.ix_(src, ks)]
+            for j, k in enumerate(ks):
+                i, r = where[a + j]
+                labels[i][r] = _segment_labels(np.ascontiguousarray(block[:, j]), y == k,
+                                               widths[i])
+            del block
+        return _SparseAuc(labels, widths, batches, conf)
 
     # ---------------------------------------------------------- per-row columns
     def _columns(self, rows: np.ndarray) -> dict[str, np.ndarray]:
@@ -403,7 +478,26 @@ class _Kernels:
                 cnt = src if integral else None
                 for part in o.parts:
                     part.tile(states[id(part)], w, cnt, t, r0, bufs)
+        if self.sparse is not None:
+            states[id(self.sparse)] = self.sparse.evaluate(
+                b, self._host_chunks(b, source, bufs, counts), bufs)
         return self._finish(states)
+
+    def _host_chunks(self, b: int, source: Callable[..., np.ndarray], bufs: _Buffers,
+                     counts: bool) -> Iterator[tuple[int, np.ndarray]]:
+        """Replicate weights (sample weights included) of the host order in chunks of
+        rows, for the sparse AUC; counts are multiplied by the sample weights here."""
+        host = self.orders[0]
+        n = self.first_rows.size
+        step = max(_PREFIX_ROWS, _SPARSE_CELLS // (2 * b))
+        for r0 in range(0, n, step):
+            r1 = min(n, r0 + step)
+            src = source(host, r0, r1, bufs)
+            if counts and host.base is not None:
+                w = bufs.get("sparse_w", b, r1 - r0)
+                np.multiply(src, host.base[r0:r1], out=w)
+                src = w
+            yield r0, src
 
     def _finish(self, states: dict[int, Any]) -> dict[str, np.ndarray]:
         sums = ReplicateSums(self, states)
@@ -450,14 +544,24 @@ class ReplicateSums:
 
     def auc(self) -> tuple[np.ndarray, np.ndarray]:
         """Macro AUC and cwAUC per replicate over the classes with both outcomes."""
-        if not self._k.aucs:
+        k = self._k
+        if not k.auc_classes:
             nan = np.full(self._sums.shape[0], np.nan)
             return nan, nan
-        pairs = [a.finish(self._states[id(a)]) for a in self._k.aucs]
+        pairs = [a.finish(self._states[id(a)]) for a in k.aucs]
+        auc = [x for x, _ in pairs]
+        cw = [x for _, x in pairs]
+        if k.sparse is not None:
+            sp_auc, sp_cw = self._states[id(k.sparse)]
+            auc.extend(sp_auc.T)
+            cw.extend(sp_cw.T)
+        # columns in class order (the mean then adds them in the same order whichever
+        # path computed a class)
+        at = np.argsort(k.auc_classes, kind="stable")
         # the class set is the full sample's: a replicate that loses a class's
         # positives or negatives is degenerate (NaN), not averaged over fewer classes
-        return (np.column_stack([x for x, _ in pairs]).mean(axis=1),
-                np.column_stack([x for _, x in pairs]).mean(axis=1))
+        return (np.column_stack([auc[i] for i in at]).mean(axis=1),
+                np.column_stack([cw[i] for i in at]).mean(axis=1))
 
     def aurc(self) -> np.ndarray:
         """AURC per replicate."""
