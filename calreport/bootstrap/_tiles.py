@@ -100,7 +100,7 @@ class _Buffers:
     """
 
     def __init__(self) -> None:
-        self._store: dict[tuple[str, Any], np.ndarray] = {}
+        self._store: dict[tuple[Any, ...], Any] = {}
 
     def get(self, name: str, b: int, m: int, dtype: Any = np.float64) -> np.ndarray:
         """A C-contiguous (b, m) scratch array (contents undefined)."""
@@ -109,6 +109,13 @@ class _Buffers:
         if arr is None or arr.size < b * m:
             arr = self._store[key] = np.empty(b * m, dtype=dtype)
         return arr[: b * m].reshape(b, m)
+
+    def keep(self, key: tuple[Any, ...], make: Any) -> Any:
+        """The object stored under ``key``, made by ``make()`` on first use."""
+        obj = self._store.get(key)
+        if obj is None:
+            obj = self._store[key] = make()
+        return obj
 
 
 def _chunk_prefix(totals: np.ndarray, carry: np.ndarray) -> np.ndarray:
@@ -492,7 +499,6 @@ class _SparseAuc:
         ``(r0, w)`` with ``w`` the ``(b, m)`` weights of host rows ``r0:r0+m``."""
         sums = [np.zeros((lab.shape[0] * (3 * s + 1), 2 * b))
                 for lab, s in zip(self.labels, self.widths, strict=True)]
-        ones = np.ones(0)
         for r0, w in chunks:
             m = w.shape[1]
             x = bufs.get("sparse_x", m, 2 * b)
@@ -500,12 +506,10 @@ class _SparseAuc:
             np.multiply(x[:, :b], self.conf[r0:r0 + m, None], out=x[:, b:])
             for lab, s, acc in zip(self.labels, self.widths, sums, strict=True):
                 g = lab.shape[0]
-                if ones.size < m * g:
-                    ones = np.ones(m * g)
-                rows = bufs.get("sparse_rows", m, g, np.int32)
+                # arrays of exactly m * g entries: scipy copies a view of a larger one
+                ones, rows, ptr = _csc_parts(bufs, m, g)
                 np.add(lab[:, r0:r0 + m].T, _offsets(g, s), out=rows)
-                mat = csc_array((ones[:m * g], rows.reshape(-1), _indptr(m, g)),
-                                shape=(acc.shape[0], m))
+                mat = csc_array((ones, rows.reshape(-1), ptr), shape=(acc.shape[0], m))
                 acc += mat @ x
         auc = np.empty((b, self.n_classes))
         cw = np.empty((b, self.n_classes))
@@ -528,5 +532,8 @@ def _offsets(g: int, s: int) -> np.ndarray:
     return np.arange(g, dtype=np.int32) * np.int32(3 * s + 1)
 
 
-def _indptr(m: int, g: int) -> np.ndarray:
-    return np.arange(0, m * g + 1, g, dtype=np.int32)
+def _csc_parts(bufs: _Buffers, m: int, g: int) -> tuple[np.ndarray, ...]:
+    """Data (ones), a row buffer (m, g) and the column pointers of a chunk's matrix."""
+    return bufs.keep(("sparse_parts", m, g), lambda: (
+        np.ones(m * g), np.empty((m, g), dtype=np.int32),
+        np.arange(0, m * g + 1, g, dtype=np.int32)))

@@ -49,7 +49,7 @@ _BLOCK_CELLS = 1 << 24  # replicates x rows of a block of uint8 counts (16 MiB p
 _COUNT_CELLS = 1 << 25  # counts held by all workers together (a second thread within it)
 _TILE_CELLS = 1 << 17  # replicates x rows of a float64 working tile (1 MiB)
 _STREAM_REPLICATES = 16  # consecutive replicates drawn from one child seed
-_COLUMN_CHUNK = 1 << 16  # rows per chunk when building the per-row columns
+_COLUMN_CHUNK = 1 << 16  # rows (or probabilities) per chunk of per-row columns
 #: Largest per-row column matrix kept for a whole profile (above, formed per tile)
 _MATRIX_BYTES = 1 << 27
 _LABEL_CLASSES = 16  # classes whose scores are read together for the sparse labels
@@ -87,6 +87,14 @@ def _single_threaded_blas() -> Iterator[None]:
         yield
 
 
+def _chunk_rows(p: ConfidenceProfile) -> int:
+    """Rows per chunk when per-row quantities are formed from the probabilities: at
+    most ``_COLUMN_CHUNK`` rows and ``_COLUMN_CHUNK`` probabilities (a chunk's
+    temporaries of shape (rows, K) stay a few MiB whatever K)."""
+    width = 1 if p.proba is None else max(1, p.proba.shape[1])
+    return max(64, _COLUMN_CHUNK // width) if width > 1 else _COLUMN_CHUNK
+
+
 def _positive_groups(p: ConfidenceProfile, y: np.ndarray, n_classes: int) -> np.ndarray:
     """Per class: the number of positives and of their distinct scores, ``(K, 2)``.
 
@@ -122,8 +130,9 @@ def canonical_order(p: ConfidenceProfile) -> np.ndarray:
         rows = np.arange(p.n)
         # row sums of squares in chunks of rows: no (N, K) temporary (same values)
         sq = np.empty(p.n)
-        for a in range(0, p.n, _COLUMN_CHUNK):
-            sq[a:a + _COLUMN_CHUNK] = np.square(p.proba[a:a + _COLUMN_CHUNK]).sum(axis=1)
+        step = _chunk_rows(p)
+        for a in range(0, p.n, step):
+            sq[a:a + step] = np.square(p.proba[a:a + step]).sum(axis=1)
         keys.append(sq)
         if p.y_true is not None:
             keys.append(p.proba[rows, p.y_true])
@@ -335,9 +344,9 @@ class _Kernels:
         del bins
         if n_cols * n * 8 <= _MATRIX_BYTES:
             matrix = np.empty((n_cols, n))
-            for a in range(0, n, _COLUMN_CHUNK):
-                self._fill(matrix[:, a:a + _COLUMN_CHUNK],
-                           self._source[a:a + _COLUMN_CHUNK])
+            step = _chunk_rows(p)
+            for a in range(0, n, step):
+                self._fill(matrix[:, a:a + step], self._source[a:a + step])
             self.sums = _Sums(matrix, host_bins, host.tiles, n_cols)
         else:
             self.sums = _Sums(None, host_bins, host.tiles, n_cols, rows=self._rows)
@@ -379,7 +388,6 @@ class _Kernels:
         """Segment labels of the classes with rare positives, in the host order."""
         p = self._profile
         src = self._source  # original row of each host position
-        y = p.y_true[src]
         batches = _sparse_batches(n_groups)
         widths = [int(n_groups[b].max()) for b in batches]
         labels = [np.empty((b.size, src.size), dtype=np.uint16) for b in batches]
@@ -387,21 +395,22 @@ class _Kernels:
         for i, b in enumerate(batches):
             for j, c in enumerate(b.tolist()):
                 where[c] = (i, j)
-        # the scores of a few classes at a time: (N, 16) rows are read together
-        # (a column of a row-major (N, K) matrix alone is one cache line per row)
+        # labels in the original row order, then gathered into the host order; the
+        # scores of a few classes are read together (one column of a row-major
+        # (N, K) matrix alone would cost a cache line per row)
         step = _LABEL_CLASSES
         for a in range(0, len(classes), step):
             ks = classes[a:a + step]
             if p.score is not None:
-                block = p.score[src][:, None]
+                block = p.score[None, :]
             elif ks == list(range(ks[0], ks[-1] + 1)):
-                block = p.proba[src, ks[0]:ks[-1] + 1]
+                block = np.ascontiguousarray(p.proba[:, ks[0]:ks[-1] + 1].T)
             else:
-                block = p.proba[np.ix_(src, ks)]
+                block = np.ascontiguousarray(p.proba[:, ks].T)
             for j, k in enumerate(ks):
                 i, r = where[a + j]
-                labels[i][r] = _segment_labels(np.ascontiguousarray(block[:, j]), y == k,
-                                               widths[i])
+                lab = _segment_labels(block[j], p.y_true == k, widths[i])
+                np.take(lab, src, out=labels[i][r])
             del block
         return _SparseAuc(labels, widths, batches, conf)
 
