@@ -426,6 +426,7 @@ _SPARSE_GROUPS = 1024
 _SPARSE_ROWS = 2048
 _SPARSE_BATCH = 16  # classes per batch at most
 _SPARSE_CELLS = 1 << 18  # rows x columns of a float64 chunk of the host order
+_SPARSE_SUMS = 1 << 19  # segment sums held at once (a round of batches)
 
 
 def _segment_labels(score: np.ndarray, pos: np.ndarray, width: int) -> np.ndarray:
@@ -495,37 +496,54 @@ class _SparseAuc:
         self.n_classes = sum(c.size for c in classes)
 
     def evaluate(self, b: int, chunks: Any, bufs: _Buffers) -> tuple[np.ndarray, np.ndarray]:
-        """AUC and cwAUC, each ``(b, n_classes)``, from ``chunks``: an iterable of
-        ``(r0, w)`` with ``w`` the ``(b, m)`` weights of host rows ``r0:r0+m``."""
-        sums = [np.zeros((lab.shape[0] * (3 * s + 1), 2 * b))
-                for lab, s in zip(self.labels, self.widths, strict=True)]
-        for r0, w in chunks:
-            m = w.shape[1]
-            x = bufs.get("sparse_x", m, 2 * b)
-            x[:, :b] = w.T
-            np.multiply(x[:, :b], self.conf[r0:r0 + m, None], out=x[:, b:])
-            for lab, s, acc in zip(self.labels, self.widths, sums, strict=True):
-                g = lab.shape[0]
-                # arrays of exactly m * g entries: scipy copies a view of a larger one
-                ones, rows, ptr = _csc_parts(bufs, m, g)
-                np.add(lab[:, r0:r0 + m].T, _offsets(g, s), out=rows)
-                mat = csc_array((ones, rows.reshape(-1), ptr), shape=(acc.shape[0], m))
-                acc += mat @ x
+        """AUC and cwAUC, each ``(b, n_classes)``; ``chunks()`` iterates over
+        ``(r0, w)``, ``w`` the ``(b, m)`` weights of host rows ``r0:r0+m``.
+
+        The segment sums of a round of batches (at most ``_SPARSE_SUMS`` numbers)
+        are accumulated over all chunks of rows, then turned into AUCs and dropped:
+        the memory is bounded by the chunk and the round, not by ``N x b``.
+        """
         auc = np.empty((b, self.n_classes))
         cw = np.empty((b, self.n_classes))
-        for acc, s, cls in zip(sums, self.widths, self.classes, strict=True):
-            seg = acc.reshape(cls.size, 3 * s + 1, 2 * b)
-            below = np.cumsum(seg[:, :2 * s + 1], axis=1)
-            pos = seg[:, 2 * s + 1:]
-            # negatives strictly below group g (segments 0..2g) plus half the tied ones
-            at = below[:, 0:2 * s:2] + 0.5 * seg[:, 1:2 * s:2]
-            num = np.einsum("gsc,gsc->gc", pos, at)
-            den = pos.sum(axis=1) * below[:, -1]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                val = np.where(den > 0, num / den, np.nan)
-            auc[:, cls] = val[:, :b].T
-            cw[:, cls] = val[:, b:].T
+        budget = max(1, _SPARSE_SUMS // (2 * b))
+        todo = list(range(len(self.labels)))
+        while todo:
+            rnd, rows = [], 0
+            while todo and (not rnd or rows + self._rows(todo[0]) <= budget):
+                rows += self._rows(todo[0])
+                rnd.append(todo.pop(0))
+            sums = [np.zeros((self._rows(i), 2 * b)) for i in rnd]
+            for r0, w in chunks():
+                m = w.shape[1]
+                x = bufs.get("sparse_x", m, 2 * b)
+                x[:, :b] = w.T
+                np.multiply(x[:, :b], self.conf[r0:r0 + m, None], out=x[:, b:])
+                for i, acc in zip(rnd, sums, strict=True):
+                    lab, s = self.labels[i], self.widths[i]
+                    g = lab.shape[0]
+                    # arrays of exactly m * g entries: scipy copies views of larger ones
+                    ones, idx, ptr = _csc_parts(bufs, m, g)
+                    np.add(lab[:, r0:r0 + m].T, _offsets(g, s), out=idx)
+                    mat = csc_array((ones, idx.reshape(-1), ptr), shape=(acc.shape[0], m))
+                    acc += mat @ x
+            for i, acc in zip(rnd, sums, strict=True):
+                s, cls = self.widths[i], self.classes[i]
+                seg = acc.reshape(cls.size, 3 * s + 1, 2 * b)
+                below = np.cumsum(seg[:, :2 * s + 1], axis=1)
+                pos = seg[:, 2 * s + 1:]
+                # negatives strictly below group g (segments 0..2g) + half the tied ones
+                at = below[:, 0:2 * s:2] + 0.5 * seg[:, 1:2 * s:2]
+                num = np.einsum("gsc,gsc->gc", pos, at)
+                den = pos.sum(axis=1) * below[:, -1]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    val = np.where(den > 0, num / den, np.nan)
+                auc[:, cls] = val[:, :b].T
+                cw[:, cls] = val[:, b:].T
         return auc, cw
+
+    def _rows(self, i: int) -> int:
+        """Segment rows of batch ``i``."""
+        return self.labels[i].shape[0] * (3 * self.widths[i] + 1)
 
 
 def _offsets(g: int, s: int) -> np.ndarray:
@@ -534,6 +552,10 @@ def _offsets(g: int, s: int) -> np.ndarray:
 
 def _csc_parts(bufs: _Buffers, m: int, g: int) -> tuple[np.ndarray, ...]:
     """Data (ones), a row buffer (m, g) and the column pointers of a chunk's matrix."""
-    return bufs.keep(("sparse_parts", m, g), lambda: (
-        np.ones(m * g), np.empty((m, g), dtype=np.int32),
-        np.arange(0, m * g + 1, g, dtype=np.int32)))
+    # one shape kept at a time (the batches come sorted, g changes a few times)
+    key, parts = bufs.keep(("sparse_parts",), lambda: [None, None])
+    if key != (m, g):
+        parts = (np.ones(m * g), np.empty((m, g), dtype=np.int32),
+                 np.arange(0, m * g + 1, g, dtype=np.int32))
+        bufs._store[("sparse_parts",)] = [(m, g), parts]
+    return parts

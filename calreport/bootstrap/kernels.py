@@ -489,7 +489,7 @@ class _Kernels:
                     part.tile(states[id(part)], w, cnt, t, r0, bufs)
         if self.sparse is not None:
             states[id(self.sparse)] = self.sparse.evaluate(
-                b, self._host_chunks(b, source, bufs, counts), bufs)
+                b, lambda: self._host_chunks(b, source, bufs, counts), bufs)
         return self._finish(states)
 
     def _host_chunks(self, b: int, source: Callable[..., np.ndarray], bufs: _Buffers,
