@@ -68,6 +68,12 @@ def _per_class(k: _Kernels, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     if k.weighted:
         host = host * k.orders[0].base
     auc, cw = k.sparse.evaluate(counts.shape[0], lambda: [(0, host)], _Buffers())
+    if not k.weighted:  # counts of several replicates packed into one column: same
+        total = int(counts.sum(axis=1).max())
+        packed = k.sparse.evaluate(counts.shape[0], lambda: [(0, counts[:, k.first_rows])],
+                                   _Buffers(), total)
+        np.testing.assert_array_equal(packed[0], auc)
+        np.testing.assert_array_equal(packed[1], cw)
     return auc, cw, k.auc_classes[len(k.aucs):]
 
 

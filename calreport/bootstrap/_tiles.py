@@ -495,29 +495,53 @@ class _SparseAuc:
         self.conf = conf  # confidence of each row, host order
         self.n_classes = sum(c.size for c in classes)
 
-    def evaluate(self, b: int, chunks: Any, bufs: _Buffers) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, b: int, chunks: Any, bufs: _Buffers, total: int | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
         """AUC and cwAUC, each ``(b, n_classes)``; ``chunks()`` iterates over
         ``(r0, w)``, ``w`` the ``(b, m)`` weights of host rows ``r0:r0+m``.
 
         The segment sums of a round of batches (at most ``_SPARSE_SUMS`` numbers)
         are accumulated over all chunks of rows, then turned into AUCs and dropped:
         the memory is bounded by the chunk and the round, not by ``N x b``.
+
+        ``total`` (integer counts only): the largest total count of a replicate.
+        Every sum of counts is then an integer below ``2**bits`` with ``bits`` its
+        bit length, and the counts of ``53 // bits`` replicates share one float64
+        column (``c_0 + c_1 2**bits + ...``, exact): fewer columns to multiply.
         """
+        lanes, bits = 1, 0
+        if total is not None:
+            bits = max(1, int(total).bit_length())
+            lanes = max(1, 53 // bits)
+        n_count = -(-b // lanes)  # columns of the counts
+        width = n_count + b
+        pack = None
+        if lanes > 1:
+            rep = np.arange(b)
+            pack = np.zeros((b, n_count))
+            pack[rep, rep // lanes] = 2.0 ** (bits * (rep % lanes))
         auc = np.empty((b, self.n_classes))
         cw = np.empty((b, self.n_classes))
-        budget = max(1, _SPARSE_SUMS // (2 * b))
+        budget = max(1, _SPARSE_SUMS // width)
         todo = list(range(len(self.labels)))
         while todo:
             rnd, rows = [], 0
             while todo and (not rnd or rows + self._rows(todo[0]) <= budget):
                 rows += self._rows(todo[0])
                 rnd.append(todo.pop(0))
-            sums = [np.zeros((self._rows(i), 2 * b)) for i in rnd]
+            sums = [np.zeros((self._rows(i), width)) for i in rnd]
             for r0, w in chunks():
                 m = w.shape[1]
-                x = bufs.get("sparse_x", m, 2 * b)
-                x[:, :b] = w.T
-                np.multiply(x[:, :b], self.conf[r0:r0 + m, None], out=x[:, b:])
+                x = bufs.get("sparse_x", m, width)
+                conf = self.conf[r0:r0 + m, None]
+                if pack is None:
+                    x[:, :b] = w.T
+                    np.multiply(x[:, :b], conf, out=x[:, b:])
+                else:
+                    t = bufs.get("sparse_t", m, b)
+                    t[:] = w.T
+                    np.matmul(t, pack, out=x[:, :n_count])  # integers below 2**53
+                    np.multiply(t, conf, out=x[:, n_count:])
                 for i, acc in zip(rnd, sums, strict=True):
                     lab, s = self.labels[i], self.widths[i]
                     g = lab.shape[0]
@@ -527,6 +551,12 @@ class _SparseAuc:
                     mat = csc_array((ones, idx.reshape(-1), ptr), shape=(acc.shape[0], m))
                     acc += mat @ x
             for i, acc in zip(rnd, sums, strict=True):
+                if pack is not None:
+                    packed = acc[:, :n_count].astype(np.int64)[:, :, None]
+                    shift = (bits * np.arange(lanes)).astype(np.int64)
+                    counts = (packed >> shift) & ((1 << bits) - 1)
+                    acc = np.concatenate(
+                        [counts.reshape(acc.shape[0], -1)[:, :b], acc[:, n_count:]], axis=1)
                 s, cls = self.widths[i], self.classes[i]
                 seg = acc.reshape(cls.size, 3 * s + 1, 2 * b)
                 below = np.cumsum(seg[:, :2 * s + 1], axis=1)

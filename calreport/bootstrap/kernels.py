@@ -467,10 +467,13 @@ class _Kernels:
             np.take(counts, o.perm[r0:r1], axis=1, out=out)
             return out
 
-        return self._evaluate(counts.shape[0], source, bufs, counts=True)
+        total = None  # integer counts: the sparse AUC packs several per column
+        if self.sparse is not None and not self.weighted:
+            total = int(counts.sum(axis=1, dtype=np.int64).max(initial=0))
+        return self._evaluate(counts.shape[0], source, bufs, counts=True, total=total)
 
     def _evaluate(self, b: int, source: Callable[..., np.ndarray], bufs: _Buffers, *,
-                  counts: bool) -> dict[str, np.ndarray]:
+                  counts: bool, total: int | None = None) -> dict[str, np.ndarray]:
         # unweighted integer counts take the exact integer running-sum path
         integral = counts and not self.weighted
         states = {id(part): part.start(b, integral) for o in self.orders for part in o.parts}
@@ -489,7 +492,7 @@ class _Kernels:
                     part.tile(states[id(part)], w, cnt, t, r0, bufs)
         if self.sparse is not None:
             states[id(self.sparse)] = self.sparse.evaluate(
-                b, lambda: self._host_chunks(b, source, bufs, counts), bufs)
+                b, lambda: self._host_chunks(b, source, bufs, counts), bufs, total)
         return self._finish(states)
 
     def _host_chunks(self, b: int, source: Callable[..., np.ndarray], bufs: _Buffers,
