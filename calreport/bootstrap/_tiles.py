@@ -423,8 +423,8 @@ def _score_order(score: np.ndarray, pos: np.ndarray
 #: Largest number of distinct positive scores of a class on the sparse path
 _SPARSE_GROUPS = 1024
 #: Segment rows of a batch of classes (their sums stay in the CPU cache)
-_SPARSE_ROWS = 2048
-_SPARSE_BATCH = 16  # classes per batch at most
+_SPARSE_ROWS = 4096
+_SPARSE_BATCH = 32  # classes per batch at most
 _SPARSE_CELLS = 1 << 18  # rows x columns of a float64 chunk of the host order
 _SPARSE_SUMS = 1 << 19  # segment sums held at once (a round of batches)
 
@@ -489,7 +489,7 @@ class _SparseAuc:
 
     def __init__(self, labels: list[np.ndarray], widths: list[int],
                  classes: list[np.ndarray], conf: np.ndarray):
-        self.labels = labels  # per batch: (g, N) uint16 segment labels
+        self.labels = labels  # per batch: (N, g) uint16 segment labels
         self.widths = widths  # per batch: padded number of groups S
         self.classes = classes  # per batch: positions among the sparse classes
         self.conf = conf  # confidence of each row, host order
@@ -544,10 +544,10 @@ class _SparseAuc:
                     np.multiply(t, conf, out=x[:, n_count:])
                 for i, acc in zip(rnd, sums, strict=True):
                     lab, s = self.labels[i], self.widths[i]
-                    g = lab.shape[0]
+                    g = lab.shape[1]
                     # arrays of exactly m * g entries: scipy copies views of larger ones
                     ones, idx, ptr = _csc_parts(bufs, m, g)
-                    np.add(lab[:, r0:r0 + m].T, _offsets(g, s), out=idx)
+                    np.add(lab[r0:r0 + m], _offsets(g, s), out=idx)
                     mat = csc_array((ones, idx.reshape(-1), ptr), shape=(acc.shape[0], m))
                     acc += mat @ x
             for i, acc in zip(rnd, sums, strict=True):
@@ -573,7 +573,7 @@ class _SparseAuc:
 
     def _rows(self, i: int) -> int:
         """Segment rows of batch ``i``."""
-        return self.labels[i].shape[0] * (3 * self.widths[i] + 1)
+        return self.labels[i].shape[1] * (3 * self.widths[i] + 1)
 
 
 def _offsets(g: int, s: int) -> np.ndarray:

@@ -390,7 +390,7 @@ class _Kernels:
         src = self._source  # original row of each host position
         batches = _sparse_batches(n_groups)
         widths = [int(n_groups[b].max()) for b in batches]
-        labels = [np.empty((b.size, src.size), dtype=np.uint16) for b in batches]
+        labels = [np.empty((src.size, b.size), dtype=np.uint16) for b in batches]
         where = {}  # sparse class position -> (batch, row in batch)
         for i, b in enumerate(batches):
             for j, c in enumerate(b.tolist()):
@@ -410,7 +410,7 @@ class _Kernels:
             for j, k in enumerate(ks):
                 i, r = where[a + j]
                 lab = _segment_labels(block[j], p.y_true == k, widths[i])
-                np.take(lab, src, out=labels[i][r])
+                labels[i][:, r] = lab[src]
             del block
         return _SparseAuc(labels, widths, batches, conf)
 
