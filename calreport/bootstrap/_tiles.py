@@ -19,6 +19,11 @@ walked in tiles of ``(b, 8192)`` cells that stay in the CPU cache:
   of the chunk totals; for cwAUC the running sum is not even formed (see
   :func:`_prefix_dot`).
 
+Classes whose positives take few distinct scores (one-vs-rest AUC of many
+classes: each class's positives are rare) get no sort order at all: see
+:class:`_SparseAuc`, which sums the replicate weights by segment of the class's
+score axis with one sparse product per batch of classes and chunk of rows.
+
 Sums of integer counts are exact in ``float64``, so the integer and the real paths
 give the same numbers.  Blocks run on up to two threads (NumPy releases the GIL in
 most of these loops); the BLAS is kept on one thread meanwhile (threadpoolctl, if

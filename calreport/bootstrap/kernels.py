@@ -653,7 +653,9 @@ def bootstrap_replicates(
     one stream of 16 replicates, ``16 N`` bytes; a second worker only while all
     blocks stay under 32 Mi counts), about 20 bytes a row for the sort orders and
     the class flags, and the per-row columns, held as one matrix up to 128 MiB and
-    formed again tile by tile above.  Nothing of size ``N x n_boot``.
+    formed again tile by tile above.  A class whose positives take at most 1024
+    distinct scores (each class of a many-class problem) has no sort order but a
+    2-byte segment label per row.  Nothing of size ``N x n_boot``.
 
     Examples
     --------
