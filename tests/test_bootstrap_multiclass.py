@@ -28,6 +28,28 @@ BATCHED = [m for m, spec in REGISTRY.items() if spec.interval.kind == "bootstrap
 AUCS = ["auc", "cwauc", "delta_auc"]
 
 
+@pytest.fixture(autouse=True)
+def _sparse_for_small_samples(monkeypatch):
+    """These samples are small: let every class with few positives take the sparse
+    path (by default only classes with at most N / 32 distinct positive scores)."""
+    monkeypatch.setattr(bs, "_SPARSE_RATIO", 1)
+
+
+def test_default_choice_of_path(monkeypatch):
+    """Binary data (positives frequent) stays sorted; 100 rare classes go sparse."""
+    monkeypatch.undo()  # the default ratio
+    rng = np.random.default_rng(0)
+    p = rng.random(600)  # about 300 distinct positive scores: <= 1024, > 600 / 32
+    binary = ConfidenceProfile.from_arrays((rng.random(600) < p).astype(int), p)
+    z = rng.normal(size=(3000, 100))
+    proba = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    many = ConfidenceProfile.from_arrays(np.arange(3000) % 100, proba)  # 30 each
+    b = _Kernels(binary, Settings(), ["auc"])
+    m = _Kernels(many, Settings(), ["auc"])
+    assert b.sparse is None and len(b.aucs) == 1
+    assert m.sparse is not None and not m.aucs and m.sparse.n_classes == 100
+
+
 def _multi(n=400, k=12, seed=0, ties=False, weights=False):
     """Softmax scores of ``k`` classes; the last class has three rows only."""
     rng = np.random.default_rng(seed)

@@ -53,6 +53,10 @@ _COLUMN_CHUNK = 1 << 16  # rows (or probabilities) per chunk of per-row columns
 #: Largest per-row column matrix kept for a whole profile (above, formed per tile)
 _MATRIX_BYTES = 1 << 27
 _LABEL_CLASSES = 16  # classes whose scores are read together for the sparse labels
+#: Sparse AUC for a class whose positives take at most N / _SPARSE_RATIO distinct
+#: scores (and at most _SPARSE_GROUPS): measured, a class with more (binary data,
+#: a few classes) is cheaper on the sorted path, whose cost does not grow with them
+_SPARSE_RATIO = 32
 _PREFIX_ROWS = 1024  # fewest rows of a chunk of the sparse AUC
 _THREADS = min(2, os.cpu_count() or 1)
 _THREAD_CELLS = 1 << 23  # replicates x rows below which the bootstrap stays on one thread
@@ -277,7 +281,7 @@ class _Kernels:
                 n_pos = int(groups[k, 0])
                 if n_pos in (0, n):
                     continue
-                if groups[k, 1] <= _SPARSE_GROUPS:
+                if groups[k, 1] <= min(_SPARSE_GROUPS, n // _SPARSE_RATIO):
                     sparse_classes.append(k)
                     sparse_groups.append(int(groups[k, 1]))
                     continue
@@ -653,9 +657,9 @@ def bootstrap_replicates(
     one stream of 16 replicates, ``16 N`` bytes; a second worker only while all
     blocks stay under 32 Mi counts), about 20 bytes a row for the sort orders and
     the class flags, and the per-row columns, held as one matrix up to 128 MiB and
-    formed again tile by tile above.  A class whose positives take at most 1024
-    distinct scores (each class of a many-class problem) has no sort order but a
-    2-byte segment label per row.  Nothing of size ``N x n_boot``.
+    formed again tile by tile above.  A class whose positives take at most
+    ``min(1024, N / 32)`` distinct scores (each class of a many-class problem) has
+    no sort order but a 2-byte segment label per row.  Nothing of size ``N x n_boot``.
 
     Examples
     --------
