@@ -190,7 +190,7 @@ def test_batches_and_row_chunks_do_not_change_the_numbers(monkeypatch):
     monkeypatch.setattr(tiles, "_SPARSE_ROWS", 1)  # one class per batch
     monkeypatch.setattr(tiles, "_SPARSE_SUMS", 1)  # one batch per round
     monkeypatch.setattr(bs, "_SPARSE_CELLS", 1)  # chunks of 1024 rows
-    monkeypatch.setattr(bs, "_PREFIX_ROWS", 100)  # ... of 100 rows
+    monkeypatch.setattr(bs, "_SPARSE_MIN_ROWS", 100)  # ... of 100 rows
     small = _kernels(prof)
     assert len(small.sparse.labels) == 9 > len(ref.sparse.labels)
     b = small.evaluate_counts(counts[:, small.first_rows])

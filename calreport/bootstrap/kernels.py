@@ -57,7 +57,7 @@ _LABEL_CLASSES = 16  # classes whose scores are read together for the sparse lab
 #: scores (and at most _SPARSE_GROUPS): measured, a class with more (binary data,
 #: a few classes) is cheaper on the sorted path, whose cost does not grow with them
 _SPARSE_RATIO = 32
-_PREFIX_ROWS = 1024  # fewest rows of a chunk of the sparse AUC
+_SPARSE_MIN_ROWS = 1024  # fewest rows of a chunk of the sparse AUC
 _THREADS = min(2, os.cpu_count() or 1)
 _THREAD_CELLS = 1 << 23  # replicates x rows below which the bootstrap stays on one thread
 _BLAS_CONTROLLER: list[Any] = []  # threadpoolctl's controller, created on first use
@@ -505,7 +505,7 @@ class _Kernels:
         rows, for the sparse AUC; counts are multiplied by the sample weights here."""
         host = self.orders[0]
         n = self.first_rows.size
-        step = max(_PREFIX_ROWS, _SPARSE_CELLS // (2 * b))
+        step = max(_SPARSE_MIN_ROWS, _SPARSE_CELLS // (2 * b))
         for r0 in range(0, n, step):
             r1 = min(n, r0 + step)
             src = source(host, r0, r1, bufs)
