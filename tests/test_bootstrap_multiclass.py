@@ -15,11 +15,12 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-import calreport.bootstrap._tiles as tiles
+import calreport.bootstrap._sparse as sparse_mod
 import calreport.bootstrap.kernels as bs
 from calreport import ConfidenceProfile
 from calreport.bootstrap import bootstrap_replicates
-from calreport.bootstrap._tiles import _Buffers, _segment_labels
+from calreport.bootstrap._sparse import _segment_labels
+from calreport.bootstrap._tiles import _Buffers
 from calreport.bootstrap.kernels import _Kernels
 from calreport.registry import REGISTRY
 from calreport.settings import Settings
@@ -187,8 +188,8 @@ def test_batches_and_row_chunks_do_not_change_the_numbers(monkeypatch):
     ref = _kernels(prof)
     counts = _counts(6, prof.n, seed=2)
     a = ref.evaluate_counts(counts[:, ref.first_rows])
-    monkeypatch.setattr(tiles, "_SPARSE_ROWS", 1)  # one class per batch
-    monkeypatch.setattr(tiles, "_SPARSE_SUMS", 1)  # one batch per round
+    monkeypatch.setattr(sparse_mod, "_SPARSE_ROWS", 1)  # one class per batch
+    monkeypatch.setattr(sparse_mod, "_SPARSE_SUMS", 1)  # one batch per round
     monkeypatch.setattr(bs, "_SPARSE_CELLS", 1)  # chunks of 1024 rows
     monkeypatch.setattr(bs, "_SPARSE_MIN_ROWS", 100)  # ... of 100 rows
     small = _kernels(prof)

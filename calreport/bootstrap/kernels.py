@@ -21,9 +21,13 @@ from typing import Any
 import numpy as np
 
 from calreport import _validate as v
-from calreport.bootstrap._tiles import (
+from calreport.bootstrap._sparse import (
     _SPARSE_CELLS,
     _SPARSE_GROUPS,
+    _positive_groups,
+    build_sparse_auc,
+)
+from calreport.bootstrap._tiles import (
     _TILE_ROWS,
     _Auc,
     _Aurc,
@@ -31,9 +35,6 @@ from calreport.bootstrap._tiles import (
     _Order,
     _padded,
     _score_order,
-    _segment_labels,
-    _sparse_batches,
-    _SparseAuc,
     _Sums,
     _tie_starts,
 )
@@ -52,7 +53,6 @@ _STREAM_REPLICATES = 16  # consecutive replicates drawn from one child seed
 _COLUMN_CHUNK = 1 << 16  # rows (or probabilities) per chunk of per-row columns
 #: Largest per-row column matrix kept for a whole profile (above, formed per tile)
 _MATRIX_BYTES = 1 << 27
-_LABEL_CLASSES = 16  # classes whose scores are read together for the sparse labels
 #: Sparse AUC for a class whose positives take at most N / _SPARSE_RATIO distinct
 #: scores (and at most _SPARSE_GROUPS): measured, a class with more (binary data,
 #: a few classes) is cheaper on the sorted path, whose cost does not grow with them
@@ -97,27 +97,6 @@ def _chunk_rows(p: ConfidenceProfile) -> int:
     temporaries of shape (rows, K) stay a few MiB whatever K)."""
     width = 1 if p.proba is None else max(1, p.proba.shape[1])
     return max(64, _COLUMN_CHUNK // width) if width > 1 else _COLUMN_CHUNK
-
-
-def _positive_groups(p: ConfidenceProfile, y: np.ndarray, n_classes: int) -> np.ndarray:
-    """Per class: the number of positives and of their distinct scores, ``(K, 2)``.
-
-    Only the positives' own scores are read (``N`` values in all), grouped by
-    class with one sort of the labels.
-    """
-    out = np.zeros((n_classes, 2), dtype=np.int64)
-    if p.score is not None:
-        pos = y == 1
-        out[1] = int(pos.sum()), np.unique(p.score[pos]).size
-        return out
-    own = p.proba[np.arange(y.size), y.astype(np.intp)]
-    # distinct (class, score) pairs: sorted by class, then by score within it
-    key = np.lexsort((own, y))
-    ys, own = y[key], own[key]
-    new = np.r_[True, (ys[1:] != ys[:-1]) | (own[1:] != own[:-1])]
-    out[:, 0] = np.bincount(ys, minlength=n_classes)
-    out[:, 1] = np.bincount(ys[new], minlength=n_classes)
-    return out
 
 
 def canonical_order(p: ConfidenceProfile) -> np.ndarray:
@@ -363,8 +342,8 @@ class _Kernels:
         del auc_specs
         self.sparse = None
         if sparse_classes:
-            self.sparse = self._sparse_auc(sparse_classes, np.array(sparse_groups),
-                                           conf[host.rows])
+            self.sparse = build_sparse_auc(p, self._source, sparse_classes,
+                                           np.array(sparse_groups), conf[host.rows])
             self.auc_classes.extend(sparse_classes)
         self.aurc = None
         if aurc_order is not None:
@@ -386,37 +365,6 @@ class _Kernels:
         self.orders = orders
         self.first_rows = host.rows.astype(index)
         host.rows = self.first_rows
-
-    def _sparse_auc(self, classes: list[int], n_groups: np.ndarray,
-                    conf: np.ndarray) -> _SparseAuc:
-        """Segment labels of the classes with rare positives, in the host order."""
-        p = self._profile
-        src = self._source  # original row of each host position
-        batches = _sparse_batches(n_groups)
-        widths = [int(n_groups[b].max()) for b in batches]
-        labels = [np.empty((src.size, b.size), dtype=np.uint16) for b in batches]
-        where = {}  # sparse class position -> (batch, row in batch)
-        for i, b in enumerate(batches):
-            for j, c in enumerate(b.tolist()):
-                where[c] = (i, j)
-        # labels in the original row order, then gathered into the host order; the
-        # scores of a few classes are read together (one column of a row-major
-        # (N, K) matrix alone would cost a cache line per row)
-        step = _LABEL_CLASSES
-        for a in range(0, len(classes), step):
-            ks = classes[a:a + step]
-            if p.score is not None:
-                block = p.score[None, :]
-            elif ks == list(range(ks[0], ks[-1] + 1)):
-                block = np.ascontiguousarray(p.proba[:, ks[0]:ks[-1] + 1].T)
-            else:
-                block = np.ascontiguousarray(p.proba[:, ks].T)
-            for j, k in enumerate(ks):
-                i, r = where[a + j]
-                lab = _segment_labels(block[j], p.y_true == k, widths[i])
-                labels[i][:, r] = lab[src]
-            del block
-        return _SparseAuc(labels, widths, batches, conf)
 
     # ---------------------------------------------------------- per-row columns
     def _columns(self, rows: np.ndarray) -> dict[str, np.ndarray]:
