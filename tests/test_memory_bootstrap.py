@@ -58,3 +58,20 @@ def test_held_matrix_costs_its_columns_only(monkeypatch, profile):
     assert k.sums.matrix is not None
     assert "pos1" not in k.col and "cpos1" not in k.col
     assert _peak(profile, 16) / N < 120 + 8 * len(k.col_names)
+
+
+def test_multiclass_rare_positives_cost_two_bytes_per_row_and_class(monkeypatch):
+    """Many classes: the sparse AUC keeps a 2-byte segment label per row and class
+    and works through chunks of rows and rounds of classes, so the peak is about
+    ``2 N K`` bytes plus fixed buffers (the sorted dense path held 13 bytes per row
+    and class plus its (N, K) temporaries: 89 MB here)."""
+    monkeypatch.setattr(bs, "_THREADS", 1)
+    n, k = 20_000, 200
+    rng = np.random.default_rng(1)
+    z = rng.normal(size=(n, k)) * 2.0
+    p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    y = (p.cumsum(axis=1) > rng.random((n, 1))).argmax(axis=1)
+    prof = ConfidenceProfile.from_arrays(y, p)
+    few, many = _peak(prof, 16), _peak(prof, 64)
+    assert few < 2 * n * k + 24e6, few / (n * k)  # the (N, K) input alone is 32 MB
+    assert many <= 1.1 * few, (few, many)

@@ -19,6 +19,12 @@ walked in tiles of ``(b, 8192)`` cells that stay in the CPU cache:
   of the chunk totals; for cwAUC the running sum is not even formed (see
   :func:`_prefix_dot`).
 
+Classes whose positives take few distinct scores (one-vs-rest AUC of many
+classes: each class's positives are rare) get no sort order at all: see
+:class:`_SparseAuc`, which sums the replicate weights by segment of the class's
+score axis with one sparse product per batch of classes and chunk of rows
+(:mod:`calreport.bootstrap._sparse`).
+
 Sums of integer counts are exact in ``float64``, so the integer and the real paths
 give the same numbers.  Blocks run on up to two threads (NumPy releases the GIL in
 most of these loops); the BLAS is kept on one thread meanwhile (threadpoolctl, if
@@ -99,7 +105,7 @@ class _Buffers:
     """
 
     def __init__(self) -> None:
-        self._store: dict[tuple[str, Any], np.ndarray] = {}
+        self._store: dict[tuple[Any, ...], Any] = {}
 
     def get(self, name: str, b: int, m: int, dtype: Any = np.float64) -> np.ndarray:
         """A C-contiguous (b, m) scratch array (contents undefined)."""
@@ -108,6 +114,13 @@ class _Buffers:
         if arr is None or arr.size < b * m:
             arr = self._store[key] = np.empty(b * m, dtype=dtype)
         return arr[: b * m].reshape(b, m)
+
+    def keep(self, key: tuple[Any, ...], make: Any) -> Any:
+        """The object stored under ``key``, made by ``make()`` on first use."""
+        obj = self._store.get(key)
+        if obj is None:
+            obj = self._store[key] = make()
+        return obj
 
 
 def _chunk_prefix(totals: np.ndarray, carry: np.ndarray) -> np.ndarray:

@@ -21,6 +21,12 @@ from typing import Any
 import numpy as np
 
 from calreport import _validate as v
+from calreport.bootstrap._sparse import (
+    _SPARSE_CELLS,
+    _SPARSE_GROUPS,
+    _positive_groups,
+    build_sparse_auc,
+)
 from calreport.bootstrap._tiles import (
     _TILE_ROWS,
     _Auc,
@@ -44,9 +50,14 @@ _BLOCK_CELLS = 1 << 24  # replicates x rows of a block of uint8 counts (16 MiB p
 _COUNT_CELLS = 1 << 25  # counts held by all workers together (a second thread within it)
 _TILE_CELLS = 1 << 17  # replicates x rows of a float64 working tile (1 MiB)
 _STREAM_REPLICATES = 16  # consecutive replicates drawn from one child seed
-_COLUMN_CHUNK = 1 << 16  # rows per chunk when building the per-row columns
+_COLUMN_CHUNK = 1 << 16  # rows (or probabilities) per chunk of per-row columns
 #: Largest per-row column matrix kept for a whole profile (above, formed per tile)
 _MATRIX_BYTES = 1 << 27
+#: Sparse AUC for a class whose positives take at most N / _SPARSE_RATIO distinct
+#: scores (and at most _SPARSE_GROUPS): measured, a class with more (binary data,
+#: a few classes) is cheaper on the sorted path, whose cost does not grow with them
+_SPARSE_RATIO = 32
+_SPARSE_MIN_ROWS = 1024  # fewest rows of a chunk of the sparse AUC
 _THREADS = min(2, os.cpu_count() or 1)
 _THREAD_CELLS = 1 << 23  # replicates x rows below which the bootstrap stays on one thread
 _BLAS_CONTROLLER: list[Any] = []  # threadpoolctl's controller, created on first use
@@ -80,6 +91,14 @@ def _single_threaded_blas() -> Iterator[None]:
         yield
 
 
+def _chunk_rows(p: ConfidenceProfile) -> int:
+    """Rows per chunk when per-row quantities are formed from the probabilities: at
+    most ``_COLUMN_CHUNK`` rows and ``_COLUMN_CHUNK`` probabilities (a chunk's
+    temporaries of shape (rows, K) stay a few MiB whatever K)."""
+    width = 1 if p.proba is None else max(1, p.proba.shape[1])
+    return max(64, _COLUMN_CHUNK // width) if width > 1 else _COLUMN_CHUNK
+
+
 def canonical_order(p: ConfidenceProfile) -> np.ndarray:
     """Row order sorted by every value of a row (ties: rows equal on all keys).
 
@@ -94,8 +113,9 @@ def canonical_order(p: ConfidenceProfile) -> np.ndarray:
         rows = np.arange(p.n)
         # row sums of squares in chunks of rows: no (N, K) temporary (same values)
         sq = np.empty(p.n)
-        for a in range(0, p.n, _COLUMN_CHUNK):
-            sq[a:a + _COLUMN_CHUNK] = np.square(p.proba[a:a + _COLUMN_CHUNK]).sum(axis=1)
+        step = _chunk_rows(p)
+        for a in range(0, p.n, step):
+            sq[a:a + step] = np.square(p.proba[a:a + step]).sum(axis=1)
         keys.append(sq)
         if p.y_true is not None:
             keys.append(p.proba[rows, p.y_true])
@@ -226,21 +246,32 @@ class _Kernels:
         conf = at(p.conf)
         # ranking: one order per class, negatives first among tied scores
         auc_specs = []
+        sparse_classes: list[int] = []  # classes with few distinct positive scores
+        sparse_groups: list[int] = []
+        self.auc_classes: list[int] = []  # dense classes, then the sparse ones
         if p.proba is not None and p.y_true is not None and {"auc", "cwauc",
                                                             "delta_auc"} & wanted:
             n_classes = 2 if p.score is not None else p.proba.shape[1]
-            y = at(p.y_true.astype(np.min_scalar_type(max(n_classes - 1, 1))))
+            y_code = p.y_true.astype(np.min_scalar_type(max(n_classes - 1, 1)))
             classes = [1] if p.score is not None else range(n_classes)
+            groups = _positive_groups(p, y_code, n_classes)
+            y = at(y_code)
             for k in classes:
-                pos = y == k
-                if pos.all() or not pos.any():
+                n_pos = int(groups[k, 0])
+                if n_pos in (0, n):
                     continue
+                if groups[k, 1] <= min(_SPARSE_GROUPS, n // _SPARSE_RATIO):
+                    sparse_classes.append(k)
+                    sparse_groups.append(int(groups[k, 1]))
+                    continue
+                pos = y == k
                 sc = at(p.score) if p.score is not None else (
                     p.proba[:, k] if order is None else p.proba[order, k])
                 o = _Order(*_score_order(sc, pos))
                 del sc
                 orders.append(o)
                 auc_specs.append((o, pos))
+                self.auc_classes.append(k)
             del y
         # AURC: rows by decreasing confidence, ties grouped
         aurc_order = None
@@ -296,9 +327,9 @@ class _Kernels:
         del bins
         if n_cols * n * 8 <= _MATRIX_BYTES:
             matrix = np.empty((n_cols, n))
-            for a in range(0, n, _COLUMN_CHUNK):
-                self._fill(matrix[:, a:a + _COLUMN_CHUNK],
-                           self._source[a:a + _COLUMN_CHUNK])
+            step = _chunk_rows(p)
+            for a in range(0, n, step):
+                self._fill(matrix[:, a:a + step], self._source[a:a + step])
             self.sums = _Sums(matrix, host_bins, host.tiles, n_cols)
         else:
             self.sums = _Sums(None, host_bins, host.tiles, n_cols, rows=self._rows)
@@ -309,6 +340,11 @@ class _Kernels:
             o.parts.append(auc)
             self.aucs.append(auc)
         del auc_specs
+        self.sparse = None
+        if sparse_classes:
+            self.sparse = build_sparse_auc(p, self._source, sparse_classes,
+                                           np.array(sparse_groups), conf[host.rows])
+            self.auc_classes.extend(sparse_classes)
         self.aurc = None
         if aurc_order is not None:
             self.aurc = _Aurc(err, aurc_order.starts, aurc_order.tiles)
@@ -383,10 +419,13 @@ class _Kernels:
             np.take(counts, o.perm[r0:r1], axis=1, out=out)
             return out
 
-        return self._evaluate(counts.shape[0], source, bufs, counts=True)
+        total = None  # integer counts: the sparse AUC packs several per column
+        if self.sparse is not None and not self.weighted:
+            total = int(counts.sum(axis=1, dtype=np.int64).max(initial=0))
+        return self._evaluate(counts.shape[0], source, bufs, counts=True, total=total)
 
     def _evaluate(self, b: int, source: Callable[..., np.ndarray], bufs: _Buffers, *,
-                  counts: bool) -> dict[str, np.ndarray]:
+                  counts: bool, total: int | None = None) -> dict[str, np.ndarray]:
         # unweighted integer counts take the exact integer running-sum path
         integral = counts and not self.weighted
         states = {id(part): part.start(b, integral) for o in self.orders for part in o.parts}
@@ -403,7 +442,26 @@ class _Kernels:
                 cnt = src if integral else None
                 for part in o.parts:
                     part.tile(states[id(part)], w, cnt, t, r0, bufs)
+        if self.sparse is not None:
+            states[id(self.sparse)] = self.sparse.evaluate(
+                b, lambda: self._host_chunks(b, source, bufs, counts), bufs, total)
         return self._finish(states)
+
+    def _host_chunks(self, b: int, source: Callable[..., np.ndarray], bufs: _Buffers,
+                     counts: bool) -> Iterator[tuple[int, np.ndarray]]:
+        """Replicate weights (sample weights included) of the host order in chunks of
+        rows, for the sparse AUC; counts are multiplied by the sample weights here."""
+        host = self.orders[0]
+        n = self.first_rows.size
+        step = max(_SPARSE_MIN_ROWS, _SPARSE_CELLS // (2 * b))
+        for r0 in range(0, n, step):
+            r1 = min(n, r0 + step)
+            src = source(host, r0, r1, bufs)
+            if counts and host.base is not None:
+                w = bufs.get("sparse_w", b, r1 - r0)
+                np.multiply(src, host.base[r0:r1], out=w)
+                src = w
+            yield r0, src
 
     def _finish(self, states: dict[int, Any]) -> dict[str, np.ndarray]:
         sums = ReplicateSums(self, states)
@@ -450,14 +508,24 @@ class ReplicateSums:
 
     def auc(self) -> tuple[np.ndarray, np.ndarray]:
         """Macro AUC and cwAUC per replicate over the classes with both outcomes."""
-        if not self._k.aucs:
+        k = self._k
+        if not k.auc_classes:
             nan = np.full(self._sums.shape[0], np.nan)
             return nan, nan
-        pairs = [a.finish(self._states[id(a)]) for a in self._k.aucs]
+        pairs = [a.finish(self._states[id(a)]) for a in k.aucs]
+        auc = [x for x, _ in pairs]
+        cw = [x for _, x in pairs]
+        if k.sparse is not None:
+            sp_auc, sp_cw = self._states[id(k.sparse)]
+            auc.extend(sp_auc.T)
+            cw.extend(sp_cw.T)
+        # columns in class order (the mean then adds them in the same order whichever
+        # path computed a class)
+        at = np.argsort(k.auc_classes, kind="stable")
         # the class set is the full sample's: a replicate that loses a class's
         # positives or negatives is degenerate (NaN), not averaged over fewer classes
-        return (np.column_stack([x for x, _ in pairs]).mean(axis=1),
-                np.column_stack([x for _, x in pairs]).mean(axis=1))
+        return (np.column_stack([auc[i] for i in at]).mean(axis=1),
+                np.column_stack([cw[i] for i in at]).mean(axis=1))
 
     def aurc(self) -> np.ndarray:
         """AURC per replicate."""
@@ -537,7 +605,9 @@ def bootstrap_replicates(
     one stream of 16 replicates, ``16 N`` bytes; a second worker only while all
     blocks stay under 32 Mi counts), about 20 bytes a row for the sort orders and
     the class flags, and the per-row columns, held as one matrix up to 128 MiB and
-    formed again tile by tile above.  Nothing of size ``N x n_boot``.
+    formed again tile by tile above.  A class whose positives take at most
+    ``min(1024, N / 32)`` distinct scores (each class of a many-class problem) has
+    no sort order but a 2-byte segment label per row.  Nothing of size ``N x n_boot``.
 
     Examples
     --------
