@@ -96,18 +96,37 @@ def _class_value(suffix: Any, labels: np.ndarray | None) -> Any:
 _NO_MATCH = object()
 
 
-def _match_label(candidate: Any, labels: np.ndarray | None) -> Any:
+class _LabelIndex:
+    """The first label with a given text or label key: one pass over the labels, so
+    matching K column names against K classes costs O(K), not O(K^2)."""
+
+    def __init__(self, labels: np.ndarray) -> None:
+        self.labels = labels.tolist()
+        self.by_text: dict[str, int] = {}
+        self.by_key: dict[Any, int] = {}
+        for i, label in enumerate(self.labels):
+            self.by_text.setdefault(str(label), i)
+            try:
+                self.by_key.setdefault(lab._key(label), i)
+            except TypeError:
+                continue
+
+    def match(self, candidate: Any) -> Any:
+        hits = [self.by_text.get(str(candidate), len(self.labels))]
+        try:
+            hits.append(self.by_key.get(lab._key(candidate), len(self.labels)))
+        except TypeError:
+            pass
+        first = min(hits)
+        return self.labels[first] if first < len(self.labels) else _NO_MATCH
+
+
+def _match_label(candidate: Any, labels: np.ndarray | _LabelIndex | None) -> Any:
+    """The first of ``labels`` whose text or label key equals the candidate's."""
     if labels is None:
         return _NO_MATCH
-    for label in labels.tolist():
-        if str(label) == str(candidate):
-            return label
-        try:
-            if lab._key(label) == lab._key(candidate):
-                return label
-        except TypeError:
-            continue
-    return _NO_MATCH
+    index = labels if isinstance(labels, _LabelIndex) else _LabelIndex(labels)
+    return index.match(candidate)
 
 
 def _is_data(value: Any) -> bool:
@@ -295,7 +314,8 @@ def _column_classes(cols: Sequence[Hashable], labels: np.ndarray | None
         base = c[-1] if isinstance(c, tuple) and c else c
         m = _PROBA_PREFIX.match(base) if isinstance(base, str) else None
         cands.append((m.group(1) if m else base, m is not None))
-    matched = [_match_label(cand, labels) for cand, _ in cands]
+    index = None if labels is None else _LabelIndex(labels)
+    matched = [_match_label(cand, index) for cand, _ in cands]
     if any(mm is not _NO_MATCH for mm in matched) or all(pref for _, pref in cands):
         out = [mm if mm is not _NO_MATCH else _class_value(cand, None)
                for mm, (cand, _) in zip(matched, cands, strict=True)]
