@@ -278,6 +278,44 @@ def _band_of_p(p: float) -> str:
     return "no_evidence"
 
 
+def _verdict(rest_band: str, rest_csr: float, rest_z: float, rest_test: _Test | None,
+             n_cert: float, n_cw: float, upper: float, eps: float) -> tuple[str, str]:
+    """The band and its reason from the certainty claims and the test of the other rows.
+
+    A wrong certainty claim is "risky"; unconfirmable certainty claims make the verdict
+    "undetermined" unless the other rows already show overconfidence; a test of the
+    other rows without power never reads "no evidence".  The pandas path and the merged
+    out-of-core sums both decide here.
+    """
+    power = rest_test.power if rest_test is not None else math.nan
+    rest_facts = (f"CSR {rest_csr:.3g}, z {rest_z:.2f}, P_risk {rest_test.p_risk:.1%} "
+                  f"({rest_test.method.replace('_', ' ')})" if rest_test else "")
+    if rest_band == "no_evidence" and not power >= POWER_MIN:
+        rest_band = "undetermined"
+        rest_why = (f"the test had no power: errors twice as frequent as the confidences "
+                    f"claim would reach 'evidence' with probability {power:.0%} "
+                    f"only (needs {POWER_MIN:.0%}); more rows are needed")
+    elif rest_band == "undetermined":
+        rest_why = "no rows below certainty to test"
+    else:
+        rest_why = f"{BANDS[rest_band][0]}: {rest_facts}"
+        if rest_band == "no_evidence":
+            rest_why += f", power {power:.0%}"
+    tag = "rows below certainty" if n_cert else "all rows"
+    cert_facts = (f"{n_cert:g} certainty claim(s) (confidence >= 1 - {eps:g}), "
+                  f"{n_cw:g} wrong")
+    if n_cw > 0:
+        return "risky", (f"{cert_facts}: a wrong claim of certainty is a confident error "
+                         "of unbounded cost")
+    if n_cert and rest_band in ("evidence", "risky"):
+        return rest_band, f"{tag}: {rest_why}; {cert_facts}"
+    if n_cert:
+        return "undetermined", (f"{cert_facts}, error rate <= {upper:.2%} (one-sided 95 % "
+                                f"Clopper-Pearson); finite data cannot confirm certainty; "
+                                f"{tag}: {rest_why}")
+    return rest_band, rest_why
+
+
 @dataclass(frozen=True)
 class RiskResult:
     """CSR, its significance and the verdict for one profile.
@@ -512,37 +550,8 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
         rest_csr = rest_sig = rest_z = math.nan
         rest_band, rest_n = "undetermined", 0.0
 
-    rest_facts = (f"CSR {rest_csr:.3g}, z {rest_z:.2f}, P_risk {rest_test.p_risk:.1%} "
-                  f"({rest_test.method.replace('_', ' ')})" if rest_test else "")
-    if rest_band == "no_evidence" and not rest_test.power >= POWER_MIN:
-        rest_band = "undetermined"
-        rest_why = (f"the test had no power: errors twice as frequent as the confidences "
-                    f"claim would reach 'evidence' with probability {rest_test.power:.0%} "
-                    f"only (needs {POWER_MIN:.0%}); more rows are needed")
-    elif rest_band == "undetermined":
-        rest_why = "no rows below certainty to test"
-    else:
-        rest_why = f"{BANDS[rest_band][0]}: {rest_facts}"
-        if rest_band == "no_evidence":
-            rest_why += f", power {rest_test.power:.0%}"
-    tag = "rows below certainty" if n_cert else "all rows"
-    cert_facts = (f"{n_cert:g} certainty claim(s) (confidence >= 1 - {eps:g}), "
-                  f"{n_cw:g} wrong")
-    if n_cw > 0:
-        band = "risky"
-        reason = (f"{cert_facts}: a wrong claim of certainty is a confident error of "
-                  "unbounded cost")
-    elif n_cert and rest_band in ("evidence", "risky"):
-        band = rest_band
-        reason = f"{tag}: {rest_why}; {cert_facts}"
-    elif n_cert:
-        band = "undetermined"
-        reason = (f"{cert_facts}, error rate <= {upper:.2%} (one-sided 95 % "
-                  f"Clopper-Pearson); finite data cannot confirm certainty; {tag}: "
-                  f"{rest_why}")
-    else:
-        band = rest_band
-        reason = rest_why
+    band, reason = _verdict(rest_band, rest_csr, rest_z, rest_test, n_cert, n_cw, upper,
+                            eps)
     kish = (r.denom ** 2 / float((r.w ** 2).sum()) if weights == "importance"
             else r.denom)
     test_for_fields = rest_test or all_test

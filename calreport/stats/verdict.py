@@ -51,7 +51,7 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
     (1.5, 0.5, 1.0, 'no_evidence')
     """
     from calreport.metrics import risk
-    from calreport.metrics._risk_rows import N_SIM, P_EVIDENCE, POWER_MIN
+    from calreport.metrics._risk_rows import N_SIM
 
     n_sim = N_SIM if n_sim is None else int(n_sim)
     cfg = state.config
@@ -113,43 +113,14 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
             rest_csr = rest_set.s_obs / rest_set.denom
             rest_sig = math.sqrt(rest_set.var) / rest_set.denom
             rest_z = (rest_set.s_obs - rest_set.denom) / math.sqrt(rest_set.var)
-            p = rest_test.p_risk
-            rest_band = ("undetermined" if math.isnan(p) else "risky" if p > risk.P_RISKY
-                         else "evidence" if p > P_EVIDENCE else "no_evidence")
+            rest_band = risk._band_of_p(rest_test.p_risk)
             rest_n = rest_set.count(freq, f)
-            rest_facts = (f"CSR {rest_csr:.3g}, z {rest_z:.2f}, P_risk {p:.1%} "
-                          f"({rest_test.method.replace('_', ' ')})")
         else:
             rest_csr = rest_sig = rest_z = math.nan
-            rest_band, rest_n, rest_facts = "undetermined", 0.0, ""
+            rest_band, rest_n = "undetermined", 0.0
         power = rest_test.power if rest_test is not None else math.nan
-        if rest_band == "no_evidence" and not power >= POWER_MIN:
-            rest_band = "undetermined"
-            rest_why = (f"the test had no power: errors twice as frequent as the confidences "
-                        f"claim would reach 'evidence' with probability {power:.0%} only "
-                        f"(needs {POWER_MIN:.0%}); more rows are needed")
-        elif rest_band == "undetermined":
-            rest_why = "no rows below certainty to test"
-        else:
-            rest_why = f"{risk.BANDS[rest_band][0]}: {rest_facts}"
-            if rest_band == "no_evidence":
-                rest_why += f", power {power:.0%}"
-        tag = "rows below certainty" if n_cert else "all rows"
-        cert_facts = (f"{n_cert:g} certainty claim(s) (confidence >= 1 - {cfg.eps:g}), "
-                      f"{n_cw:g} wrong")
-        if n_cw > 0:
-            band = "risky"
-            reason = (f"{cert_facts}: a wrong claim of certainty is a confident error of "
-                      "unbounded cost")
-        elif n_cert and rest_band in ("evidence", "risky"):
-            band, reason = rest_band, f"{tag}: {rest_why}; {cert_facts}"
-        elif n_cert:
-            band = "undetermined"
-            reason = (f"{cert_facts}, error rate <= {upper:.2%} (one-sided 95 % "
-                      f"Clopper-Pearson); finite data cannot confirm certainty; {tag}: "
-                      f"{rest_why}")
-        else:
-            band, reason = rest_band, rest_why
+        band, reason = risk._verdict(rest_band, rest_csr, rest_z, rest_test, n_cert, n_cw,
+                                     upper, cfg.eps)
         w2 = float(sc[gi, _S["w2"]])
         kish = w * w / w2 if (not freq and w2 > 0) else w
         fields = rest_test or all_test
