@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 
 import numpy as np
 import pandas as pd
@@ -69,21 +70,28 @@ def test_200_groups_cards_tables_and_appendix_are_bounded(big_report):
 
 
 def _overflowing_boxes(html: str) -> list[str]:
-    """Text boxes whose right edge lies beyond the page's content area."""
+    """Text boxes whose right edge lies beyond the page's content area or their cell."""
     weasyprint = pytest.importorskip("weasyprint")
     doc = weasyprint.HTML(string=html).render()
     out = []
     for number, page in enumerate(doc.pages, 1):
         root = page._page_box
         right = root.position_x + root.margin_width() - root.margin_right
-        stack = [root]
+        stack = [(root, math.inf)]
         while stack:
-            box = stack.pop()
-            stack.extend(getattr(box, "children", ()))
+            box, cell_right = stack.pop()
+            if type(box).__name__ == "TableCellBox":
+                cell_right = box.border_box_x() + box.border_width()
+            stack.extend((child, cell_right) for child in getattr(box, "children", ()))
             text = getattr(box, "text", None)
-            if text and text.strip() and box.position_x + box.width > right + 0.5:
-                past = box.position_x + box.width - right
-                out.append(f"page {number}: {text!r} ends {past:.1f}px past the margin")
+            if not (text and text.strip()):
+                continue
+            end = box.position_x + box.width
+            if end > right + 0.5:
+                out.append(f"page {number}: {text!r} ends {end - right:.1f}px past the margin")
+            elif end > cell_right + 0.5:
+                out.append(f"page {number}: {text!r} ends {end - cell_right:.1f}px past its "
+                           "table cell")
     return out
 
 
@@ -101,3 +109,23 @@ def test_groups_table_with_every_default_column_fits_the_page(ci):
     html = rep.to_html()
     assert "Wrong certainty claims" in html
     assert _overflowing_boxes(html) == []
+
+
+def test_groups_table_widths_come_from_the_text_and_fall_back_when_too_wide():
+    from calreport.report.layout import fixed_widths, text_em
+
+    # DejaVu Sans: digits are 1303/2048 em wide, the full stop 651/2048
+    assert text_em("0.25") == pytest.approx((3 * 1303 + 651) / 2048)
+    assert text_em("Accuracy", bold=True) > text_em("Accuracy")
+    cols = [("Group", []), ("Verdict", ["risky", "no evidence"]), ("Value", ["0.25", "12.5"])]
+    widths = fixed_widths(cols, badge_column=1, badge_scale=0.8, available_em=60)
+    # the widest text (or heading word) of each column plus 0.5 em padding and 0.3 slack
+    assert widths == [round(0.8 * (text_em("no evidence", bold=True) + 0.6) + 0.8, 1),
+                      round(text_em("Value", bold=True) + 0.8, 1)]
+    assert fixed_widths(cols, badge_column=1, badge_scale=0.8, available_em=12) is None
+
+
+def test_big_groups_table_uses_fixed_widths(big_report):
+    html = big_report.to_html()
+    assert '<table class="metrics groups fixed">' in html
+    assert big_report.context["group_table"]["widths_pt"]

@@ -23,6 +23,8 @@ from calreport.registry import COUNT_LABELS, REGISTRY
 from calreport.report import verdict as vd
 from calreport.report.exporters import SCHEMA_VERSION, Report
 from calreport.report.figures import build_figures
+from calreport.report.formatting import _fmt_count, _fmt_metric
+from calreport.report.layout import fixed_widths
 from calreport.result import CalibrationResult
 
 __all__ = ["build_report", "short_label"]
@@ -285,8 +287,18 @@ def _group_table(facts: list[dict[str, Any]], by_name: Mapping[str, Any],
              "n": f["n"], "certain_wrong": f["n_certain_wrong"],
              "cells": [{"name": m, "value": by_name[f["name"]].get(m)} for m in cols]}
             for f in facts]
-    return {"columns": [{"name": m, "label": short_label(m)} for m in cols], "rows": rows,
-            "show": len(facts) > 1}
+    columns = [{"name": m, "label": short_label(m)} for m in cols]
+    text = [("Group", []), ("Verdict", [r["band_label"] for r in rows]),
+            ("Rows", [_fmt_count(r["n"]) for r in rows])]
+    text += [(c["label"], [_fmt_metric(r["cells"][i]["value"], c["name"]) for r in rows])
+             for i, c in enumerate(columns)]
+    text.append(("Wrong certainty claims", [_fmt_count(r["certain_wrong"]) for r in rows]))
+    # report.css sets the table at 7.5 pt and its badges at 6 pt; A4, 16 mm margins
+    size = 7.5
+    widths = fixed_widths(text, badge_column=1, badge_scale=6 / size,
+                          available_em=(210 - 32) / 25.4 * 72 / size)
+    return {"columns": columns, "rows": rows, "show": len(facts) > 1,
+            "widths_pt": None if widths is None else [round(w * size, 1) for w in widths]}
 
 
 def _metric_tables(result: CalibrationResult, facts: list[dict[str, Any]],
