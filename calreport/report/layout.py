@@ -42,8 +42,8 @@ def text_em(text: str, *, bold: bool = False) -> float:
 
     Examples
     --------
-    >>> round(text_em("0.25"), 3)
-    2.226
+    >>> round(text_em("0.25"), 4)  # three digits of 1303/2048 em and a stop of 651/2048
+    2.2266
     """
     table, widest = _advances(bold)
     return sum(table.get(ch, widest) for ch in text)
