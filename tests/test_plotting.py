@@ -443,3 +443,22 @@ def test_calib_plots_with_mapping_and_callable(groups):
     assert single.lowess_curve_plot().get_legend_handles_labels()[1][1].startswith("LCS")
     with pytest.raises(TypeError, match="CalibPlots needs a mapping"):
         plotting.CalibPlots(3)
+
+
+def test_risk_drivers_grey_groups_are_one_collection_with_their_curves():
+    rng = np.random.default_rng(5)
+    profs = {}
+    for i in range(8):
+        conf = rng.uniform(0.5, 1.0, 200)
+        profs[f"g{i}"] = ConfidenceProfile.from_arrays(conf=conf,
+                                                       correct=rng.random(200) < conf)
+    ax = plotting.risk_drivers_plot(profs, grey=[f"g{i}" for i in range(3, 8)])
+    assert [line.get_label() for line in ax.lines] == ["g0", "g1", "g2"]
+    (coll,) = [c for c in ax.collections if c.get_segments()]
+    segs = coll.get_segments()
+    assert len(segs) == 5
+    # each grey path is the group's curve: same y values as the cumulative share
+    for seg, g in zip(segs, [f"g{i}" for i in range(3, 8)], strict=True):
+        share = plotting.cumulative_csr_share(profs[g])
+        assert set(np.round(seg[:, 1], 12)) <= set(np.round(share, 12))
+        assert seg[-1, 1] == pytest.approx(1.0)

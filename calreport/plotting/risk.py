@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection
 from matplotlib.ticker import FuncFormatter
 
 from calreport._grouping import group_name
@@ -202,14 +203,28 @@ def risk_drivers_plot(
     groups = _groups(profile)
     ax = _axes(ax, (6.4, 3.8))
     styles = _series_styles(groups, grey)
+    context = []  # grey curves: one collection, not one artist per group
     for label, prof in groups.items():
         share = cumulative_csr_share(prof)
         if share.size == 0:
             continue
         x = np.arange(1, share.size + 1, dtype=float)
         st = styles[label]
-        ax.plot(*_thin_curve(x, share), label=(label or None) if st["zorder"] > 1 else None,
-                drawstyle="steps-post" if share.size < 60 else "default", **st)
+        steps = share.size < 60
+        if st["zorder"] <= 1:
+            x, y = _thin_curve(x, share)
+            if steps:  # the steps-post path of the line drawn for a highlighted group
+                x, y = np.repeat(x, 2)[1:], np.repeat(y, 2)[:-1]
+            context.append(np.column_stack([x, y]))
+            continue
+        ax.plot(*_thin_curve(x, share), label=label or None,
+                drawstyle="steps-post" if steps else "default", **st)
+    if context:
+        grey_style = styles[next(k for k in groups if styles[k]["zorder"] <= 1)]
+        ax.add_collection(LineCollection(context, colors=grey_style["color"],
+                                         linewidths=grey_style["linewidth"],
+                                         alpha=grey_style["alpha"], zorder=1))
+        ax.autoscale_view()
     ax.set(ylim=(0.0, 1.02), xlabel="errors, most overconfident first",
            ylabel="cumulative share of CSR")
     ax.set_xscale("log")
