@@ -157,15 +157,21 @@ def _histograms(figure: Any, plotting: Any, profiles: Mapping[str, ConfidencePro
     fig = figure(figsize=(6.4 if ncols == 1 else 7.6,
                           3.4 * nrows if ncols == 1 else 2.5 * nrows + 0.6),
                  layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    for ax, g in zip(axes, shown, strict=False):
+    # one confidence axis for all panels: tick labels and its label on the bottom row
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True).ravel()
+    for i, (ax, g) in enumerate(zip(axes, shown, strict=False)):
         plotting.confidence_histogram(profiles[g], ax=ax)
         if len(shown) > 1:
             ax.set_title(g, fontsize="small")
             ax.get_legend().remove()
             ax.tick_params(labelsize="x-small")
-            ax.xaxis.label.set_size("small")
             ax.yaxis.label.set_size("small")
+            if i + ncols < len(shown):  # a panel below shows the axis
+                ax.set_xlabel("")
+                ax.tick_params(labelbottom=False)
+            else:
+                ax.xaxis.label.set_size("small")
+                ax.tick_params(labelbottom=True)
     for ax in axes[len(shown):]:
         ax.set_visible(False)
     if len(shown) > 1:
