@@ -280,12 +280,14 @@ def _png(fig: Figure, dpi: int) -> bytes:
     return png_bytes(pixels.reshape(height, width, 4), dpi)
 
 
-def png_bytes(rgba: np.ndarray, dpi: float) -> bytes:
+def png_bytes(rgba: np.ndarray, dpi: float, *, compress_level: int = 6) -> bytes:
     """Encode an RGBA pixel array as PNG: RGB when every pixel is opaque, else RGBA.
 
     An opaque image loses nothing without its alpha channel, and a PDF renderer
     embeds an RGB image directly, where RGBA must be split into colour and mask.
     No date or software metadata is written (byte-identical output).
+    ``compress_level`` (zlib, 0-9): 1 where the PNG is decoded again at once (the
+    PDF renderer re-encodes every image itself).
     """
     from PIL import Image
 
@@ -293,7 +295,7 @@ def png_bytes(rgba: np.ndarray, dpi: float) -> bytes:
     image = Image.fromarray(np.ascontiguousarray(rgba[..., :3]) if opaque
                             else np.ascontiguousarray(rgba), mode="RGB" if opaque else "RGBA")
     out = io.BytesIO()
-    image.save(out, format="PNG", dpi=(dpi, dpi))
+    image.save(out, format="PNG", dpi=(dpi, dpi), compress_level=compress_level)
     return out.getvalue()
 
 

@@ -207,6 +207,8 @@ def print_uris(vector: Mapping[str, Any]) -> dict[str, str]:
         canvas = FigureCanvasAgg(fig)
         fig.set_dpi(PRINT_DPI)
         canvas.draw()
-        data = _base.png_bytes(np.asarray(canvas.buffer_rgba()), PRINT_DPI)
+        # WeasyPrint decodes and re-encodes every PNG it embeds: compress ours lightly
+        data = _base.png_bytes(np.asarray(canvas.buffer_rgba()), PRINT_DPI,
+                               compress_level=1)
         out[fig_id] = f"data:image/png;base64,{base64.b64encode(data).decode('ascii')}"
     return out
