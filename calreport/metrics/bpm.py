@@ -206,10 +206,34 @@ def _sorted_inputs(conf: Any, correct: Any) -> tuple[np.ndarray, np.ndarray]:
     do not depend on the order of the rows.
     """
     s = v.check_probability(conf, "conf")
-    hit = lab.check_binary_indicator(correct, "correct")
+    hit = lab.binary_outcome(correct, "correct")
     v.check_consistent_length(conf=s.shape[0], correct=hit.shape[0])
-    order = np.lexsort((hit, s))
-    return s[order], hit[order].astype(np.float64)
+    if s.shape[0] > 1 and not bool(np.all(s[1:] >= s[:-1])):
+        # one sort of 64-bit keys (score bits << 1) | hit: non-negative doubles order
+        # as their bit patterns, so this is the order of np.lexsort((hit, s)) at a
+        # third of its cost (rows already in order, as a summary passes them, skip it)
+        key = np.left_shift(s.view(np.uint64), np.uint64(1))
+        key |= hit.astype(np.uint64)
+        key.sort()
+        hit = (key & np.uint64(1)).astype(np.float64)
+        key >>= np.uint64(1)
+        return key.view(np.float64), hit
+    return s, _hits_in_ties_ascending(s, hit)
+
+
+def _hits_in_ties_ascending(s: np.ndarray, hit: np.ndarray) -> np.ndarray:
+    """The 0/1 ``hit`` of ascending scores ``s`` with each run of tied scores ordered
+    misses first: the order of ``np.lexsort((hit, s))``, in one pass, no sort."""
+    n = s.shape[0]
+    tie = s[1:] == s[:-1]
+    if not tie.any():
+        return hit
+    starts = np.flatnonzero(np.concatenate(([True], ~tie)))
+    lengths = np.diff(np.append(starts, n))
+    ones = np.add.reduceat(hit, starts)
+    # row i of a run ending at e with h hits is a hit when i >= e - h
+    first_hit = np.repeat(starts + lengths - ones.astype(np.int64), lengths)
+    return (np.arange(n) >= first_hit).astype(np.float64)
 
 
 def _bin_statistics(s: np.ndarray, hit: np.ndarray, ks: tuple[int, ...]
@@ -348,26 +372,36 @@ def _newton_fit(design: np.ndarray, sizes: np.ndarray, hits: np.ndarray
     bounded problem (``a, b >= 0``, gradient <= 1e-9): L-BFGS-B takes over then."""
     scale, theta = float(sizes.sum()), np.array([1.0, 1.0, 0.0])
 
-    def f(th: np.ndarray) -> float:
-        eta = design @ th
+    def f(eta: np.ndarray) -> float:
         return float(np.sum(sizes * np.logaddexp(0.0, eta) - hits * eta)) / scale
 
+    # eta = design @ theta and f(eta) of the accepted point are carried into the next
+    # step (each costs a pass over the bins of every binning)
+    eta = design @ theta
+    f0 = f(eta)
+    columns = np.ascontiguousarray(design.T)  # row-major (3, M): the Hessian's product
     for _ in range(60):
-        mu = special.expit(design @ theta)
+        mu = special.expit(eta)
         grad = design.T @ (sizes * mu - hits) / scale
         try:
-            step = -np.linalg.solve((design.T * (sizes * mu * (1 - mu))) @ design / scale, grad)
+            step = -np.linalg.solve((columns * (sizes * mu * (1 - mu))) @ columns.T / scale,
+                                    grad)
         except np.linalg.LinAlgError:
             return None
-        decrement, f0, t = -float(grad @ step), f(theta), 1.0
+        decrement, t = -float(grad @ step), 1.0
         if not decrement > 1e-28:  # converged (or not finite)
             break
-        while t > 1e-12 and f(theta + t * step) > f0 - 1e-4 * t * decrement:
+        while t > 1e-12:
+            trial = theta + t * step
+            eta_trial = design @ trial
+            f_trial = f(eta_trial)
+            if not f_trial > f0 - 1e-4 * t * decrement:
+                break
             t *= 0.5  # backtracking (Armijo) line search
         if t <= 1e-12:
             break
-        theta = theta + t * step
-    grad = design.T @ (sizes * special.expit(design @ theta) - hits) / scale
+        theta, eta, f0 = trial, eta_trial, f_trial
+    grad = design.T @ (sizes * special.expit(eta) - hits) / scale
     ok = np.isfinite(theta).all() and (theta[:2] >= 0.0).all() and np.abs(grad).max() <= 1e-9
     return theta if ok else None
 
