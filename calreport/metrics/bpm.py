@@ -31,6 +31,7 @@ from threadpoolctl import ThreadpoolController
 
 from calreport import _labels as lab
 from calreport import _validate as v
+from calreport.metrics.local import sort_by_score
 
 __all__ = [
     "BpmFit",
@@ -208,32 +209,7 @@ def _sorted_inputs(conf: Any, correct: Any) -> tuple[np.ndarray, np.ndarray]:
     s = v.check_probability(conf, "conf")
     hit = lab.binary_outcome(correct, "correct")
     v.check_consistent_length(conf=s.shape[0], correct=hit.shape[0])
-    if s.shape[0] > 1 and not bool(np.all(s[1:] >= s[:-1])):
-        # one sort of 64-bit keys (score bits << 1) | hit: non-negative doubles order
-        # as their bit patterns, so this is the order of np.lexsort((hit, s)) at a
-        # third of its cost (rows already in order, as a summary passes them, skip it)
-        key = np.left_shift(s.view(np.uint64), np.uint64(1))
-        key |= hit.astype(np.uint64)
-        key.sort()
-        hit = (key & np.uint64(1)).astype(np.float64)
-        key >>= np.uint64(1)
-        return key.view(np.float64), hit
-    return s, _hits_in_ties_ascending(s, hit)
-
-
-def _hits_in_ties_ascending(s: np.ndarray, hit: np.ndarray) -> np.ndarray:
-    """The 0/1 ``hit`` of ascending scores ``s`` with each run of tied scores ordered
-    misses first: the order of ``np.lexsort((hit, s))``, in one pass, no sort."""
-    n = s.shape[0]
-    tie = s[1:] == s[:-1]
-    if not tie.any():
-        return hit
-    starts = np.flatnonzero(np.concatenate(([True], ~tie)))
-    lengths = np.diff(np.append(starts, n))
-    ones = np.add.reduceat(hit, starts)
-    # row i of a run ending at e with h hits is a hit when i >= e - h
-    first_hit = np.repeat(starts + lengths - ones.astype(np.int64), lengths)
-    return (np.arange(n) >= first_hit).astype(np.float64)
+    return sort_by_score(s, hit)
 
 
 def _bin_statistics(s: np.ndarray, hit: np.ndarray, ks: tuple[int, ...]
