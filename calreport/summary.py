@@ -178,8 +178,11 @@ def _presorted(profile: ConfidenceProfile, names: Sequence[str], s: Settings
     if len(sorting) < 2:
         return profile, frozenset()
     # an unstable sort (SIMD, about 1.5x faster): the order of tied rows changes
-    # nothing but the rounding of sums, and is still a function of the input alone
-    return profile.take(np.argsort(key)), sorting
+    # nothing but the rounding of sums, and is still a function of the input alone.
+    # The sorting metrics read the view, the confidence and (AUC) the labels and
+    # score, never the probability matrix or the predicted labels: those are not copied
+    drop = ("proba", "y_pred") + (("y_true",) if view == "top_label" else ())
+    return profile.take(np.argsort(key), drop=drop), sorting
 
 
 def summary(

@@ -42,6 +42,10 @@ def _packed_sort(scores: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.nd
     key = np.add(scores, 0.0)  # a new array, and -0.0 + 0.0 is +0.0
     if key.size == 0 or not float(key.min()) >= 0.0:
         return None
+    if bool(np.all(key[1:] >= key[:-1])):
+        # already in order (a summary sorts its rows once): the sort would only move
+        # rows inside tie groups, which the pair sums take whole
+        return key, ~pos
     bits = key.view(np.uint64)
     bits <<= np.uint64(1)
     bits |= pos
