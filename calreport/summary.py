@@ -173,7 +173,10 @@ def _presorted(profile: ConfidenceProfile, names: Sequence[str], s: Settings
         # the top-label view's score is the confidence (AUC sorts the class scores)
         key, users = profile.conf, (_SORT_BY_SCORE - _SORT_OTHER) | _SORT_BY_CONF
     else:
-        key, users = profile.score, _SORT_BY_SCORE
+        # sorted by score, a binary profile's confidences form two monotone runs
+        # (1 - p falling below the threshold, p rising above): AURC's sort of them
+        # merges the runs in one linear pass
+        key, users = profile.score, _SORT_BY_SCORE | _SORT_BY_CONF
     sorting = users.intersection(names)
     if len(sorting) < 2:
         return profile, frozenset()

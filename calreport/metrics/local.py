@@ -61,6 +61,7 @@ import numpy as np
 
 from calreport import _labels as lab
 from calreport import _validate as v
+from calreport.metrics._auc_kernels import sort_in_place
 from calreport.metrics._fftconv import fft_convolve
 
 __all__ = [
@@ -215,7 +216,7 @@ def sort_by_score(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     key = np.left_shift(np.ascontiguousarray(s, dtype=np.float64).view(np.uint64),
                         np.uint64(1))
     key |= y.astype(np.uint64)
-    key.sort()
+    sort_in_place(key)
     y_sorted = (key & np.uint64(1)).astype(np.float64)
     key >>= np.uint64(1)
     return key.view(np.float64), y_sorted

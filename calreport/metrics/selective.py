@@ -17,6 +17,7 @@ from scipy import special
 
 from calreport import _labels as lab
 from calreport import _validate as v
+from calreport.metrics._auc_kernels import sort_in_place
 
 __all__ = [
     "DEFAULT_TAUS",
@@ -113,7 +114,7 @@ def _aurc_unweighted(c: np.ndarray, ok: np.ndarray) -> float:
     n = c.shape[0]
     key = c.view(np.uint64) << np.uint64(1)
     key |= ok == 0.0
-    key.sort()
+    sort_in_place(key)
     err = (key & np.uint64(1)).astype(np.int64)
     key >>= np.uint64(1)
     starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
