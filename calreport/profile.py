@@ -25,6 +25,10 @@ import numpy as np
 from calreport import _labels as lab
 from calreport import _validate as v
 
+#: Key of ``ConfidenceProfile.notes`` set when the confidence, correctness and
+#: predicted labels are those the threshold gives from the binary score.
+CONF_FROM_SCORE = "conf_from_score"
+
 
 @dataclass(frozen=True, eq=False)
 class ConfidenceProfile:
@@ -428,6 +432,10 @@ class ConfidenceProfile:
                 lab.check_top_label_confidence(c, len(cl), nm["conf"])
         elif p.ndim == 1:
             c = np.where(predicted if yp is None else pred_codes == 1, score, negative)
+            if yp is None:
+                # conf, correct and the predicted labels follow from (score, y_true):
+                # a summary may sort the two alone (calreport.summary._presorted)
+                notes[CONF_FROM_SCORE] = True
         else:
             c = np.take_along_axis(full, pred_codes[:, None], axis=1)[:, 0]
         return dict(conf=c, correct=codes_true == pred_codes, y_true=codes_true,
