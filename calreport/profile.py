@@ -42,8 +42,9 @@ class ConfidenceProfile:
         Confidence in the predicted class (top-label view).
     correct : ndarray of bool, shape (N,)
         ``y_pred == y_true``.
-    y_true, y_pred : ndarray of int64, shape (N,), or None
-        Codes into ``classes``.
+    y_true, y_pred : ndarray of signed integers, shape (N,), or None
+        Codes into ``classes``, in the smallest signed integer type that holds them
+        (int8 up to 128 classes).
     proba : ndarray of float64, shape (N, K), or None
         Class probabilities, columns ordered as ``classes``.  Binary input given as
         one positive-class column is stored as ``[1 - p, p]``.
@@ -369,6 +370,9 @@ class ConfidenceProfile:
         raws = [r for r in (_raw(x) for x in (y_true, proba, y_pred, conf, correct,
                                               sample_weight))
                 if r is not None and r is not handed_over]
+        for key in ("y_true", "y_pred"):
+            if prof.get(key) is not None:
+                prof[key] = _small_codes(prof[key], len(prof["classes"]))
         prof = {k: _owned(a, raws) for k, a in prof.items()}
         return cls(sample_weight=_owned(w, raws), threshold=threshold, weights=weights,
                    notes=notes, **prof)
@@ -440,6 +444,14 @@ class ConfidenceProfile:
             c = np.take_along_axis(full, pred_codes[:, None], axis=1)[:, 0]
         return dict(conf=c, correct=codes_true == pred_codes, y_true=codes_true,
                     y_pred=pred_codes, proba=full, classes=cl, score=score)
+
+
+def _small_codes(codes: np.ndarray, n_classes: int) -> np.ndarray:
+    """Class codes ``0..n_classes-1`` in the smallest signed integer type (int8 up to
+    128 classes): 1 byte a row instead of 8.  Arithmetic on the codes converts them
+    first (:func:`calreport._validate.check_class_codes` returns int64)."""
+    dtype = np.min_scalar_type(-max(n_classes, 1))
+    return codes if codes.dtype == dtype else codes.astype(dtype)
 
 
 def _is_column(a: np.ndarray | None, matrix: np.ndarray | None, j: int) -> bool:

@@ -226,7 +226,7 @@ def _sorted_by_packed_keys(profile: ConfidenceProfile, view: str
     conf = np.subtract(1.0, s)
     np.copyto(conf, s, where=predicted)  # where(s >= threshold, s, 1 - s)
     return ConfidenceProfile(conf=conf, correct=low == predicted,
-                             y_true=low.astype(np.int64), score=s, **kept)
+                             y_true=low.astype(profile.y_true.dtype), score=s, **kept)
 
 
 def summary(
