@@ -182,16 +182,17 @@ def _prepare(
     return s, y, frac, k
 
 
-def _sorted_sample(score: Any, outcome: Any) -> tuple[np.ndarray, np.ndarray]:
+def _sorted_sample(score: Any, outcome: Any, names: tuple[str, str] = ("score", "outcome")
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """Validated scores sorted ascending and the 0/1 outcomes (float64) in that order.
 
     One sort of 64-bit keys ``(score bits << 1) | outcome``: non-negative doubles
     order as their bit patterns, so this sorts by score (ties by outcome, which no
     fit here depends on) about twice as fast as an argsort and two gathers.
     """
-    s = v.check_probability(score, "score")
-    y = lab.binary_outcome(outcome, "outcome")
-    v.check_consistent_length(score=s.size, outcome=y.size)
+    s = v.check_probability(score, names[0])
+    y = lab.binary_outcome(outcome, names[1])
+    v.check_consistent_length(**{names[0]: s.size, names[1]: y.size})
     return sort_by_score(s, y)
 
 

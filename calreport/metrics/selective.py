@@ -115,24 +115,17 @@ def _aurc_unweighted(c: np.ndarray, ok: np.ndarray) -> float:
     key = c.view(np.uint64) << np.uint64(1)
     key |= ok == 0.0
     sort_in_place(key)
+    err_before = np.zeros(n + 1, dtype=np.int64)
     # the low byte of each key holds its error flag (no N-row uint64 temporary)
-    err = (key.view(np.uint8)[::8] if np.little_endian else key) & 1
-    err_before = np.empty(n + 1, dtype=np.int64)
-    err_before[0] = 0
-    np.cumsum(err, dtype=np.int64, out=err_before[1:])
-    del err
+    np.cumsum((key.view(np.uint8)[::8] if np.little_endian else key) & 1, dtype=np.int64,
+              out=err_before[1:])
     total_err = int(err_before[-1])
     key >>= np.uint64(1)
     new = key[1:] != key[:-1]
-    if bool(new.all()):
-        # no tied confidences: every row is its own group, accepted with the rows
-        # above it (group_w = 1, cum_w = n - i): no index arrays of N rows
+    if bool(new.all()):  # no ties: row i is a group of 1 with cum_w = n - i (no index arrays)
         del new, key
-        cum_err = np.subtract(total_err, err_before[:-1])
-        del err_before
-        return float((cum_err / np.arange(n, 0, -1)).sum() / n)
+        return float((np.subtract(total_err, err_before[:-1]) / np.arange(n, 0, -1)).sum() / n)
     starts = np.flatnonzero(np.concatenate(([True], new)))
-    del new
     group_w = np.diff(np.append(starts, n))
     cum_w = n - starts
     cum_err = total_err - err_before[starts]
