@@ -47,7 +47,7 @@ from _common import machine, write_section  # noqa: E402
 import calreport  # noqa: E402,F401  (registers the accessors)
 
 CASES = ("auc", "ece", "summary", "grouped", "multiclass", "boot_memory", "boot_time",
-         "growth", "bpm_busy", "grouped_all")
+         "growth", "bpm_busy", "grouped_all", "profile_bytes")
 
 
 # ------------------------------------------------------------------------- timing
@@ -329,11 +329,34 @@ def case_bpm_busy(a: argparse.Namespace, rows: list) -> None:
                  fmt_ratio(busy, quiet), "<= 2x"))
 
 
+def case_profile_bytes(a: argparse.Namespace, rows: list) -> None:
+    """Bytes per row held by the validated profile of a binary frame (its arrays,
+    each buffer counted once: the score is a column of the probability matrix)."""
+    from calreport._roles import build_profile, resolve_roles
+
+    df = binary_frame(a.n)
+    prof, _, _ = build_profile(df, resolve_roles(df))
+    prof.view()  # the calibration view's outcome column, cached on first use
+    arrays = [getattr(prof, f) for f in ("conf", "correct", "y_true", "y_pred", "proba",
+                                         "score", "sample_weight")]
+    arrays += [x for pair in prof._views.values() for x in pair]
+    bases: dict[int, int] = {}
+    for x in arrays:
+        if x is not None:
+            base = x
+            while isinstance(base.base, np.ndarray):
+                base = base.base
+            bases[id(base)] = base.nbytes
+    per_row = sum(bases.values()) / a.n
+    rows.append((f"validated profile of {a.n:.0e} binary rows", f"{per_row:.0f} B/row",
+                 "input (int64 labels, float64 scores) 16 B/row", "-", "-"))
+
+
 RUNNERS = {"auc": case_auc, "ece": case_ece, "summary": case_summary,
            "grouped": case_grouped, "multiclass": case_multiclass,
            "boot_memory": case_boot_memory, "boot_time": case_boot_time,
            "growth": case_growth, "bpm_busy": case_bpm_busy,
-           "grouped_all": case_grouped_all}
+           "grouped_all": case_grouped_all, "profile_bytes": case_profile_bytes}
 
 
 # --------------------------------------------------------------------------- main

@@ -290,7 +290,9 @@ def _float_matrix(df: pd.DataFrame, cols: Sequence[Hashable],
                   keep: np.ndarray | None) -> np.ndarray:
     """The probability columns as a new C-ordered float64 ``(N, K)`` array.
 
-    One block copy (pandas stores same-dtype columns together); a non-numeric
+    At most one copy of the N x K values: pandas gives a view of one block of
+    float64 columns, which is copied once, or an array of its own (columns from
+    several blocks, rows dropped, another dtype), which is kept; a non-numeric
     column gets the validator's message naming it.
     """
     sub = df.iloc[:, [df.columns.get_loc(c) for c in cols]]
@@ -302,7 +304,11 @@ def _float_matrix(df: pd.DataFrame, cols: Sequence[Hashable],
         for j, col in enumerate(cols):
             v.as_float_array(sub.iloc[:, j], _name(col))  # raises naming the column
         raise
-    return np.array(values, dtype=np.float64, order="C", copy=True)
+    # a view spans one block, which holds the first column too
+    shared = keep is None and np.may_share_memory(values, _series(df, cols[0]).to_numpy())
+    if shared or not values.flags.c_contiguous:
+        return np.array(values, dtype=np.float64, order="C", copy=True)
+    return values
 
 
 def _column_classes(cols: Sequence[Hashable], labels: np.ndarray | None
@@ -422,8 +428,9 @@ def build_profile(df: pd.DataFrame, roles: Roles, *, normalize_weights: bool = T
                 proba = proba.take(keep)
         else:
             proba = _float_matrix(df, roles.proba, None if any_na is None else keep)
-    profile = ConfidenceProfile.from_arrays(
-        yt, proba, y_pred=yp, conf=singles["conf"], correct=singles["correct"],
+    profile = ConfidenceProfile._build(
+        yt, proba, handed_over=proba if isinstance(proba, np.ndarray) else None,
+        y_pred=yp, conf=singles["conf"], correct=singles["correct"],
         classes=classes, sample_weight=singles["weight"], threshold=roles.threshold,
         pos_label=roles.pos_label, weights=roles.weights,
         normalize_weights=normalize_weights,

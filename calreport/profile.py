@@ -25,6 +25,10 @@ import numpy as np
 from calreport import _labels as lab
 from calreport import _validate as v
 
+#: Key of ``ConfidenceProfile.notes`` set when the confidence, correctness and
+#: predicted labels are those the threshold gives from the binary score.
+CONF_FROM_SCORE = "conf_from_score"
+
 
 @dataclass(frozen=True, eq=False)
 class ConfidenceProfile:
@@ -38,8 +42,9 @@ class ConfidenceProfile:
         Confidence in the predicted class (top-label view).
     correct : ndarray of bool, shape (N,)
         ``y_pred == y_true``.
-    y_true, y_pred : ndarray of int64, shape (N,), or None
-        Codes into ``classes``.
+    y_true, y_pred : ndarray of signed integers, shape (N,), or None
+        Codes into ``classes``, in the smallest signed integer type that holds them
+        (int8 up to 128 classes).
     proba : ndarray of float64, shape (N, K), or None
         Class probabilities, columns ordered as ``classes``.  Binary input given as
         one positive-class column is stored as ``[1 - p, p]``.
@@ -88,13 +93,19 @@ class ConfidenceProfile:
                 view.flags.writeable = False
                 object.__setattr__(self, name, view)
 
-    def take(self, rows: np.ndarray) -> ConfidenceProfile:
+    def take(self, rows: np.ndarray, *, drop: tuple[str, ...] = ()) -> ConfidenceProfile:
         """The profile restricted to ``rows`` (integer positions or a boolean mask).
 
         Classes, the positive class, the threshold and the weight meaning are kept,
         so a group's numbers equal those of the same rows computed with the same
-        classes.
+        classes.  ``drop`` names optional fields (``"proba"``, ``"y_pred"``,
+        ``"y_true"``) left out of the result, for a caller that does not read them:
+        they are not copied.
         """
+        unknown = set(drop) - {"proba", "y_pred", "y_true"}
+        if unknown:
+            raise ValueError(f"`drop` names fields {sorted(unknown)} that cannot be left "
+                             "out; choose from 'proba', 'y_pred', 'y_true'.")
         rows = np.asarray(rows)
         if rows.dtype == bool:
             if rows.shape != (self.n,):
@@ -102,11 +113,11 @@ class ConfidenceProfile:
                                  f"the profile's {self.n} rows")
             rows = np.flatnonzero(rows)
 
-        def sub(a: np.ndarray | None) -> np.ndarray | None:
+        def sub(a: np.ndarray | None, name: str = "") -> np.ndarray | None:
             # np.take: fancy indexing of an (N, K) array copies row by row (10x slower);
             # a column-major array is taken through its transpose, as np.take would
             # first copy all of it into row-major order
-            if a is None:
+            if a is None or name in drop:
                 return None
             if a.ndim == 2 and a.flags.f_contiguous and not a.flags.c_contiguous:
                 return np.take(a.T, rows, axis=1).T
@@ -119,10 +130,14 @@ class ConfidenceProfile:
                 with np.errstate(under="ignore"):  # 1e-600 of the top is 0 by design
                     w = w / top  # each group on its own scale: no underflow across groups
 
+        proba = sub(self.proba, "proba")
+        # a binary profile's score is the second column of its proba: gathered once
+        score = proba[:, 1] if proba is not None and _is_column(self.score, self.proba, 1) \
+            else sub(self.score)
         return ConfidenceProfile(
-            conf=sub(self.conf), correct=sub(self.correct), y_true=sub(self.y_true),
-            y_pred=sub(self.y_pred), proba=sub(self.proba), classes=self.classes,
-            score=sub(self.score), sample_weight=w,
+            conf=sub(self.conf), correct=sub(self.correct), y_true=sub(self.y_true, "y_true"),
+            y_pred=sub(self.y_pred, "y_pred"), proba=proba, classes=self.classes,
+            score=score, sample_weight=w,
             threshold=self.threshold, weights=self.weights, notes=dict(self.notes),
         )
 
@@ -268,6 +283,20 @@ class ConfidenceProfile:
         >>> p.conf.tolist(), p.correct.tolist()
         ([0.8, 0.7, 0.6], [True, True, False])
         """
+        return cls._build(y_true, proba, y_pred=y_pred, conf=conf, correct=correct,
+                          classes=classes, sample_weight=sample_weight, threshold=threshold,
+                          pos_label=pos_label, weights=weights,
+                          normalize_weights=normalize_weights, names=names)
+
+    @classmethod
+    def _build(cls, y_true: Any = None, proba: Any = None, *, y_pred: Any = None,
+               conf: Any = None, correct: Any = None, classes: Any = None,
+               sample_weight: Any = None, threshold: float = 0.5, pos_label: Any = None,
+               weights: str = "importance", normalize_weights: bool = True,
+               names: Mapping[str, Any] | None = None, handed_over: Any = None,
+               ) -> ConfidenceProfile:
+        """:meth:`from_arrays`; ``handed_over`` is an array the caller made for this
+        profile alone (the accessor's probability matrix): it is not copied again."""
         nm: dict[str, Any] = {"y_true": "y_true", "proba": "proba", "y_pred": "y_pred",
                               "conf": "conf", "correct": "correct",
                               "sample_weight": "sample_weight"}
@@ -339,7 +368,11 @@ class ConfidenceProfile:
             w, notes["weight_scale"] = v.normalize_weights(w)
         # the profile owns its arrays: a view of the caller's data would change with it
         raws = [r for r in (_raw(x) for x in (y_true, proba, y_pred, conf, correct,
-                                              sample_weight)) if r is not None]
+                                              sample_weight))
+                if r is not None and r is not handed_over]
+        for key in ("y_true", "y_pred"):
+            if prof.get(key) is not None:
+                prof[key] = _small_codes(prof[key], len(prof["classes"]))
         prof = {k: _owned(a, raws) for k, a in prof.items()}
         return cls(sample_weight=_owned(w, raws), threshold=threshold, weights=weights,
                    notes=notes, **prof)
@@ -403,10 +436,31 @@ class ConfidenceProfile:
                 lab.check_top_label_confidence(c, len(cl), nm["conf"])
         elif p.ndim == 1:
             c = np.where(predicted if yp is None else pred_codes == 1, score, negative)
+            if yp is None:
+                # conf, correct and the predicted labels follow from (score, y_true):
+                # a summary may sort the two alone (calreport.summary._presorted)
+                notes[CONF_FROM_SCORE] = True
         else:
             c = np.take_along_axis(full, pred_codes[:, None], axis=1)[:, 0]
         return dict(conf=c, correct=codes_true == pred_codes, y_true=codes_true,
                     y_pred=pred_codes, proba=full, classes=cl, score=score)
+
+
+def _small_codes(codes: np.ndarray, n_classes: int) -> np.ndarray:
+    """Class codes ``0..n_classes-1`` in the smallest signed integer type (int8 up to
+    128 classes): 1 byte a row instead of 8.  Arithmetic on the codes converts them
+    first (:func:`calreport._validate.check_class_codes` returns int64)."""
+    dtype = np.min_scalar_type(-max(n_classes, 1))
+    return codes if codes.dtype == dtype else codes.astype(dtype)
+
+
+def _is_column(a: np.ndarray | None, matrix: np.ndarray | None, j: int) -> bool:
+    """True when ``a`` is the memory of column ``j`` of ``matrix`` (not a copy)."""
+    if a is None or matrix is None or matrix.ndim != 2 or matrix.shape[1] <= j:
+        return False
+    col = matrix[:, j]
+    return (a.shape == col.shape and a.strides == col.strides
+            and a.__array_interface__["data"][0] == col.__array_interface__["data"][0])
 
 
 def _raw(x: Any) -> np.ndarray | None:

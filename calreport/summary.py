@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from calreport.metrics import risk
-from calreport.profile import ConfidenceProfile
+from calreport.metrics._auc_kernels import sort_in_place
+from calreport.profile import CONF_FROM_SCORE, ConfidenceProfile
 from calreport.registry import REGISTRY, MetricCache, resolve_metrics
 from calreport.settings import Settings
 
@@ -173,13 +174,59 @@ def _presorted(profile: ConfidenceProfile, names: Sequence[str], s: Settings
         # the top-label view's score is the confidence (AUC sorts the class scores)
         key, users = profile.conf, (_SORT_BY_SCORE - _SORT_OTHER) | _SORT_BY_CONF
     else:
-        key, users = profile.score, _SORT_BY_SCORE
+        # sorted by score, a binary profile's confidences form two monotone runs
+        # (1 - p falling below the threshold, p rising above): AURC's sort of them
+        # merges the runs in one linear pass
+        key, users = profile.score, _SORT_BY_SCORE | _SORT_BY_CONF
     sorting = users.intersection(names)
     if len(sorting) < 2:
         return profile, frozenset()
     # an unstable sort (SIMD, about 1.5x faster): the order of tied rows changes
-    # nothing but the rounding of sums, and is still a function of the input alone
-    return profile.take(np.argsort(key)), sorting
+    # nothing but the rounding of sums, and is still a function of the input alone.
+    # The sorting metrics read the view, the confidence and (AUC) the labels and
+    # score, never the probability matrix or the predicted labels: those are not copied
+    packed = _sorted_by_packed_keys(profile, view)
+    if packed is not None:
+        return packed, sorting
+    drop = ("proba", "y_pred") + (("y_true",) if view == "top_label" else ())
+    return profile.take(np.argsort(key), drop=drop), sorting
+
+
+def _sorted_by_packed_keys(profile: ConfidenceProfile, view: str
+                           ) -> ConfidenceProfile | None:
+    """The rows sorted by the view's score without a permutation, or None.
+
+    Unweighted, the sorting metrics read nothing but the confidence and the
+    correctness (top-label view) or the score and the label of a binary profile
+    whose confidence follows from its score (positive view).  Those two sort
+    together as one ``uint64`` key ``(score bits << 1) | bit``, non-negative doubles
+    ordering as their bit patterns: no argsort and no gathers (about 70 ms against
+    120 ms at 1e6 rows), and the other fields are derived from the sorted pair
+    exactly as :meth:`ConfidenceProfile.from_arrays` derives them.
+    """
+    if profile.sample_weight is not None or profile.n < 2:
+        return None
+    if view == "top_label":
+        score, bit = profile.conf, profile.correct
+    elif profile.score is not None and profile.notes.get(CONF_FROM_SCORE):
+        score, bit = profile.score, profile.y_true == 1
+    else:
+        return None
+    key = np.left_shift(np.ascontiguousarray(score).view(np.uint64), np.uint64(1))
+    key |= bit
+    sort_in_place(key)
+    low = (key & np.uint64(1)).astype(bool)
+    key >>= np.uint64(1)
+    s = key.view(np.float64)
+    kept = {"classes": profile.classes, "threshold": profile.threshold,
+            "weights": profile.weights, "notes": dict(profile.notes)}
+    if view == "top_label":
+        return ConfidenceProfile(conf=s, correct=low, **kept)
+    predicted = s >= profile.threshold
+    conf = np.subtract(1.0, s)
+    np.copyto(conf, s, where=predicted)  # where(s >= threshold, s, 1 - s)
+    return ConfidenceProfile(conf=conf, correct=low == predicted,
+                             y_true=low.astype(profile.y_true.dtype), score=s, **kept)
 
 
 def summary(

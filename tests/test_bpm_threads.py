@@ -50,7 +50,7 @@ def test_blas_is_single_threaded_in_the_fallback(monkeypatch):
         seen.append(_blas_threads())
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(bpm, "_newton_fit", lambda *a: None)  # force L-BFGS-B
+    monkeypatch.setattr(bpm, "_newton_fit", lambda *a, **k: None)  # force L-BFGS-B
     monkeypatch.setattr(optimize, "minimize", spy)
     before = _blas_threads()
     bpm.tce_bpm(*_data())
@@ -66,7 +66,7 @@ def test_newton_equals_lbfgsb(monkeypatch, seed):
     s = rng.beta(4, 1, n)
     hit = rng.random(n) < [s ** 2, s, 0.6 + 0 * s, 1 - s, np.sqrt(s)][seed]
     newton = bpm.fit_bpm_curve(s, hit)
-    monkeypatch.setattr(bpm, "_newton_fit", lambda *a: None)
+    monkeypatch.setattr(bpm, "_newton_fit", lambda *a, **k: None)
     quasi = bpm.fit_bpm_curve(s, hit)
     np.testing.assert_allclose(newton.coef, quasi.coef, atol=2e-6)
     assert newton.log_likelihood >= quasi.log_likelihood - 1e-9 * abs(quasi.log_likelihood)
@@ -80,7 +80,7 @@ def test_separable_bins_agree_with_lbfgsb(monkeypatch):
     s = np.random.default_rng(7).beta(4, 1, 600)
     hit = np.ones(600, bool)
     newton = bpm.fit_bpm_curve(s, hit)
-    monkeypatch.setattr(bpm, "_newton_fit", lambda *a: None)
+    monkeypatch.setattr(bpm, "_newton_fit", lambda *a, **k: None)
     quasi = bpm.fit_bpm_curve(s, hit)
     assert newton.converged and quasi.converged
     for fit in (newton, quasi):

@@ -248,7 +248,7 @@ def _trusted_rows(raw: np.ndarray, c: np.ndarray, ok: np.ndarray, w: np.ndarray 
                   kind: str) -> _Rows:
     """The rows of validated arrays: confidences, clipped ones, bool hits, weights."""
     if w is None:
-        k = np.ones(len(c))
+        k = _ones(len(c))
         return _Rows(c, raw, ~ok, 1.0 / (1.0 - c), k, k, float(len(c)), kind)
     keep = w > 0
     if not keep.all():
@@ -258,9 +258,14 @@ def _trusted_rows(raw: np.ndarray, c: np.ndarray, ok: np.ndarray, w: np.ndarray 
         atom = 1.0 / (1.0 - c)
     else:
         w = w / w.max()
-        k = np.ones(len(c))
+        k = _ones(len(c))
         atom = w / (1.0 - c)
     return _Rows(c, raw, ~ok, atom, k, w, float(w.sum()), kind)
+
+
+def _ones(n: int) -> np.ndarray:
+    """``n`` unit counts as a read-only broadcast of one value (no N-row array)."""
+    return np.broadcast_to(np.float64(1.0), (n,))
 
 
 def _dot(x: np.ndarray, y: np.ndarray) -> float:
@@ -319,7 +324,7 @@ def _lattice_ratio(r: _Rows, var: float, mask: np.ndarray | None = None) -> floa
     """
     if not var > 0:
         return math.nan
-    tv = r.k * r.unit_var
+    tv = r.unit_var if r.kind != "frequency" else r.k * r.unit_var
     if mask is not None:
         tv = np.where(mask, tv, 0.0)
     limit = 0.1 * var

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from calreport import _validate as v
+from calreport.metrics._bins import _assign_uniform
 
 __all__ = ["classwise_calibration_errors", "classwise_ece"]
 
@@ -51,6 +52,8 @@ def _cell_sums(
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """Weighted score and outcome sums per (class, bin) cell, shape (K, M), and the total."""
     n, k = p.shape
+    if p.flags.f_contiguous and not p.flags.c_contiguous:
+        return _cell_sums_by_column(y, p, w, n_bins)
     inner = np.arange(1, n_bins, dtype=np.float64) / n_bins  # interior edges m / M
     offset = np.arange(k, dtype=np.int64) * n_bins
     cells = k * n_bins
@@ -68,6 +71,30 @@ def _cell_sums(
     outcome = np.bincount(true_codes, weights=w, minlength=cells).astype(np.float64)
     total = float(n if w is None else w.sum())
     return score.reshape(k, n_bins), outcome.reshape(k, n_bins), total
+
+
+def _cell_sums_by_column(
+    y: np.ndarray, p: np.ndarray, w: np.ndarray | None, n_bins: int
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """:func:`_cell_sums` of a column-major ``p`` (a binary profile's ``[1 - p, p]``):
+    each contiguous column is binned by arithmetic (the same bins as the binary
+    search, :func:`calreport.metrics._bins._assign_uniform`) and summed on its own."""
+    n, k = p.shape
+    score = np.empty((k, n_bins))
+    outcome = np.empty((k, n_bins))
+    for j in range(k):  # a few columns (binary: two)
+        col = p[:, j]
+        idx = _assign_uniform(col, n_bins)
+        score[j] = np.bincount(idx, weights=col if w is None else col * w, minlength=n_bins)
+        hit = y == j
+        if w is None:
+            # rows of class j counted in bins n_bins..2 n_bins - 1: one integer pass
+            idx += hit * n_bins
+            outcome[j] = np.bincount(idx, minlength=2 * n_bins)[n_bins:]
+        else:
+            outcome[j] = np.bincount(idx, weights=np.where(hit, w, 0.0), minlength=n_bins)
+    total = float(n if w is None else w.sum())
+    return score, outcome, total
 
 
 def classwise_calibration_errors(

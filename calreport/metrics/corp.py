@@ -28,6 +28,7 @@ from scipy import special
 
 from calreport import _labels as lab
 from calreport import _validate as v
+from calreport.metrics._auc_kernels import sort_in_place
 
 try:  # SciPy >= 1.12: compiled PAVA
     from scipy.optimize import isotonic_regression as _scipy_isotonic
@@ -502,7 +503,7 @@ def corp_decomposition(
     if w is None:
         key = s.view(np.uint64) << np.uint64(1)  # scores in [0, 1]: bit order = order
         key |= y.astype(np.uint64)
-        key.sort()
+        sort_in_place(key)
         return _decomposition_sorted((key >> np.uint64(1)).view(np.float64),
                                      (key & np.uint64(1)).astype(np.float64), None, rule)
     order = np.argsort(s, kind="stable")
@@ -517,15 +518,22 @@ def _decomposition_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
     a sum over the groups: ``sum_j E_j S(p_j, 1) + (W_j - E_j) S(p_j, 0)`` with the
     group's weight ``W_j`` and weighted events ``E_j``.
     """
-    first = np.concatenate(([0], np.flatnonzero(s[1:] != s[:-1]) + 1))
-    if w is None:
-        weight = np.diff(np.append(first, s.size)).astype(np.float64)
-        events = np.add.reduceat(y, first)
+    new = s[1:] != s[:-1]
+    if w is None and bool(new.all()):
+        # no tied scores: every row is its own group (no index arrays of N rows)
+        del new
+        weight, events = np.ones(s.size), y
     else:
-        weight = np.add.reduceat(w, first)
-        events = np.add.reduceat(w * y, first)
-    fitted = weight > 0
-    weight, events = weight[fitted], events[fitted]
+        first = np.concatenate(([0], np.flatnonzero(new) + 1))
+        del new
+        if w is None:
+            weight = np.diff(np.append(first, s.size)).astype(np.float64)
+            events = np.add.reduceat(y, first)
+        else:
+            weight = np.add.reduceat(w, first)
+            events = np.add.reduceat(w * y, first)
+        fitted = weight > 0
+        weight, events = weight[fitted], events[fitted]
     total = float(weight.sum())
     recal = _pav_pooled(events / weight, weight)
     rate = float(events.sum()) / total

@@ -35,6 +35,10 @@ __all__ = [
 LOG_LOSS_EPS = float(np.finfo(np.float64).eps)
 
 
+#: Matrix entries per block of rows of the multiclass Brier score (bounds its temporary).
+_BLOCK_ENTRIES = 1 << 18
+
+
 def _average(values: np.ndarray, w: np.ndarray | None) -> float:
     if w is None:
         return float(values.mean())
@@ -106,10 +110,15 @@ def brier_score(y_true: Any, proba: Any, *, sample_weight: Any = None) -> float:
     if p.ndim == 1:
         loss = (p - (y == 1)) ** 2
     else:
-        d = p.copy()
-        d[np.arange(d.shape[0]), y] -= 1.0
-        loss = np.einsum("ij,ij->i", d, d)
-        if p.shape[1] == 2:
+        # a block of rows at a time: no N x K copy of the probabilities
+        n, k = p.shape
+        loss = np.empty(n)
+        step = max(1, _BLOCK_ENTRIES // k)
+        for start in range(0, n, step):
+            d = np.array(p[start:start + step], order="C")
+            d[np.arange(d.shape[0]), y[start:start + step]] -= 1.0
+            loss[start:start + step] = np.einsum("ij,ij->i", d, d)
+        if k == 2:
             loss *= 0.5
     return _average(loss, w)
 

@@ -17,6 +17,7 @@ from scipy import special
 
 from calreport import _labels as lab
 from calreport import _validate as v
+from calreport.metrics._auc_kernels import sort_in_place
 
 __all__ = [
     "DEFAULT_TAUS",
@@ -113,12 +114,18 @@ def _aurc_unweighted(c: np.ndarray, ok: np.ndarray) -> float:
     n = c.shape[0]
     key = c.view(np.uint64) << np.uint64(1)
     key |= ok == 0.0
-    key.sort()
-    err = (key & np.uint64(1)).astype(np.int64)
-    key >>= np.uint64(1)
-    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
-    err_before = np.concatenate(([0], np.cumsum(err)))
+    sort_in_place(key)
+    err_before = np.zeros(n + 1, dtype=np.int64)
+    # the low byte of each key holds its error flag (no N-row uint64 temporary)
+    np.cumsum((key.view(np.uint8)[::8] if np.little_endian else key) & 1, dtype=np.int64,
+              out=err_before[1:])
     total_err = int(err_before[-1])
+    key >>= np.uint64(1)
+    new = key[1:] != key[:-1]
+    if bool(new.all()):  # no ties: row i is a group of 1 with cum_w = n - i (no index arrays)
+        del new, key
+        return float((np.subtract(total_err, err_before[:-1]) / np.arange(n, 0, -1)).sum() / n)
+    starts = np.flatnonzero(np.concatenate(([True], new)))
     group_w = np.diff(np.append(starts, n))
     cum_w = n - starts
     cum_err = total_err - err_before[starts]
