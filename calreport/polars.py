@@ -108,7 +108,8 @@ class PolarsCalibNamespace:
 
         pdf, spec = self._prepared(by, st.config)
         profile, codes, keys, _ = frame_profile(pdf, spec)
-        pl_ = quantile.plan(st, view=view, n_bins=n_bins, n_groups=n_groups)
+        pl_ = quantile.plan(st, view=view, n_bins=n_bins, n_groups=n_groups,
+                            w_max=quantile.weight_max(profile, codes, keys))
         return pl_, quantile.collect(profile, codes, keys, pl_)
 
     # ----------------------------------------------------------------- results

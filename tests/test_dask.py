@@ -170,3 +170,25 @@ def test_quantile_bins_and_hosmer_lemeshow_by_a_second_pass(frame):
     ref = frame.groupby("g").calib.calibration_tests()
     np.testing.assert_allclose(t["hl_statistic"], ref["hl_statistic"], rtol=1e-12)
     np.testing.assert_allclose(t["hl_pvalue"], ref["hl_pvalue"], rtol=1e-9)
+
+
+@pytest.mark.parametrize("decimals", [None, 2])  # continuous scores, and heavy ties
+def test_weighted_quantile_bins_and_hosmer_lemeshow(frame, decimals):
+    # importance weights of different scales in different partitions, some zero
+    rng = np.random.default_rng(21)
+    df = frame.copy()
+    if decimals is not None:
+        df["proba"] = df["proba"].round(decimals)
+    df["w"] = rng.gamma(2.0, 2.0, len(df)) * np.where(np.arange(len(df)) < 3000, 1e3, 1.0)
+    df.loc[rng.random(len(df)) < 0.03, "w"] = 0.0
+    ddf = dd.from_pandas(df, npartitions=6).groupby("g").calib(y="y", proba="proba",
+                                                               weight="w")
+    ref = df.groupby("g").calib(y="y", proba="proba", weight="w")
+    got, want = ddf.summary(strategy="quantile"), ref.summary(strategy="quantile")
+    for m in ("ece", "mce", "signed_ece"):
+        np.testing.assert_allclose(got[m], want[m], rtol=1e-12, atol=1e-15, err_msg=m)
+    assert not np.allclose(got["ece"], ddf.summary()["ece"])  # not the uniform bins
+    t, want = ddf.calibration_tests(), ref.calibration_tests()
+    assert np.isfinite(t["hl_statistic"]).all()
+    np.testing.assert_allclose(t["hl_statistic"], want["hl_statistic"], rtol=1e-11)
+    np.testing.assert_allclose(t["hl_df"], want["hl_df"])

@@ -122,3 +122,15 @@ def test_polars_unknown_group_column_names_it(frames):
     df, _ = frames
     with pytest.raises(ValueError, match=r"`by` names column\(s\) \['nope'\]"):
         df.calib(y="y", proba="proba").summary(by="nope")
+
+
+def test_polars_weighted_quantile_bins_and_hosmer_lemeshow(frames):
+    df, pdf = frames
+    got = df.calib(y="y", proba="proba", weight="w")
+    ref = pdf.groupby("model").calib(y="y", proba="proba", weight="w")
+    _assert_frame_equal(got.summary(by="model", strategy="quantile"),
+                        ref.summary(strategy="quantile"), ["ece", "mce", "signed_ece"],
+                        ("model",))
+    t, want = got.calibration_tests(by="model"), ref.calibration_tests()
+    np.testing.assert_allclose(t["hl_statistic"].to_numpy(), want["hl_statistic"],
+                               rtol=1e-11)
