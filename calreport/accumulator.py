@@ -365,13 +365,36 @@ top_errors, heavy_rows
             raise ValueError("The accumulator holds no rows yet: call update(batch) first.")
         return self.state
 
-    def summary(self, *, view: str | None = None, ci: float | None = None) -> Any:
+    def summary(self, *, view: str | None = None, ci: float | None = None,
+                strategy: str = "uniform") -> Any:
         """Summary metrics (Series, or DataFrame per group), bounds as ``<metric>_bound``.
 
         With ``ci`` (needs ``n_boot``): metric x [value, ci_low, ci_high].
+        ``strategy="quantile"``: equal-mass ECE and MCE from the fine score histogram,
+        bounded (one pass cannot find the exact quantile edges; the bound is in
+        ``ece_bound``/``mce_bound``, see :mod:`calreport.stats.equal_mass`).
         """
+        from calreport.stats import equal_mass
+
+        if strategy not in ("uniform", "quantile"):
+            raise ValueError(f"`strategy` must be 'uniform' or 'quantile', got {strategy!r}.")
         table = full_table(self._state(), view=view, ci=ci)
+        if strategy == "quantile":
+            cfg = self._state().config
+            equal_mass.apply(table, self._state(), n_bins=cfg.n_bins, min_count=cfg.min_count)
         return summary_frame(table, self.by if self._grouped() else ())
+
+    def calibration_tests(self) -> Any:
+        """Spiegelhalter's Z (exact).  Hosmer-Lemeshow is NaN: its deciles are exact
+        order statistics, which need a second pass over the rows (``attrs["dropped"]``)."""
+        from calreport.stats.frames import calibration_tests_frame
+
+        out = calibration_tests_frame(self._state(), self.by if self._grouped() else ())
+        out.attrs["dropped"]["hl_statistic"] = (
+            "Hosmer-Lemeshow deciles need exact quantile edges (a second pass over the "
+            "rows; an Accumulator makes one): run ddf.calib.calibration_tests() on the "
+            "stored batches (Dask), or df.calib.calibration_tests() on the rows.")
+        return out
 
     def risk(self) -> Any:
         """CSR, sigma_CSR, z, P_risk (normal) and the risk band."""
@@ -489,8 +512,6 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
     ``reasons``-free ``data["bounds"]``), sampled ones from the groups' samples,
     P_risk by the normal approximation.
     """
-    import pandas as pd
-
     from calreport._grouping import _unique_names
     from calreport.registry import REGISTRY
     from calreport.result import CalibrationResult, GroupResult
@@ -547,7 +568,6 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
     facts["scaling"] = {m: REGISTRY[m].scaling[0] for m in names}
     facts["bounds"] = {m: [float(x) for x in b] for m, b in table.bounds.items()}
     facts["sample_size"] = int(cfg.sample_size) if state.sample is not None else 0
-    del pd
     return CalibrationResult(groups, overall, index, names, settings, ci_info, facts)
 
 
