@@ -112,9 +112,15 @@ def main() -> None:
     ap.add_argument("--skip-ci", action="store_true")
     ap.add_argument("--write", action="store_true",
                     help="replace the 'scale' section of benchmarks/RESULTS.md")
+    ap.add_argument("--render", default=None,
+                    help="write the RESULTS.md section from a --json file of a finished "
+                         "run (its steps may come from several runs on the same data)")
     args = ap.parse_args()
     argv = " ".join(sys.argv[1:])
     rows = int(args.rows)
+    if args.render:
+        render(ap, args.render)
+        return
 
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
@@ -187,7 +193,7 @@ def main() -> None:
                       f"peak RSS {out['dask_ci_peak_gib']:.2f} GiB", flush=True)
     print({k: round(v, 3) for k, v in out.items()}, "calreport", calreport.__version__)
     if args.write:
-        write_section("scale", report(out, rows, args, argv))
+        write_section("scale", report(out, rows, args, [clean_argv(argv)]))
 
 
 
@@ -234,40 +240,84 @@ def pandas_and_accumulator(args: argparse.Namespace, sub_files: list[str], res: 
     print(f"Accumulator: {n_batches} batches of {batch:,} rows, "
           f"{out['acc_rows_per_s']:,.0f} rows/s", flush=True)
 
-def report(out: dict[str, float], rows: int, args: argparse.Namespace, argv: str) -> str:
-    """The RESULTS.md section of this run."""
+def render(ap: argparse.ArgumentParser, path: str) -> None:
+    """Replace the "scale" section of RESULTS.md from the records of ``--json``."""
+    out: dict[str, float] = {}
+    commands: list[str] = []
+    with open(path) as fh:
+        for line in fh:
+            rec = json.loads(line)
+            cmd = clean_argv(rec.pop("argv"))
+            if cmd not in commands:
+                commands.append(cmd)
+            out.update(rec)
+    args = ap.parse_args(commands[0].split())
+    rows = (int(args.rows) // args.files) * args.files
+    write_section("scale", report(out, rows, args, commands))
+
+
+def clean_argv(argv: str) -> str:
+    """The command without the local folders (--data, --json)."""
+    parts, skip = [], False
+    for tok in argv.split():
+        if skip:
+            skip = False
+            continue
+        if tok in ("--data", "--json"):
+            skip = True
+            continue
+        parts.append(tok)
+    return " ".join(parts)
+
+
+def report(out: dict[str, float], rows: int, args: argparse.Namespace,
+           commands: list[str]) -> str:
+    """The RESULTS.md section of a run (or of runs on the same data)."""
     def get(key: str, fmt: str = "{:.2f}") -> str:
         return fmt.format(out[key]) if key in out else "not run"
 
-    per_row = {k: out[k] / rows * 1e9 for k in ("dask_s", "dask_ci_s") if k in out}
-    if "pandas_s" in out:
-        per_row["pandas_s"] = out["pandas_s"] / out["pandas_rows"] * 1e9
-    ratio = f"{out['ratio_per_row']:.2f}x" if "ratio_per_row" in out else "-"
+    def ns(key: str, n: float) -> str:
+        return f"{out[key] / n * 1e9:.0f}" if key in out else "-"
+
+    sub = out.get("pandas_rows", float("nan"))
     body_rows = [
-        [f'dask `ddf.groupby("g").calib.summary()`, {args.workers}-worker LocalCluster',
-         get("dask_s"), f"{per_row.get('dask_s', float('nan')):.1f}", get("dask_peak_gib")],
-        [f"pandas `read_parquet` + `df.groupby(\"g\").calib.summary(metrics=17)`, "
-         f"{int(out.get('pandas_rows', 0)):,} rows",
-         get("pandas_s"), f"{per_row.get('pandas_s', float('nan')):.1f}",
+        [f'Dask `ddf.groupby("g").calib.summary()`, {rows:,} rows, {args.workers}-worker '
+         "LocalCluster", get("dask_s", "{:.1f}"), ns("dask_s", rows),
+         get("dask_peak_gib")],
+        [f"Dask, `ci=0.95, n_boot={args.n_boot}` (Poisson bootstrap), {rows:,} rows",
+         get("dask_ci_s", "{:.1f}"), ns("dask_ci_s", rows), get("dask_ci_peak_gib")],
+        [f"Dask on the {int(sub):,} rows pandas reads", get("dask_sub_s", "{:.1f}"),
+         ns("dask_sub_s", sub), "-"],
+        [f'pandas `read_parquet` + `df.groupby("g").calib.summary()` (17 metrics), '
+         f"{int(sub):,} rows", get("pandas_s", "{:.1f}"), ns("pandas_s", sub),
          get("pandas_peak_gib")],
-        [f"dask, `ci=0.95, n_boot={args.n_boot}` (Poisson)", get("dask_ci_s"),
-         f"{per_row.get('dask_ci_s', float('nan')):.1f}", get("dask_ci_peak_gib")],
     ]
+    ratio = out.get("ratio_per_row")
+    same = (out["dask_sub_s"] / out["pandas_s"]) if {"dask_sub_s", "pandas_s"} <= set(out) \
+        else None
+    cmds = "\n".join(f"`PYTHONPATH=. python benchmarks/bench_scale.py {c}`" for c in commands)
     return (
         f"## Scaling out: Dask and the Accumulator ({rows:,} rows, {args.files} Parquet "
         f"files, {args.groups} groups)\n\n"
         f"Machine: {machine(('calreport', 'numpy', 'pandas', 'dask', 'distributed', 'pyarrow'))}"
-        f"\n\nCommand: `PYTHONPATH=. python benchmarks/bench_scale.py {argv}`\n\n"
+        f"\n\nCommand (the Parquet files are written to a folder outside the repository; "
+        f"row groups of {int(args.row_group):,} rows, one Dask partition each, "
+        f"{int(out.get('partitions', 0))} partitions):\n{cmds}\n\n"
         + table(["case", "seconds", "ns per row", "peak RSS of the process tree (GiB)"],
                 body_rows)
-        + f"\n\nPer-row cost dask / pandas in the same run: {ratio} (target <= 1.5x). "
-        f"max |dask - pandas| over the exact metrics {get('max_diff_exact', '{:.1e}')}; "
-        f"AUC {get('max_diff_auc', '{:.1e}')} (reported bound {get('auc_bound', '{:.1e}')}). "
-        f"Accumulator.update on {int(args.batch):,}-row batches: "
-        f"{get('acc_rows_per_s', '{:,.0f}')} rows/s. Peak RSS sampled every 50 ms over "
-        "this process and all its children (the LocalCluster's worker processes, which "
-        "stay alive during the pandas step, are included there too). One run each; the "
-        "machine is shared and noisy, so the ratio matters more than the absolute times."
+        + "\n\n"
+        f"- Per-row cost, Dask at {rows:,} rows against pandas at {int(sub):,} rows in the "
+        f"same run: {'-' if ratio is None else f'{ratio:.2f}x'} (target <= 1.5x); on the "
+        f"same rows Dask takes {'-' if same is None else f'{same:.2f}x'} the pandas time.\n"
+        f"- Agreement with pandas on those rows: at most {get('max_diff_exact', '{:.1e}')} "
+        f"over the exact metrics; AUC {get('max_diff_auc', '{:.1e}')} off (reported bound "
+        f"{get('auc_bound', '{:.1e}')}), AURC {get('max_diff_aurc', '{:.1e}')} (bound "
+        f"{get('aurc_bound', '{:.1e}')}).\n"
+        f"- `Accumulator.update` on {int(args.batch):,}-row batches: "
+        f"{get('acc_rows_per_s', '{:,.0f}')} rows/s.\n"
+        "- Peak RSS sampled every 50 ms over this process and all its children (the "
+        "LocalCluster's two worker processes, alive during every step). One run each on a "
+        "shared, loaded machine: the ratios matter more than the absolute times."
     )
 
 
