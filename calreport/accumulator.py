@@ -171,9 +171,7 @@ def summary_frame(table: _finish.MetricTable, by: Sequence[Hashable]) -> Any:
     """Series (ungrouped) or DataFrame (groups x metrics); bounds as ``<metric>_bound``."""
     import pandas as pd
 
-    cols: dict[str, np.ndarray] = {}
-    for name, val in table.values.items():
-        cols[name] = val
+    cols: dict[str, np.ndarray] = dict(table.values)
     for name, b in table.bounds.items():
         cols[f"{name}_bound"] = b
     if table.intervals:
@@ -190,7 +188,7 @@ def summary_frame(table: _finish.MetricTable, by: Sequence[Hashable]) -> Any:
             out = out.iloc[0].rename("value")
     out.attrs["kinds"] = dict(table.kinds)
     out.attrs["dropped"] = dropped_metrics(table)
-    out.attrs["view"] = table.view
+    out.attrs["view"], out.attrs["no_interval"] = table.view, table.settings.get("intervals")
     out.attrs["reasons"] = {k: r for k, r in table.reasons.items()}
     return out
 
@@ -385,8 +383,7 @@ top_errors, heavy_rows
         return summary_frame(table, self.by if self._grouped() else ())
 
     def calibration_tests(self) -> Any:
-        """Spiegelhalter's Z (exact).  Hosmer-Lemeshow is NaN: its deciles are exact
-        order statistics, which need a second pass over the rows (``attrs["dropped"]``)."""
+        """Spiegelhalter's Z (exact); no Hosmer-Lemeshow, why in ``attrs["dropped"]``."""
         from calreport.stats.frames import calibration_tests_frame
 
         out = calibration_tests_frame(self._state(), self.by if self._grouped() else ())
@@ -524,6 +521,7 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
     def results(st: StatsState, keys: list[Any], labels: list[str]) -> list[Any]:
         table = full_table(st, view=view, ci=ci)
         verdicts = risk_verdicts(st)
+        how, why = (table.settings.get(k) or {} for k in ("interval_methods", "intervals"))
         out = []
         for gi, key in enumerate(keys):
             values = {"n": float(table.values["n"][gi]), "n_dropped": n_dropped,
@@ -534,12 +532,12 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
             for m, (lo, hi) in table.intervals.items():
                 if m in names:
                     iv[m] = (float(lo[gi]), float(hi[gi]))
-                    methods[m] = "percentile (Poisson bootstrap)"
+                    methods[m] = how.get(m, "percentile (Poisson bootstrap)")
             if ci is not None:
                 for m in names:
                     if m not in iv:
-                        reasons.setdefault(m, f"interval: no out-of-core interval for a "
-                                              f"{REGISTRY[m].scaling[0]} metric")
+                        reasons.setdefault(m, "interval: " + why.get(m, "no out-of-core "
+                                                       f"interval ({REGISTRY[m].scaling[0]})"))
             out.append(GroupResult(key, labels[gi], values, iv, methods, reasons, "normal",
                                    view, verdicts[gi]))
         return out, table
@@ -644,7 +642,8 @@ def scaling_notes(result: Any, state: StatsState, source: str) -> dict[str, str]
             f"{', '.join(sampled)}: not computed (no sample was kept).")
     if result.ci is not None:
         notes["Intervals"] = ("Poisson bootstrap with counter-based streams for the exact "
-                              "metrics; none for the bounded and sampled ones.")
+                              "metrics; DeLong's for the binned AUC, widened by its bound; "
+                              "none for the other bounded and sampled ones (see reasons).")
     return notes
 
 

@@ -192,3 +192,24 @@ def test_weighted_quantile_bins_and_hosmer_lemeshow(frame, decimals):
     assert np.isfinite(t["hl_statistic"]).all()
     np.testing.assert_allclose(t["hl_statistic"], want["hl_statistic"], rtol=1e-11)
     np.testing.assert_allclose(t["hl_df"], want["hl_df"])
+
+
+def test_auc_delong_interval_and_reasons_for_the_others(client, frame):
+    got = dd.from_pandas(frame, npartitions=4).groupby("g").calib.summary(ci=0.95, n_boot=40)
+    ref = frame.groupby("g").calib.summary(ci=0.95, ci_method="analytic", metrics=["auc"])
+    bound = got[("auc_bound", "value")]
+    for side in ("ci_low", "ci_high"):
+        # the pandas DeLong interval, up to the binning (bound) and its effect on the se
+        diff = (got[("auc", side)] - ref[("auc", side)]).abs()
+        assert (diff <= bound + 2e-5).all(), side
+    assert (got[("auc", "ci_high")] - got[("auc", "ci_low")] > 0.02).all()
+    why = got.attrs["no_interval"]
+    assert "auc" not in why and set(why) >= {"cwauc", "aurc", "lcs", "smece"}
+    assert got[("cwauc", "ci_low")].isna().all()
+    from calreport.accumulator import evaluate_state
+
+    st = dd.from_pandas(frame, npartitions=3).calib.state(n_boot=20)
+    result = evaluate_state(st, ci=0.9)
+    g = result.groups[0]
+    assert g.interval_methods["auc"].startswith("DeLong")
+    assert "fine confidence histogram" in g.reasons["aurc"]
