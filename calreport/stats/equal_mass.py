@@ -60,6 +60,18 @@ def ece_quantile_bounded(state: StatsState, *, view: str, n_bins: int = 15,
     values, bounds : dict of str -> ndarray, shape (G,)
         ``ece`` and ``mce``; the bound is the largest possible absolute error.
 
+    Notes
+    -----
+    ``|ECE - ECE~| <= 1 / (2 B) + (2 / W) sum_edges D_f`` with ``D_f = Y_f (1 - a_f)
+    + (W_f - Y_f) b_f`` for the fine bin ``[a_f, b_f)`` holding an edge; the MCE bound
+    is ``max_m (dV_m + dA_m + (V'_m + dV_m) / (2 B)) / V'_m`` (derivation in the
+    module docstring).
+
+    References
+    ----------
+    Nixon, J., Dusenberry, M. W., Zhang, L., Jerfel, G. & Tran, D. (2019). Measuring
+    Calibration in Deep Learning. CVPR Workshops. arXiv:1904.01685 (equal-mass bins).
+
     Examples
     --------
     >>> from calreport.profile import ConfidenceProfile

@@ -43,6 +43,29 @@ _SAMPLED = ("computed on a uniform sample of sample_size rows per group: a boots
 def binned_auc_delong(state: StatsState) -> tuple[np.ndarray, np.ndarray]:
     """Binned AUC and DeLong standard error per group (NaN where undefined).
 
+    Parameters
+    ----------
+    state : StatsState
+        A binary, unweighted state (otherwise every value is NaN).
+
+    Returns
+    -------
+    auc, se : ndarray, shape (G,)
+        The AUC of the scores rounded to their fine bin (ties count one half) and
+        DeLong's standard error; NaN for fewer than two positives or negatives.
+
+    Notes
+    -----
+    ``V10_f = (N_<f + N_f / 2) / n`` for a positive in fine bin ``f`` and
+    ``V01_f = (P_>f + P_f / 2) / m`` for a negative; ``AUC = mean(V10)`` and
+    ``se^2 = var(V10) / m + var(V01) / n`` (sample variances over the rows).
+
+    References
+    ----------
+    DeLong, E. R., DeLong, D. M. & Clarke-Pearson, D. L. (1988). Comparing the Areas
+    under Two or More Correlated Receiver Operating Characteristic Curves: A
+    Nonparametric Approach. Biometrics 44(3), 837-845. doi:10.2307/2531595.
+
     Examples
     --------
     >>> from calreport.profile import ConfidenceProfile

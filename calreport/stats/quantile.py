@@ -124,7 +124,16 @@ def _hl_scale(state: StatsState, key: Any, w_max: dict[Any, float] | None) -> fl
 
 def weight_max(profile: ConfidenceProfile, codes: np.ndarray, keys: list[Any]
                ) -> dict[Any, float]:
-    """Largest sample weight per group key (merge with :func:`merge_max`)."""
+    """Largest sample weight per group key (merge with :func:`merge_max`).
+
+    Examples
+    --------
+    >>> prof = ConfidenceProfile.from_arrays([0, 1, 1], [0.2, 0.7, 0.9],
+    ...                                      sample_weight=[3.0, 1.0, 5.0],
+    ...                                      normalize_weights=False)
+    >>> weight_max(prof, np.array([0, 0, 1]), ["a", "b"])
+    {'a': 3.0, 'b': 5.0}
+    """
     w = profile.sample_weight
     if w is None or not len(keys):
         return {}
