@@ -171,9 +171,7 @@ def summary_frame(table: _finish.MetricTable, by: Sequence[Hashable]) -> Any:
     """Series (ungrouped) or DataFrame (groups x metrics); bounds as ``<metric>_bound``."""
     import pandas as pd
 
-    cols: dict[str, np.ndarray] = {}
-    for name, val in table.values.items():
-        cols[name] = val
+    cols: dict[str, np.ndarray] = dict(table.values)
     for name, b in table.bounds.items():
         cols[f"{name}_bound"] = b
     if table.intervals:
@@ -190,7 +188,7 @@ def summary_frame(table: _finish.MetricTable, by: Sequence[Hashable]) -> Any:
             out = out.iloc[0].rename("value")
     out.attrs["kinds"] = dict(table.kinds)
     out.attrs["dropped"] = dropped_metrics(table)
-    out.attrs["view"] = table.view
+    out.attrs["view"], out.attrs["no_interval"] = table.view, table.settings.get("intervals")
     out.attrs["reasons"] = {k: r for k, r in table.reasons.items()}
     return out
 
@@ -365,13 +363,35 @@ top_errors, heavy_rows
             raise ValueError("The accumulator holds no rows yet: call update(batch) first.")
         return self.state
 
-    def summary(self, *, view: str | None = None, ci: float | None = None) -> Any:
+    def summary(self, *, view: str | None = None, ci: float | None = None,
+                strategy: str = "uniform") -> Any:
         """Summary metrics (Series, or DataFrame per group), bounds as ``<metric>_bound``.
 
         With ``ci`` (needs ``n_boot``): metric x [value, ci_low, ci_high].
+        ``strategy="quantile"``: equal-mass ECE and MCE from the fine score histogram,
+        bounded (one pass cannot find the exact quantile edges; the bound is in
+        ``ece_bound``/``mce_bound``, see :mod:`calreport.stats.equal_mass`).
         """
+        from calreport.stats import equal_mass
+
+        if strategy not in ("uniform", "quantile"):
+            raise ValueError(f"`strategy` must be 'uniform' or 'quantile', got {strategy!r}.")
         table = full_table(self._state(), view=view, ci=ci)
+        if strategy == "quantile":
+            cfg = self._state().config
+            equal_mass.apply(table, self._state(), n_bins=cfg.n_bins, min_count=cfg.min_count)
         return summary_frame(table, self.by if self._grouped() else ())
+
+    def calibration_tests(self) -> Any:
+        """Spiegelhalter's Z (exact); no Hosmer-Lemeshow, why in ``attrs["dropped"]``."""
+        from calreport.stats.frames import calibration_tests_frame
+
+        out = calibration_tests_frame(self._state(), self.by if self._grouped() else ())
+        out.attrs["dropped"]["hl_statistic"] = (
+            "Hosmer-Lemeshow deciles need exact quantile edges (a second pass over the "
+            "rows; an Accumulator makes one): run ddf.calib.calibration_tests() on the "
+            "stored batches (Dask), or df.calib.calibration_tests() on the rows.")
+        return out
 
     def risk(self) -> Any:
         """CSR, sigma_CSR, z, P_risk (normal) and the risk band."""
@@ -489,8 +509,6 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
     ``reasons``-free ``data["bounds"]``), sampled ones from the groups' samples,
     P_risk by the normal approximation.
     """
-    import pandas as pd
-
     from calreport._grouping import _unique_names
     from calreport.registry import REGISTRY
     from calreport.result import CalibrationResult, GroupResult
@@ -503,6 +521,7 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
     def results(st: StatsState, keys: list[Any], labels: list[str]) -> list[Any]:
         table = full_table(st, view=view, ci=ci)
         verdicts = risk_verdicts(st)
+        how, why = (table.settings.get(k) or {} for k in ("interval_methods", "intervals"))
         out = []
         for gi, key in enumerate(keys):
             values = {"n": float(table.values["n"][gi]), "n_dropped": n_dropped,
@@ -513,12 +532,12 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
             for m, (lo, hi) in table.intervals.items():
                 if m in names:
                     iv[m] = (float(lo[gi]), float(hi[gi]))
-                    methods[m] = "percentile (Poisson bootstrap)"
+                    methods[m] = how.get(m, "percentile (Poisson bootstrap)")
             if ci is not None:
                 for m in names:
                     if m not in iv:
-                        reasons.setdefault(m, f"interval: no out-of-core interval for a "
-                                              f"{REGISTRY[m].scaling[0]} metric")
+                        reasons.setdefault(m, "interval: " + why.get(m, "no out-of-core "
+                                                       f"interval ({REGISTRY[m].scaling[0]})"))
             out.append(GroupResult(key, labels[gi], values, iv, methods, reasons, "normal",
                                    view, verdicts[gi]))
         return out, table
@@ -547,7 +566,6 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
     facts["scaling"] = {m: REGISTRY[m].scaling[0] for m in names}
     facts["bounds"] = {m: [float(x) for x in b] for m, b in table.bounds.items()}
     facts["sample_size"] = int(cfg.sample_size) if state.sample is not None else 0
-    del pd
     return CalibrationResult(groups, overall, index, names, settings, ci_info, facts)
 
 
@@ -624,7 +642,8 @@ def scaling_notes(result: Any, state: StatsState, source: str) -> dict[str, str]
             f"{', '.join(sampled)}: not computed (no sample was kept).")
     if result.ci is not None:
         notes["Intervals"] = ("Poisson bootstrap with counter-based streams for the exact "
-                              "metrics; none for the bounded and sampled ones.")
+                              "metrics; DeLong's for the binned AUC, widened by its bound; "
+                              "none for the other bounded and sampled ones (see reasons).")
     return notes
 
 

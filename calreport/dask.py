@@ -1,14 +1,15 @@
 """``ddf.calib`` and ``ddf.groupby(...).calib`` for Dask DataFrames.
 
 Each partition is reduced to a :class:`~calreport.stats.StatsState` (exact per-group,
-per-bin sums); the states are merged with ``+`` in a tree and the metrics are
-finished once.  Nothing else is shipped between workers, so memory stays at a few
-partitions plus the states, and the numbers equal the pandas ones (exact metrics to
-float64 rounding; AUC, cwAUC and AURC within the bound reported beside them, or
-exact with ``exact_auc=True``; the metrics that refit a curve on a uniform sample of
-each group, said so in the output).  Equal-mass bins and Hosmer-Lemeshow deciles
-take a second pass.  ``report()`` builds the pandas accessor's audit report from the
-merged state.  The computation runs on the active Dask scheduler: threads by
+per-bin sums); the partitions are folded into a few running states (chains), which
+are merged with ``+`` in a tree, and the metrics are finished once.  Nothing else is
+shipped between workers, so memory stays at a few partitions plus the states, and
+the numbers equal the pandas ones (exact metrics to float64 rounding; AUC, cwAUC and
+AURC within the bound reported beside them, or exact with ``exact_auc=True``; the
+metrics that refit a curve on a uniform sample of each group, said so in the
+output).  Equal-mass bins and Hosmer-Lemeshow deciles take a second pass (with or
+without sample weights).  ``report()`` builds the pandas accessor's audit report from
+the merged state.  The computation runs on the active Dask scheduler: threads by
 default, a ``dask.distributed`` client when one is active.
 
 Dask stays optional: importing :mod:`calreport` does not import Dask.  Call
@@ -90,8 +91,8 @@ class _Base:
             Exact AUC and cwAUC by a merge of the distinct scores of every partition
             (memory grows with the distinct scores); their bound becomes 0.
         strategy : {"uniform", "quantile"}, default "uniform"
-            Bins of ECE, MCE and signed ECE; ``"quantile"`` (equal mass, unweighted
-            rows) takes a second pass for the exact order statistics
+            Bins of ECE, MCE and signed ECE; ``"quantile"`` (equal mass; equal weight
+            with sample weights) takes a second pass for the exact order statistics
             (:mod:`calreport.stats.quantile`).
 
         Returns
@@ -202,34 +203,40 @@ class _Base:
         """Hosmer-Lemeshow deciles and Spiegelhalter's Z, exact (default view).
 
         Spiegelhalter's Z from sums; Hosmer-Lemeshow "deciles of risk" by a second
-        pass for the exact quantile edges (unweighted rows;
+        pass for the exact quantile edges (weighted quantiles with sample weights;
         :mod:`calreport.stats.quantile`).  The Cox fit is not computed out of core.
         """
         from calreport.stats import quantile
+        from calreport.stats.finish import _view
 
         st = self.state()
         out = calibration_tests_frame(st, self._by)
-        if not st.schema.weighted:
-            from calreport.stats.finish import _view
-
-            pl, second = self._second_pass(st, _view(st, None), 15, n_groups)
-            hl = quantile.hosmer_lemeshow(st, second, pl, n_groups=n_groups)
-            for k, v in hl.items():
-                out[k] = v if self._by else float(v[0])
-            out.attrs["dropped"].pop("hl_statistic", None)
+        pl, second = self._second_pass(st, _view(st, None), 15, n_groups, hl=True)
+        hl = quantile.hosmer_lemeshow(st, second, pl, n_groups=n_groups)
+        for k, v in hl.items():
+            out[k] = v if self._by else float(v[0])
+        out.attrs["dropped"].pop("hl_statistic", None)
         return out
 
-    def _second_pass(self, st: StatsState, view: str, n_bins: int, n_groups: int
-                     ) -> tuple[Any, Any]:
-        """Plan and merged second-pass state of the quantile edges."""
+    def _second_pass(self, st: StatsState, view: str, n_bins: int, n_groups: int,
+                     hl: bool = False) -> tuple[Any, Any]:
+        """Plan and merged second-pass state of the quantile edges.
+
+        With importance weights, Hosmer-Lemeshow (``hl``) normalises each group's
+        weights by their largest, which one more light pass finds first.
+        """
         import dask
         from dask import delayed
 
         from calreport.stats import quantile
 
-        pl = quantile.plan(st, view=view, n_bins=n_bins, n_groups=n_groups)
         spec = _spec_with_classes(self._obj, self._role_kw, self._by, st.config, self._dropna)
         cols = list(dict.fromkeys([*spec.roles.columns, *spec.by]))
+        w_max = None
+        if hl and st.schema.weighted and st.config.weights == "importance":
+            (w_max,) = dask.compute(delayed(quantile.merge_max)(
+                *[delayed(_wmax_part)(p, spec) for p in self._obj[cols].to_delayed()]))
+        pl = quantile.plan(st, view=view, n_bins=n_bins, n_groups=n_groups, w_max=w_max)
         parts = [delayed(_collect_part)(p, spec, pl) for p in self._obj[cols].to_delayed()]
         while len(parts) > 1:
             parts = [delayed(_merge_second)(*parts[i:i + 8]) for i in range(0, len(parts), 8)]
@@ -312,8 +319,13 @@ def _role_kw(y: Any, proba: Any, pred: Any, conf: Any, correct: Any, weight: Any
 
 def compute_state(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable],
                   config: StatsConfig, *, dropna: bool = True,
-                  split_every: int = 8) -> StatsState:
-    """Per-partition states merged by a tree of ``+`` on the active scheduler.
+                  split_every: int = 8, chains: int | None = None) -> StatsState:
+    """Per-partition states, added along a few chains, merged by a tree of ``+``.
+
+    A state holds ``score_bins`` fine bins per group (about 45 MB at 2^16 bins and
+    10 groups, whatever the partition size), so memory is set by the number of
+    states alive, not by the rows: each chain folds its partitions into one running
+    state, one partition at a time, and only the chains' states meet in the tree.
 
     Parameters
     ----------
@@ -327,6 +339,10 @@ def compute_state(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable],
         Drop rows whose group key is missing.
     split_every : int
         Fan-in of the merge tree.
+    chains : int, optional
+        Chains of partitions folded in parallel (default: twice the threads of the
+        active ``dask.distributed`` client, else of this machine); contiguous blocks
+        of partitions, so the result is the same for any value (exact sums).
 
     Returns
     -------
@@ -364,7 +380,7 @@ def compute_state(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable],
             offsets[i] = dict(seen)
             for k, n in counts.items():
                 seen[k] = seen.get(k, 0) + n
-    states = [delayed(frame_state)(p, spec, off) for p, off in zip(parts, offsets, strict=True)]
+    states = _chains(parts, offsets, spec, _n_chains(chains))
     while len(states) > 1:
         states = [delayed(add_states)(*states[i:i + split_every])
                   for i in range(0, len(states), split_every)]
@@ -372,6 +388,44 @@ def compute_state(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable],
     if out is None:
         raise ValueError("The Dask DataFrame has no rows to compute metrics on.")
     return out
+
+
+def _n_chains(chains: int | None) -> int:
+    if chains is not None:
+        if int(chains) < 1:
+            raise ValueError(f"`chains` must be a positive integer, got {chains!r}.")
+        return int(chains)
+    import os
+
+    try:
+        from distributed import get_client
+
+        threads = sum(get_client().nthreads().values())
+    except (ImportError, ValueError):
+        threads = os.cpu_count() or 1
+    return 2 * max(1, threads)
+
+
+def _chains(parts: list[Any], offsets: list[dict[Any, int]], spec: Any, n: int
+            ) -> list[Any]:
+    """One delayed running state per chain of contiguous partitions."""
+    from dask import delayed
+
+    n = min(n, len(parts))
+    bounds = [round(i * len(parts) / n) for i in range(n + 1)]
+    out = []
+    for c in range(n):
+        state = None
+        for i in range(bounds[c], bounds[c + 1]):
+            state = delayed(_fold)(state, parts[i], spec, offsets[i])
+        out.append(state)
+    return out
+
+
+def _fold(state: StatsState | None, part: Any, spec: Any, offsets: dict[Any, int]
+          ) -> StatsState | None:
+    """The running state of a chain plus one partition's state."""
+    return add_states(state, frame_state(part, spec, offsets))
 
 
 def compute_score_table(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable],
@@ -405,6 +459,14 @@ def _collect_part(part: Any, spec: Any, pl: Any) -> Any:
         return None
     profile, codes, keys, _ = got
     return quantile.collect(profile, codes, keys, pl)
+
+
+def _wmax_part(part: Any, spec: Any) -> Any:
+    from calreport.accumulator import frame_profile
+    from calreport.stats import quantile
+
+    got = frame_profile(part, spec)
+    return None if got is None else quantile.weight_max(got[0], got[1], got[2])
 
 
 def _merge_second(*states: Any) -> Any:

@@ -2,9 +2,14 @@
 
 Only the used columns leave Polars, each through ``Series.to_numpy()`` (zero-copy
 for numeric columns without nulls); the statistics are those of
-:mod:`calreport.stats`, so the numbers equal the pandas accessor's.  Polars stays
-optional: call :func:`register` (done by ``import calreport`` when Polars is
-installed).
+:mod:`calreport.stats` -- the same per-group sums the Dask accessor and the
+:class:`~calreport.accumulator.Accumulator` merge -- so the numbers equal the pandas
+accessor's (exact metrics to float64 rounding, AUC, cwAUC and AURC within the
+reported bound or exact with ``exact_auc=True``).  All rows are in memory, so
+equal-mass bins and the Hosmer-Lemeshow deciles take their second pass over the same
+arrays.  Results are Polars DataFrames: the group keys as the first columns (with
+``by=``), then the values.  Polars stays optional: call :func:`register` (done by
+``import calreport`` when Polars is installed).
 """
 
 from __future__ import annotations
@@ -12,8 +17,22 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from calreport.accumulator import frame_state, full_table, resolve_spec
+from calreport.accumulator import (
+    frame_profile,
+    frame_state,
+    full_table,
+    reliability_frame,
+    report_from_state,
+    resolve_spec,
+    risk_frame,
+)
 from calreport.stats import StatsConfig, StatsState
+from calreport.stats import finish as _finish
+from calreport.stats.frames import (
+    calibration_error_frame,
+    calibration_tests_frame,
+    scores_frame,
+)
 
 __all__ = ["PolarsCalibNamespace", "register"]
 
@@ -22,6 +41,9 @@ _REGISTERED = False
 
 class PolarsCalibNamespace:
     """Calibration metrics of a Polars DataFrame (``pl_df.calib``).
+
+    Call it to name the columns, as ``df.calib(y=..., proba=...)`` for pandas; every
+    method takes ``by=`` (a column name or a list) for one row per group.
 
     Examples
     --------
@@ -50,56 +72,213 @@ class PolarsCalibNamespace:
         out._role_kw.update(missing=missing, threshold=threshold)
         return out
 
+    # ------------------------------------------------------------------ ingest
     def _pandas(self, by: tuple[str, ...]) -> Any:
         """The used columns only, as a pandas frame of NumPy arrays."""
         import pandas as pd
 
+        missing = [b for b in by if b not in self._df.columns]
+        if missing:
+            raise ValueError(f"`by` names column(s) {missing} that the Polars DataFrame does "
+                             f"not have; its columns are {list(self._df.columns)}.")
         head = pd.DataFrame({c: self._df[c].head(0).to_numpy() for c in self._df.columns})
         spec = resolve_spec(head, self._role_kw, by, StatsConfig())
         cols = list(dict.fromkeys([*spec.roles.columns, *by]))
         return pd.DataFrame({c: self._df[c].to_numpy() for c in cols})
 
+    def _prepared(self, by: tuple[str, ...], cfg: StatsConfig) -> tuple[Any, Any]:
+        pdf = self._pandas(by)
+        spec = resolve_spec(pdf, self._role_kw, by, cfg,
+                            labels=_labels(pdf, self._role_kw, by, "y"),
+                            preds=_labels(pdf, self._role_kw, by, "pred"))
+        return pdf, spec
+
     def state(self, *, by: str | Sequence[str] | None = None, **settings: Any) -> StatsState:
         """The :class:`~calreport.stats.StatsState` of the frame (``settings``: StatsConfig)."""
-        by_t = _by(by)
-        pdf = self._pandas(by_t)
-        spec = resolve_spec(pdf, self._role_kw, by_t, StatsConfig(**settings),
-                            labels=_labels(pdf, self._role_kw, by_t, "y"),
-                            preds=_labels(pdf, self._role_kw, by_t, "pred"))
+        pdf, spec = self._prepared(_by(by), StatsConfig(**settings))
         out = frame_state(pdf, spec)
         if out is None:
             raise ValueError("The Polars DataFrame has no rows to compute metrics on.")
         return out
 
+    def _second(self, st: StatsState, by: tuple[str, ...], view: str, n_bins: int,
+                n_groups: int) -> tuple[Any, Any]:
+        """Plan and second-pass state of the exact quantile edges (same rows)."""
+        from calreport.stats import quantile
+
+        pdf, spec = self._prepared(by, st.config)
+        profile, codes, keys, _ = frame_profile(pdf, spec)
+        pl_ = quantile.plan(st, view=view, n_bins=n_bins, n_groups=n_groups,
+                            w_max=quantile.weight_max(profile, codes, keys))
+        return pl_, quantile.collect(profile, codes, keys, pl_)
+
+    # ----------------------------------------------------------------- results
     def summary(self, *, by: str | Sequence[str] | None = None, view: str | None = None,
                 ci: float | None = None, n_boot: int = 200, seed: int = 0,
-                n_bins: int = 15, tau: float = 0.5, score_bins: int = 1 << 16) -> Any:
+                n_bins: int = 15, tau: float = 0.5, score_bins: int = 1 << 16,
+                eps: float = 1e-8, weights: str = "importance", min_count: int = 1,
+                sample_size: int = 0, exact_auc: bool = False,
+                strategy: str = "uniform") -> Any:
         """Summary metrics as a Polars DataFrame (one row; one row per group with ``by``).
 
-        Columns: the group keys, then the metrics of :func:`calreport.stats.summary`,
-        then ``<metric>_bound`` for the bounded ones; with ``ci``, also
-        ``<metric>_ci_low`` / ``<metric>_ci_high`` (Poisson bootstrap).
+        Parameters
+        ----------
+        by : str or list of str, optional
+            Group key column(s).
+        view, ci, n_boot, seed, n_bins, tau, score_bins, eps, weights, min_count, \
+sample_size, exact_auc, strategy
+            As in ``ddf.calib.summary()`` (:class:`calreport.dask.DaskCalibAccessor`);
+            ``ci`` gives Poisson-bootstrap percentile intervals.
+
+        Returns
+        -------
+        polars.DataFrame
+            The group keys, the metrics of :func:`calreport.stats.summary`,
+            ``<metric>_bound`` for the bounded ones and, with ``ci``,
+            ``<metric>_ci_low`` / ``<metric>_ci_high``.
         """
         import polars as pl
 
+        from calreport.stats import quantile
+
         by_t = _by(by)
+        if strategy not in ("uniform", "quantile"):
+            raise ValueError(f"`strategy` must be 'uniform' or 'quantile', got {strategy!r}.")
         st = self.state(by=by_t or None, n_bins=n_bins, tau=tau, score_bins=score_bins,
-                        n_boot=n_boot if ci is not None else 0, seed=seed)
+                        eps=eps, weights=weights, min_count=min_count,
+                        n_boot=n_boot if ci is not None else 0, seed=seed,
+                        sample_size=sample_size)
         t = full_table(st, view=view, ci=ci)
-        data: dict[str, Any] = {}
-        for i, name in enumerate(by_t):
-            data[str(name)] = [k[i] if len(by_t) > 1 else k for k in t.keys]
+        if strategy == "quantile":
+            pl_, second = self._second(st, by_t, t.view, n_bins, 10)
+            q = quantile.ece_quantile(st, second, pl_, n_bins=n_bins, min_count=min_count)
+            t.values.update(q)
+            for m in q:
+                t.intervals.pop(m, None)
+        if exact_auc:
+            from calreport.stats.exact_auc import apply_exact_auc, score_tables
+
+            pdf, spec = self._prepared(by_t, st.config)
+            profile, codes, keys, _ = frame_profile(pdf, spec)
+            apply_exact_auc(t, score_tables(profile, codes, keys))
+        data: dict[str, Any] = _key_columns(t.keys, by_t)
         data.update({k: v.tolist() for k, v in t.values.items()})
         data.update({f"{k}_bound": v.tolist() for k, v in t.bounds.items()})
         for k, (lo, hi) in t.intervals.items():
             data[f"{k}_ci_low"], data[f"{k}_ci_high"] = lo.tolist(), hi.tolist()
         return pl.DataFrame(data)
 
+    def risk(self, *, by: str | Sequence[str] | None = None, eps: float = 1e-8,
+             weights: str = "importance") -> Any:
+        """CSR, sigma_CSR, z, P_risk (normal approximation) and the risk band."""
+        by_t = _by(by)
+        st = self.state(by=by_t or None, eps=eps, weights=weights, score_bins=2)
+        return _to_polars(risk_frame(_finish.summary(st), by_t), by_t)
+
+    def reliability(self, *, by: str | Sequence[str] | None = None, view: str | None = None,
+                    n_bins: int = 15, alpha: float = 0.05) -> Any:
+        """Uniform-bin reliability table (count, mean score/outcome, gap, Wilson interval);
+        one row per bin (and group)."""
+        by_t = _by(by)
+        st = self.state(by=by_t or None, n_bins=n_bins, score_bins=2)
+        rel = _finish.reliability(st, view=view, alpha=alpha)
+        return _to_polars(reliability_frame(rel, st.keys, by_t), by_t, index=True)
+
+    def scores(self, *, by: str | Sequence[str] | None = None, view: str | None = None,
+               n_bins: int = 15) -> Any:
+        """Top-label Brier, sharpness and the binned Murphy terms (exact, uniform bins)."""
+        by_t = _by(by)
+        st = self.state(by=by_t or None, n_bins=n_bins, score_bins=2)
+        return _to_polars(scores_frame(st, by_t, view), by_t)
+
+    def calibration_error(self, *, by: str | Sequence[str] | None = None,
+                          view: str | None = None, sample_size: int = 20_000,
+                          seed: int = 0) -> Any:
+        """ICI, E50, E90 and Emax from the LOWESS curve of a uniform sample of
+        ``sample_size`` rows per group (a group that fits gets the pandas values)."""
+        by_t = _by(by)
+        st = self.state(by=by_t or None, sample_size=sample_size, seed=seed, score_bins=2)
+        return _to_polars(calibration_error_frame(st, by_t, view), by_t)
+
+    def calibration_tests(self, *, by: str | Sequence[str] | None = None,
+                          n_groups: int = 10) -> Any:
+        """Hosmer-Lemeshow deciles (exact, by a second pass over the same arrays) and
+        Spiegelhalter's Z; the Cox fit is not computed on this path."""
+        from calreport.stats import quantile
+        from calreport.stats.finish import _view
+
+        by_t = _by(by)
+        st = self.state(by=by_t or None)
+        out = calibration_tests_frame(st, by_t)
+        pl_, second = self._second(st, by_t, _view(st, None), 15, n_groups)
+        for k, v in quantile.hosmer_lemeshow(st, second, pl_, n_groups=n_groups).items():
+            out[k] = v if by_t else float(v[0])
+        return _to_polars(out, by_t)
+
+    def report(self, *, by: str | Sequence[str] | None = None, view: str | None = None,
+               ci: float | None = None, n_boot: int = 200, seed: int = 0, n_bins: int = 15,
+               tau: float = 0.5, eps: float = 1e-8, weights: str = "importance",
+               sample_size: int = 20_000, top_errors: int = 10, **kwargs: Any) -> Any:
+        """Model-card audit report, as ``df.calib.report()`` on the same rows.
+
+        Built from the statistics the Dask accessor and the Accumulator use
+        (:func:`calreport.accumulator.report_from_state`): exact metrics and risk
+        verdicts from the sums, bounded metrics with their bound, sampled metrics and
+        the figures from a uniform sample of ``sample_size`` rows per group (all rows
+        of a smaller group), exact lists of the ``top_errors`` largest CSR terms.
+
+        Parameters
+        ----------
+        by : str or list of str, optional
+            Group key column(s).
+        view, ci, n_boot, seed, n_bins, tau, eps, weights, sample_size, top_errors
+            As in ``ddf.calib.report()``.
+        **kwargs
+            Passed to :func:`calreport.report.build_report` (``title``, ``model``...).
+
+        Returns
+        -------
+        calreport.report.Report
+        """
+        by_t = _by(by)
+        st = self.state(by=by_t or None, n_bins=n_bins, tau=tau, eps=eps, weights=weights,
+                        n_boot=n_boot if ci is not None else 0, seed=seed,
+                        sample_size=sample_size, top_errors=top_errors)
+        data = {"group_label": " / ".join(by_t) or None,
+                "columns": {k: (str(v) if not isinstance(v, (list, tuple))
+                                else [str(x) for x in v])
+                            for k, v in self._role_kw.items()
+                            if k in ("y", "proba", "pred", "conf", "correct", "weight")}}
+        missing = self._role_kw.get("missing", "raise")
+        return report_from_state(
+            st, by=by_t, view=view, ci=ci, data=data,
+            n_dropped=0.0 if missing == "raise" else float("nan"),
+            source=f"a Polars DataFrame of {self._df.height:,} rows",
+            top_errors=top_errors, **kwargs)
+
 
 def _by(by: str | Sequence[str] | None) -> tuple[str, ...]:
     if by is None:
         return ()
     return (by,) if isinstance(by, str) else tuple(by)
+
+
+def _key_columns(keys: list[Any], by: tuple[str, ...]) -> dict[str, list[Any]]:
+    return {str(name): [k[i] if len(by) > 1 else k for k in keys]
+            for i, name in enumerate(by)}
+
+
+def _to_polars(frame: Any, by: tuple[str, ...], *, index: bool = False) -> Any:
+    """A pandas result (Series of one group, or frame indexed by the groups) as Polars."""
+    import pandas as pd
+    import polars as pl
+
+    if isinstance(frame, pd.Series):
+        frame = frame.to_frame().T.reset_index(drop=True)
+        frame = frame.infer_objects()
+    elif by or index:
+        frame = frame.reset_index()
+    return pl.from_pandas(frame)
 
 
 def _labels(pdf: Any, role_kw: dict[str, Any], by: tuple[str, ...], role: str) -> Any:
@@ -111,7 +290,15 @@ def _labels(pdf: Any, role_kw: dict[str, Any], by: tuple[str, ...], role: str) -
 
 
 def register() -> None:
-    """Register the ``calib`` namespace on Polars DataFrames (idempotent)."""
+    """Register the ``calib`` namespace on Polars DataFrames (idempotent).
+
+    Examples
+    --------
+    >>> register()
+    >>> import polars as pl
+    >>> hasattr(pl.DataFrame({"a": [1]}), "calib")
+    True
+    """
     global _REGISTERED
     if _REGISTERED:
         return

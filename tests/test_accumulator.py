@@ -95,3 +95,63 @@ def test_ici_on_the_sample_equals_pandas_when_the_group_fits(frame):
                                ref[["ici", "e50", "e90", "emax"]], rtol=1e-9)
     with pytest.raises(ValueError, match="sample_size=20000"):
         _acc().update(frame).calibration_error()
+
+
+@pytest.mark.parametrize("weight", [None, "w"])
+def test_equal_mass_bins_bounded_in_one_pass(frame, weight):
+    """strategy="quantile": the pandas equal-mass ECE and MCE lie within the reported
+    bound; the bound is small for continuous scores; the signed ECE is exact."""
+    df = frame.assign(w=np.random.default_rng(9).gamma(2.0, 2.0, len(frame)))
+    acc = Accumulator(y="y", proba="proba", by="model", classes=[0, 1], weight=weight)
+    for part in _split(df, 10):
+        acc.update(part)
+    got = acc.summary(strategy="quantile")
+    ref = df.groupby("model").calib(y="y", proba="proba", weight=weight).summary(
+        strategy="quantile")
+    # 2,500 rows a group: about one row per edge can sit on the wrong side
+    for m, small in (("ece", 0.02), ("mce", 0.1)):
+        err = (got[m] - ref[m]).abs()
+        assert (err <= got[f"{m}_bound"]).all(), m
+        assert (got[f"{m}_bound"] < small).all(), m
+        assert not np.allclose(got[m], acc.summary()[m])  # not the uniform bins
+    np.testing.assert_allclose(got["signed_ece"], ref["signed_ece"], rtol=1e-12)
+    assert "signed_ece_bound" not in got
+    with pytest.raises(ValueError, match="`strategy` must be"):
+        acc.summary(strategy="equal")
+
+
+def test_equal_mass_bound_holds_under_ties_and_weights():
+    from calreport.metrics import binned
+    from calreport.profile import ConfidenceProfile
+    from calreport.stats import StatsConfig, StatsState
+    from calreport.stats.equal_mass import ece_quantile_bounded
+
+    rng = np.random.default_rng(3)
+    for n, kind, decimals in [(400, None, None), (30000, "importance", None),
+                              (30000, "frequency", 2), (5000, None, 1)]:
+        p = rng.random(n) ** 2 if decimals is None else np.round(rng.random(n), decimals)
+        y = (rng.random(n) < p).astype(int)
+        w = (None if kind is None else rng.gamma(2, 3, n) if kind == "importance"
+             else rng.integers(0, 4, n).astype(float))
+        prof = ConfidenceProfile.from_arrays(y, p, sample_weight=w,
+                                             weights=kind or "importance",
+                                             normalize_weights=False)
+        st = StatsState.from_profile(prof, config=StatsConfig(weights=kind or "importance"))
+        for view in ("positive", "top_label"):
+            val, bound = ece_quantile_bounded(st, view=view)
+            s, o = prof.view(view)
+            wn = None if w is None else w / w.max() if kind == "importance" else w
+            for m, fn in (("ece", binned.ece), ("mce", binned.mce)):
+                exact = fn(s, o, strategy="quantile", sample_weight=wn)
+                assert abs(val[m][0] - exact) <= bound[m][0], (n, kind, decimals, view, m)
+
+
+def test_hosmer_lemeshow_is_nan_with_the_fix_named(frame):
+    acc = _acc()
+    acc.update(frame)
+    t = acc.calibration_tests()
+    ref = frame.groupby("model").calib(y="y", proba="proba").calibration_tests()
+    np.testing.assert_allclose(t["spiegelhalter_z"], ref["spiegelhalter_z"], rtol=1e-12)
+    assert "hl_statistic" not in t
+    assert "second pass" in t.attrs["dropped"]["hl_statistic"]
+    assert "ddf.calib.calibration_tests()" in t.attrs["dropped"]["hl_statistic"]

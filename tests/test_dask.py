@@ -170,3 +170,46 @@ def test_quantile_bins_and_hosmer_lemeshow_by_a_second_pass(frame):
     ref = frame.groupby("g").calib.calibration_tests()
     np.testing.assert_allclose(t["hl_statistic"], ref["hl_statistic"], rtol=1e-12)
     np.testing.assert_allclose(t["hl_pvalue"], ref["hl_pvalue"], rtol=1e-9)
+
+
+@pytest.mark.parametrize("decimals", [None, 2])  # continuous scores, and heavy ties
+def test_weighted_quantile_bins_and_hosmer_lemeshow(frame, decimals):
+    # importance weights of different scales in different partitions, some zero
+    rng = np.random.default_rng(21)
+    df = frame.copy()
+    if decimals is not None:
+        df["proba"] = df["proba"].round(decimals)
+    df["w"] = rng.gamma(2.0, 2.0, len(df)) * np.where(np.arange(len(df)) < 3000, 1e3, 1.0)
+    df.loc[rng.random(len(df)) < 0.03, "w"] = 0.0
+    ddf = dd.from_pandas(df, npartitions=6).groupby("g").calib(y="y", proba="proba",
+                                                               weight="w")
+    ref = df.groupby("g").calib(y="y", proba="proba", weight="w")
+    got, want = ddf.summary(strategy="quantile"), ref.summary(strategy="quantile")
+    for m in ("ece", "mce", "signed_ece"):
+        np.testing.assert_allclose(got[m], want[m], rtol=1e-12, atol=1e-15, err_msg=m)
+    assert not np.allclose(got["ece"], ddf.summary()["ece"])  # not the uniform bins
+    t, want = ddf.calibration_tests(), ref.calibration_tests()
+    assert np.isfinite(t["hl_statistic"]).all()
+    np.testing.assert_allclose(t["hl_statistic"], want["hl_statistic"], rtol=1e-11)
+    np.testing.assert_allclose(t["hl_df"], want["hl_df"])
+
+
+def test_auc_delong_interval_and_reasons_for_the_others(client, frame):
+    got = dd.from_pandas(frame, npartitions=4).groupby("g").calib.summary(ci=0.95, n_boot=40)
+    ref = frame.groupby("g").calib.summary(ci=0.95, ci_method="analytic", metrics=["auc"])
+    bound = got[("auc_bound", "value")]
+    for side in ("ci_low", "ci_high"):
+        # the pandas DeLong interval, up to the binning (bound) and its effect on the se
+        diff = (got[("auc", side)] - ref[("auc", side)]).abs()
+        assert (diff <= bound + 2e-5).all(), side
+    assert (got[("auc", "ci_high")] - got[("auc", "ci_low")] > 0.02).all()
+    why = got.attrs["no_interval"]
+    assert "auc" not in why and set(why) >= {"cwauc", "aurc", "lcs", "smece"}
+    assert got[("cwauc", "ci_low")].isna().all()
+    from calreport.accumulator import evaluate_state
+
+    st = dd.from_pandas(frame, npartitions=3).calib.state(n_boot=20)
+    result = evaluate_state(st, ci=0.9)
+    g = result.groups[0]
+    assert g.interval_methods["auc"].startswith("DeLong")
+    assert "fine confidence histogram" in g.reasons["aurc"]

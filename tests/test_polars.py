@@ -35,3 +35,102 @@ def test_polars_intervals_columns():
     df = pl.DataFrame({"y": [0, 1] * 50, "proba": [0.3, 0.8] * 50})
     out = df.calib.summary(ci=0.9, n_boot=30)
     assert {"accuracy_ci_low", "accuracy_ci_high"} <= set(out.columns)
+
+
+@pytest.fixture(scope="module")
+def frames():
+    rng = np.random.default_rng(11)
+    n = 5000
+    p = rng.random(n)
+    y = (rng.random(n) < p**1.2).astype(int)
+    df = pl.DataFrame({"y": y, "proba": p, "model": rng.choice(["a", "b", "c"], n),
+                       "site": rng.integers(0, 2, n), "w": rng.gamma(2.0, 1.5, n)})
+    return df, df.to_pandas()
+
+
+def _assert_frame_equal(got, ref, cols, by=()):
+    """Polars result (group keys as columns) against the pandas one (keys as index)."""
+    if by:
+        keys = [tuple(r) if len(by) > 1 else r[0] for r in got.select(list(by)).rows()]
+        assert keys == list(ref.index)
+    for c in cols:
+        np.testing.assert_allclose(got[c].to_numpy().astype(float),
+                                   np.asarray(ref[c], dtype=float), rtol=1e-12, atol=1e-14,
+                                   err_msg=c)
+
+
+def test_polars_risk_scores_reliability_equal_pandas(frames):
+    df, pdf = frames
+    risk = df.calib.risk(by="model")
+    ref = pdf.drop(columns=["site", "w"]).groupby("model").calib.risk()
+    _assert_frame_equal(risk, ref, ["n", "csr", "sigma_csr", "z_csr"], ("model",))
+    assert risk["band"].to_list() == list(ref["band"])
+    sc = df.calib(y="y", proba="proba").scores(by=["model", "site"])
+    ref = pdf.groupby(["model", "site"]).calib(y="y", proba="proba").scores()
+    _assert_frame_equal(sc, ref, ["top_label_brier", "sharpness", "murphy_reliability",
+                                  "murphy_resolution", "murphy_uncertainty"],
+                        ("model", "site"))
+    rel = df.calib(y="y", proba="proba").reliability(n_bins=10)
+    ref = pdf.calib(y="y", proba="proba").reliability(n_bins=10)
+    assert rel.height == 10
+    _assert_frame_equal(rel, ref, ["count", "mean_score", "mean_outcome", "gap"])
+
+
+def test_polars_calibration_tests_and_error_equal_pandas(frames):
+    df, pdf = frames
+    got = df.calib(y="y", proba="proba").calibration_tests(by="model")
+    ref = pdf.groupby("model").calib(y="y", proba="proba").calibration_tests()
+    _assert_frame_equal(got, ref, ["hl_statistic", "hl_df", "hl_pvalue", "spiegelhalter_z",
+                                   "spiegelhalter_pvalue"], ("model",))
+    # every group (about 1,700 rows) fits in the sample: the pandas LOWESS values
+    got = df.calib(y="y", proba="proba").calibration_error(by="model", sample_size=5000)
+    ref = pdf.groupby("model").calib(y="y", proba="proba").calibration_error()
+    _assert_frame_equal(got, ref, ["ici", "e50", "e90", "emax"], ("model",))
+
+
+def test_polars_quantile_bins_exact_auc_and_weights_equal_pandas(frames):
+    from sklearn.metrics import roc_auc_score
+
+    df, pdf = frames
+    got = df.calib(y="y", proba="proba").summary(by="model", strategy="quantile",
+                                                 exact_auc=True)
+    ref = pdf.groupby("model").calib(y="y", proba="proba").summary(strategy="quantile")
+    _assert_frame_equal(got, ref, ["ece", "mce", "signed_ece", "accuracy", "brier"],
+                        ("model",))
+    for key, part in pdf.groupby("model"):
+        auc = got.filter(pl.col("model") == key)["auc"][0]
+        assert auc == pytest.approx(roc_auc_score(part["y"], part["proba"]), rel=1e-12)
+    got = df.calib(y="y", proba="proba", weight="w").summary(by="model")
+    ref = pdf.groupby("model").calib(y="y", proba="proba", weight="w").summary()
+    _assert_frame_equal(got, ref, ["accuracy", "cwa", "csr", "z_csr", "ece", "brier",
+                                   "log_loss"], ("model",))
+    with pytest.raises(ValueError, match="strategy"):
+        df.calib(y="y", proba="proba").summary(strategy="equal")
+
+
+def test_polars_report_matches_the_pandas_verdicts(frames):
+    df, pdf = frames
+    rep = df.calib(y="y", proba="proba").report(by="model", sample_size=5000)
+    ref = pdf.groupby("model").calib(y="y", proba="proba").report()
+    got = {g["name"]: g["band"] for g in rep.context["groups"]}
+    want = {g["name"]: g["band"] for g in ref.context["groups"]}
+    assert got == want and set(got) == {"a", "b", "c"}
+    assert "Polars" in rep.to_html()
+
+
+def test_polars_unknown_group_column_names_it(frames):
+    df, _ = frames
+    with pytest.raises(ValueError, match=r"`by` names column\(s\) \['nope'\]"):
+        df.calib(y="y", proba="proba").summary(by="nope")
+
+
+def test_polars_weighted_quantile_bins_and_hosmer_lemeshow(frames):
+    df, pdf = frames
+    got = df.calib(y="y", proba="proba", weight="w")
+    ref = pdf.groupby("model").calib(y="y", proba="proba", weight="w")
+    _assert_frame_equal(got.summary(by="model", strategy="quantile"),
+                        ref.summary(strategy="quantile"), ["ece", "mce", "signed_ece"],
+                        ("model",))
+    t, want = got.calibration_tests(by="model"), ref.calibration_tests()
+    np.testing.assert_allclose(t["hl_statistic"].to_numpy(), want["hl_statistic"],
+                               rtol=1e-11)

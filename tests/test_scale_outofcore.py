@@ -255,9 +255,55 @@ def test_equal_mass_bins_and_hosmer_lemeshow_by_a_second_pass(decimals):
             assert h["hl_df"][gi] == ref.df
 
 
-def test_equal_mass_bins_refuse_weights():
+@pytest.mark.parametrize("kind", ["importance", "frequency"])
+@pytest.mark.parametrize("decimals", [None, 2])
+def test_weighted_equal_mass_bins_and_hosmer_lemeshow(kind, decimals):
+    """Weighted quantile edges from weight positions, against the pandas functions on
+    the whole group (importance weights divided by the group's largest, as the
+    accessor does; frequency weights as counts, zero weights included)."""
+    from calreport.metrics import binned
     from calreport.stats import quantile
 
-    p = _profile(500, 14, weights="importance")
-    with pytest.raises(ValueError, match="need unweighted rows"):
-        quantile.plan(StatsState.from_profile(p), view="positive")
+    rng = np.random.default_rng(17)
+    n = 9000
+    p = rng.random(n) if decimals is None else np.round(rng.random(n), decimals)
+    y = (rng.random(n) < p**1.2).astype(int)
+    w = (rng.gamma(2.0, 3.0, n) if kind == "importance"
+         else rng.integers(0, 4, n).astype(np.float64))
+    w[rng.random(n) < 0.05] = 0.0
+
+    def sub(rows):
+        return ConfidenceProfile.from_arrays(y[rows], p[rows], sample_weight=w[rows],
+                                             weights=kind, normalize_weights=False)
+
+    codes = rng.integers(0, 3, n).astype(np.intp)
+    keys = [0, 1, 2]
+    st = StatsState.from_profile(sub(np.arange(n)), codes=codes, keys=keys,
+                                 config=StatsConfig(weights=kind))
+    chunks = np.array_split(rng.permutation(n), 5)
+    w_max = quantile.merge_max(*[quantile.weight_max(sub(r), codes[r], keys) for r in chunks])
+    for view in ("positive", "top_label"):
+        pl = quantile.plan(st, view=view, n_bins=15, n_groups=10, w_max=w_max)
+        second = None
+        for rows in chunks:
+            second = quantile.merge(second, quantile.collect(sub(rows), codes[rows], keys, pl))
+        e = quantile.ece_quantile(st, second, pl)
+        h = quantile.hosmer_lemeshow(st, second, pl)
+        for gi in keys:
+            sel = np.flatnonzero(codes == gi)
+            s, o = sub(sel).view(view)
+            wn = w[sel] / w[sel].max() if kind == "importance" else w[sel]
+            assert e["ece"][gi] == pytest.approx(
+                binned.ece(s, o, strategy="quantile", sample_weight=wn), rel=1e-12)
+            assert e["mce"][gi] == pytest.approx(
+                binned.mce(s, o, strategy="quantile", sample_weight=wn), rel=1e-12)
+            ref = clinical.hosmer_lemeshow(s, o, sample_weight=wn)
+            assert h["hl_statistic"][gi] == pytest.approx(ref.statistic, rel=1e-11)
+            assert h["hl_df"][gi] == ref.df
+    # importance-weighted Hosmer-Lemeshow without the largest weights: NaN, not a guess
+    pl = quantile.plan(st, view="positive", w_max=None)
+    second = quantile.collect(sub(np.arange(n)), codes, keys, pl)
+    hl = quantile.hosmer_lemeshow(st, second, pl)["hl_statistic"]
+    assert np.isnan(hl).all() == (kind == "importance")
+
+

@@ -31,6 +31,13 @@ def test_examples_use_existing_api():
         assert hasattr(cdask.DaskGroupByCalibAccessor, method), method
     for method in re.findall(r"(?:acc|merged)\.(\w+)\(", code):
         assert hasattr(Accumulator, method), method
+    from calreport.polars import PolarsCalibNamespace
+
+    polars_methods = re.findall(r"day\.(\w+)\(", code)
+    assert polars_methods
+    for method in polars_methods:
+        assert hasattr(PolarsCalibNamespace, method), method
+    assert "strategy" in Accumulator.summary.__code__.co_varnames
     for kw in ("exact_auc", "sample_size", "n_boot"):
         assert kw in cdask.DaskGroupByCalibAccessor.summary.__code__.co_varnames
     for kw in ("sample_size", "top_errors"):

@@ -24,7 +24,8 @@ from calreport.profile import ConfidenceProfile
 from calreport.stats._exact import exact_bincount
 from calreport.stats.state import StatsState
 
-__all__ = ["Plan", "collect", "ece_quantile", "hosmer_lemeshow", "merge", "plan"]
+__all__ = ["Plan", "collect", "ece_quantile", "hosmer_lemeshow", "merge", "plan",
+           "weight_max"]
 
 _HL_EPS = 1e-7
 
@@ -37,18 +38,25 @@ class Plan:
     score_bins: int
     keys: list[Any]
     bins: dict[Any, np.ndarray]  # group key -> fine bins whose rows are kept
+    weighted: bool = False
+    w_max: dict[Any, float] | None = None  # group key -> largest weight (HL scale)
 
 
 def _fine_counts(state: StatsState, view: str) -> tuple[np.ndarray, np.ndarray]:
-    """Rows and outcome sums per fine score bin, shape (G, B) each."""
-    if state.schema.weighted:
-        raise ValueError("Equal-mass bins out of core need unweighted rows; drop `weight` "
-                         "or use strategy='uniform'.")
+    """Rows (weight sums when weighted) and outcome sums per fine score bin, (G, B) each."""
     if view == "positive":
         s = state.sums["auc_w"].to_float()[:, 0]  # (G, B, 2): positives, negatives
         return s[..., 0] + s[..., 1], s[..., 0]
     s = state.sums["aurc_w"].to_float()  # (G, B, 2): rows, errors
     return s[..., 0], s[..., 0] - s[..., 1]
+
+
+def _unit(state: StatsState, gi: int, total: float) -> float:
+    """The weight of one row in the quantile positions of ``bin_edges``: the mean
+    positive weight for importance weights (their scale cancels), ``min(1, mean)``
+    for frequency weights."""
+    mean = total / float(state.counts["n_positive_weight"][gi])
+    return mean if state.config.weights == "importance" else min(1.0, mean)
 
 
 def _ranks(n: int, n_bins: int, n_groups: int) -> np.ndarray:
@@ -60,36 +68,117 @@ def _ranks(n: int, n_bins: int, n_groups: int) -> np.ndarray:
     return np.unique(np.minimum(np.concatenate([i, i + 1, lo, lo + 1]), n - 1))
 
 
-def plan(state: StatsState, *, view: str, n_bins: int = 15, n_groups: int = 10) -> Plan:
-    """The fine bins holding the order statistics of every group."""
+def plan(state: StatsState, *, view: str, n_bins: int = 15, n_groups: int = 10,
+         w_max: dict[Any, float] | None = None) -> Plan:
+    """The fine bins holding the order statistics of every group.
+
+    ``w_max`` (group key -> largest weight) is needed for Hosmer-Lemeshow with
+    importance weights (:func:`weight_max`); without it those groups get NaN.
+    """
     counts, _ = _fine_counts(state, view)
     bins = {}
+    weighted = state.schema.weighted
     for gi, key in enumerate(state.keys):
-        n = round(float(counts[gi].sum()))
-        if n == 0:
+        if not weighted:
+            n = round(float(counts[gi].sum()))
+            if n == 0:
+                continue
+            cum = np.cumsum(counts[gi])
+            bins[key] = np.unique(np.searchsorted(cum, _ranks(n, n_bins, n_groups),
+                                                  side="right"))
             continue
         cum = np.cumsum(counts[gi])
-        bins[key] = np.unique(np.searchsorted(cum, _ranks(n, n_bins, n_groups), side="right"))
-    return Plan(view, state.config.score_bins, list(state.keys), bins)
+        total = float(cum[-1])
+        nonempty = np.flatnonzero(counts[gi] > 0)
+        if total <= 0 or nonempty.size == 0:
+            continue
+        unit = _unit(state, gi, total)
+        h = np.arange(n_bins + 1) * (total - unit) / n_bins
+        ranges = [(t, t) for t in h]
+        scale = _hl_scale(state, key, w_max)
+        if scale is not None:
+            q = np.linspace(0.0, 1.0, n_groups + 1)
+            lo = np.floor(np.maximum((total / scale - 1.0) * q, 0.0))
+            ranges += [(a * scale, (a + 1.0) * scale) for a in lo]
+        want = [nonempty[:1], nonempty[-1:]]
+        for a, b in ranges:
+            fa, fb = np.searchsorted(cum, [a, b], side="right")
+            # the bins of both positions, all between, and one non-empty bin either
+            # side (cumulative sums rounded differently by the pandas code)
+            i0 = max(np.searchsorted(nonempty, fa) - 1, 0)
+            i1 = min(np.searchsorted(nonempty, fb) + 1, nonempty.size - 1)
+            want.append(nonempty[i0:i1 + 1])
+        bins[key] = np.unique(np.concatenate(want))
+    return Plan(view, state.config.score_bins, list(state.keys), bins, weighted,
+                dict(w_max) if w_max is not None else None)
+
+
+def _hl_scale(state: StatsState, key: Any, w_max: dict[Any, float] | None) -> float | None:
+    """Divisor of the weights in Hosmer-Lemeshow (None: unknown)."""
+    if state.config.weights != "importance":
+        return 1.0
+    if w_max is None or key not in w_max or not w_max[key] > 0:
+        return None
+    return float(w_max[key])
+
+
+def weight_max(profile: ConfidenceProfile, codes: np.ndarray, keys: list[Any]
+               ) -> dict[Any, float]:
+    """Largest sample weight per group key (merge with :func:`merge_max`).
+
+    Examples
+    --------
+    >>> prof = ConfidenceProfile.from_arrays([0, 1, 1], [0.2, 0.7, 0.9],
+    ...                                      sample_weight=[3.0, 1.0, 5.0],
+    ...                                      normalize_weights=False)
+    >>> weight_max(prof, np.array([0, 0, 1]), ["a", "b"])
+    {'a': 3.0, 'b': 5.0}
+    """
+    w = profile.sample_weight
+    if w is None or not len(keys):
+        return {}
+    out = np.full(len(keys), -np.inf)
+    np.maximum.at(out, codes, w)
+    return {k: float(out[i]) for i, k in enumerate(keys) if np.isfinite(out[i])}
+
+
+def merge_max(*parts: dict[Any, float] | None) -> dict[Any, float]:
+    """Group-wise maximum of :func:`weight_max` results."""
+    out: dict[Any, float] = {}
+    for d in parts:
+        for k, v in (d or {}).items():
+            out[k] = max(out.get(k, -math.inf), v)
+    return out
 
 
 def collect(profile: ConfidenceProfile, codes: np.ndarray, keys: list[Any], p: Plan
             ) -> dict[str, Any]:
-    """Second-pass state of one profile: rows of the planned fine bins, fine score sums."""
+    """Second-pass state of one profile: rows of the planned fine bins, fine score sums
+    (weighted: of ``w * s``, and the rows of positive weight per fine bin)."""
     s, y = profile.view(p.view)
+    w = profile.sample_weight if p.weighted else None
     b = p.score_bins
     fine = np.minimum((s * b).astype(np.intp), b - 1)
     index = {k: i for i, k in enumerate(p.keys)}
     gidx = np.asarray([index.get(k, 0) for k in keys], dtype=np.intp)[codes]
-    sums = exact_bincount(gidx * b + fine, s, len(p.keys) * b).reshape((len(p.keys), b))
+    cell = gidx * b + fine
+    size = len(p.keys) * b
+    out: dict[str, Any] = {}
+    if w is None:
+        out["sums"] = exact_bincount(cell, s, size).reshape((len(p.keys), b))
+    else:
+        out["sums"] = exact_bincount(cell, w * s, size).reshape((len(p.keys), b))
+        out["npos"] = np.bincount(cell[w > 0], minlength=size).reshape((len(p.keys), b))
     rows = {}
     for gi, key in enumerate(keys):
         want = p.bins.get(key)
         if want is None:
             continue
         sel = (codes == gi) & np.isin(fine, want)
-        rows[key] = (s[sel].copy(), y[sel].astype(np.float64))
-    return {"sums": sums, "rows": rows}
+        rows[key] = (s[sel].copy(), y[sel].astype(np.float64)) + (
+            () if w is None else (w[sel].astype(np.float64),))
+    out["rows"] = rows
+    return out
 
 
 def merge(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -99,12 +188,16 @@ def merge(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[str, Any] 
     if b is None:
         return a
     rows = dict(a["rows"])
-    for k, (s, y) in b["rows"].items():
+    for k, arrays in b["rows"].items():
         if k in rows:
-            rows[k] = (np.concatenate([rows[k][0], s]), np.concatenate([rows[k][1], y]))
+            rows[k] = tuple(np.concatenate([x, z]) for x, z in zip(rows[k], arrays,
+                                                                   strict=True))
         else:
-            rows[k] = (s, y)
-    return {"sums": a["sums"] + b["sums"], "rows": rows}
+            rows[k] = arrays
+    out = {"sums": a["sums"] + b["sums"], "rows": rows}
+    if "npos" in a:
+        out["npos"] = a["npos"] + b["npos"]
+    return out
 
 
 def _group_bins(state: StatsState, second: dict[str, Any], p: Plan, gi: int,
@@ -149,6 +242,73 @@ def _group_bins(state: StatsState, second: dict[str, Any], p: Plan, gi: int,
     return edges, cnt, sv, yv
 
 
+def _weighted_bins(state: StatsState, second: dict[str, Any], p: Plan, gi: int,
+                   edges_of: Any) -> tuple[np.ndarray, ...] | None:
+    """Weight, ``w s`` and ``w y`` sums and positive-weight rows per quantile bin.
+
+    ``edges_of(s, cum_before, cum_end, total)`` gets the kept rows of positive weight
+    sorted by score with their exact cumulative weights in the whole group.
+    """
+    key = p.keys[gi]
+    counts, ysum = _fine_counts(state, p.view)
+    counts, ysum = counts[gi], ysum[gi]
+    total = float(counts.sum())
+    if not total > 0 or key not in second["rows"]:
+        return None
+    s_rows, y_rows, w_rows = second["rows"][key]
+    order = np.argsort(s_rows, kind="stable")
+    s_rows, y_rows, w_rows = s_rows[order], y_rows[order], w_rows[order]
+    b = p.score_bins
+    fine_rows = np.minimum((s_rows * b).astype(np.intp), b - 1)
+    below = np.cumsum(counts) - counts  # weight of the fine bins below each fine bin
+    pos = w_rows > 0
+    sp, wp, fp = s_rows[pos], w_rows[pos], fine_rows[pos]
+    cs = np.cumsum(wp) - wp
+    run = np.searchsorted(fp, fp, side="left")
+    cum_before = below[fp] + (cs - cs[run])
+    edges = edges_of(sp, cum_before, cum_before + wp, total)
+    inner = edges[1:-1]
+    m = len(edges) - 1
+    ssum = second["sums"][gi].to_float()
+    npos_f = second["npos"][gi]
+    whole = np.ones(b, bool)
+    whole[np.unique(fine_rows)] = False
+    mid = (np.arange(b) + 0.5) / b
+    fb = np.searchsorted(inner, mid[whole], side="left")
+    cnt = np.bincount(fb, weights=counts[whole], minlength=m)
+    sv = np.bincount(fb, weights=ssum[whole], minlength=m)
+    yv = np.bincount(fb, weights=ysum[whole], minlength=m)
+    npos = np.bincount(fb, weights=npos_f[whole], minlength=m)
+    rb = np.searchsorted(inner, s_rows, side="left")
+    cnt += np.bincount(rb, weights=w_rows, minlength=m)
+    sv += np.bincount(rb, weights=w_rows * s_rows, minlength=m)
+    yv += np.bincount(rb, weights=w_rows * y_rows, minlength=m)
+    npos += np.bincount(rb[pos], minlength=m)
+    return edges, cnt, sv, yv, npos
+
+
+def _ece_edges_weighted(n_bins: int, unit: float) -> Any:
+    """``_quantile_edges`` of :mod:`calreport.metrics._bins` on weight positions."""
+    def edges_of(xs: np.ndarray, cum_before: np.ndarray, cum_end: np.ndarray,
+                 total: float) -> np.ndarray:
+        n = xs.size
+        steps = np.arange(n_bins + 1, dtype=np.float64)
+        h = steps * (total - unit) / n_bins
+        i = np.clip(np.searchsorted(cum_before, h, side="right") - 1, 0, n - 1)
+        frac = np.clip((h - (cum_end[i] - unit)) / unit, 0.0, 1.0)
+        lo, hi = xs[i], xs[np.minimum(i + 1, n - 1)]
+        lo[0], hi[-1] = xs[0], xs[-1]
+        return _ramp(lo, hi, frac)
+    return edges_of
+
+
+def _ramp(lo: np.ndarray, hi: np.ndarray, frac: np.ndarray) -> np.ndarray:
+    ramp = (frac > 0) & (hi > lo)
+    e = np.where(ramp, np.minimum(lo + frac * (hi - lo), np.nextafter(hi, -np.inf)), lo)
+    e[0], e[-1] = lo[0], hi[-1]
+    return np.maximum.accumulate(e)
+
+
 def _ece_edges(n_bins: int) -> Any:
     def edges_of(n: int, stat: Any) -> np.ndarray:
         steps = np.arange(n_bins + 1, dtype=np.float64)
@@ -182,15 +342,22 @@ def ece_quantile(state: StatsState, second: dict[str, Any], p: Plan, *, n_bins: 
     """
     g = len(p.keys)
     out = {k: np.full(g, np.nan) for k in ("ece", "mce", "signed_ece")}
+    counts, _ = _fine_counts(state, p.view)
     for gi in range(g):
-        got = _group_bins(state, second, p, gi, _ece_edges(n_bins))
+        if p.weighted:
+            total = float(counts[gi].sum())
+            got = (None if not total > 0 else _weighted_bins(
+                state, second, p, gi, _ece_edges_weighted(n_bins, _unit(state, gi, total))))
+        else:
+            got = _group_bins(state, second, p, gi, _ece_edges(n_bins))
         if got is None:
             continue
-        _, cnt, sv, yv = got
+        _, cnt, sv, yv = got[:4]
+        rows = got[4] if p.weighted else cnt
         n = cnt.sum()
         out["ece"][gi] = float(np.abs(yv - sv).sum() / n)
         out["signed_ece"][gi] = float((sv - yv).sum() / n)
-        ok = (cnt > 0) & (cnt >= min_count)
+        ok = (rows > 0) & (rows >= min_count)
         if ok.any():
             out["mce"][gi] = float((np.abs(yv - sv)[ok] / cnt[ok]).max())
     return out
@@ -212,13 +379,31 @@ def hosmer_lemeshow(state: StatsState, second: dict[str, Any], p: Plan, *,
         a, b = stat(i_lo), stat(i_hi)
         return a + (h - lo) * (b - a)
 
+    def edges_weighted(xs: np.ndarray, cum_before: np.ndarray, cum_end: np.ndarray,
+                       total: float) -> np.ndarray:
+        # weights divided by ``scale`` (the group's largest importance weight, as the
+        # pandas accessor normalises them; 1 for frequency weights)
+        cumw = cum_end / scale
+        h = np.maximum((total / scale - 1.0) * np.linspace(0.0, 1.0, n_groups + 1), 0.0)
+        lo = np.floor(h)
+        last = xs.size - 1
+        i_lo = np.minimum(np.searchsorted(cumw, lo, side="right"), last)
+        i_hi = np.minimum(np.searchsorted(cumw, lo + 1.0, side="right"), last)
+        return xs[i_lo] + (h - lo) * (xs[i_hi] - xs[i_lo])
+
     g = len(p.keys)
     out = {k: np.full(g, np.nan) for k in ("hl_statistic", "hl_df", "hl_pvalue")}
     for gi in range(g):
-        got = _group_bins(state, second, p, gi, edges_of)
+        scale = 1.0
+        if p.weighted:
+            scale = _hl_scale(state, p.keys[gi], p.w_max)
+            got = None if scale is None else _weighted_bins(state, second, p, gi,
+                                                            edges_weighted)
+        else:
+            got = _group_bins(state, second, p, gi, edges_of)
         if got is None:
             continue
-        _, count, expected, observed = got
+        _, count, expected, observed = (x / scale for x in got[:4])
         keep = count > 0
         count, observed, expected = count[keep], observed[keep], expected[keep]
         rate = np.clip(observed / count, _HL_EPS, 1.0 - _HL_EPS)

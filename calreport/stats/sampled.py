@@ -101,6 +101,10 @@ def full_table(state: StatsState, *, view: str | None = None, ci: float | None =
         if any(x is not None for x in r):
             table.reasons[m] = r
     table.settings = {**table.settings, "sampled": state.sample is not None}
+    if ci is not None:
+        from calreport.stats import intervals
+
+        intervals.apply(table, state, ci)
     return table
 
 
