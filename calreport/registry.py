@@ -494,8 +494,9 @@ _ENTRIES: tuple[Metric, ...] = (
                  "see debiased_ece)"),
         settings=("view", "n_bins", "strategy"), bounds=(0.0, 1.0),
         scaling=("exact",
-                 "exact per-bin sums; equal-mass bins (unweighted) by a second pass "
-                 "for the exact quantile edges")),
+                 "exact per-bin sums; equal-mass bins (weighted too) by a second pass "
+                 "for the exact quantile edges; Accumulator: bounded from the fine "
+                 "histogram")),
     Metric(
         "mce", "Maximum calibration error (MCE)", "calibration", "lower",
         "MCE = max_b |acc(B_b) − conf(B_b)| over bins with at least min_count rows",
@@ -507,8 +508,9 @@ _ENTRIES: tuple[Metric, ...] = (
         settings=("view", "n_bins", "strategy", "min_count"),
         nan_reason="no bin holds min_count rows", bounds=(0.0, 1.0),
         scaling=("exact",
-                 "exact per-bin sums; equal-mass bins (unweighted) by a second pass "
-                 "for the exact quantile edges")),
+                 "exact per-bin sums; equal-mass bins (weighted too) by a second pass "
+                 "for the exact quantile edges; Accumulator: bounded from the fine "
+                 "histogram")),
     Metric(
         "signed_ece", "Signed ECE (confidence − accuracy)", "calibration", "target",
         "Σ_b (|B_b| / N) · (conf(B_b) − acc(B_b)); > 0 overconfident, < 0 underconfident",
@@ -518,8 +520,9 @@ _ENTRIES: tuple[Metric, ...] = (
         Interval(columns=("bin_diff",), finish=_signed_ece),
         target=0.0, settings=("view", "n_bins", "strategy"), bounds=(-1.0, 1.0),
         scaling=("exact",
-                 "exact per-bin sums; equal-mass bins (unweighted) by a second pass "
-                 "for the exact quantile edges")),
+                 "exact per-bin sums; equal-mass bins (weighted too) by a second pass "
+                 "for the exact quantile edges; Accumulator: bounded from the fine "
+                 "histogram")),
     Metric(
         "brier", "Brier score", "scores", "lower",
         "mean of Σ_k (p_k − 1[y = k])² (binary: mean of (p − y)²), as scikit-learn",
