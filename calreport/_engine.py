@@ -239,6 +239,8 @@ def _one_fast(split: Split, g: Group, names: list[str], s: Settings, with_risk: 
                 reasons[m] = (REGISTRY[m].missing_need(split.profile)
                               or (values["_p_risk_reason"][i] if m == "p_risk"
                                   and "_p_risk_reason" in values else "")
+                              or (values[f"_reason_{m}"][i] if f"_reason_{m}" in values
+                                  else "")
                               or REGISTRY[m].nan_reason)
         else:
             merged[m] = out_values[m]

@@ -28,6 +28,8 @@ _RANKING = frozenset({"auc", "cwauc", "delta_auc"})
 
 def segmentable(name: str, s: Settings) -> bool:
     """Whether a metric can be computed for all groups at once with these settings."""
+    if name in _REFITS:
+        return True
     spec = REGISTRY[name]
     if spec.interval.kind != "bootstrap" or spec.interval.finish is None:
         return False
@@ -196,6 +198,35 @@ def segmented_values(p: ConfidenceProfile, codes: np.ndarray, n_groups: int,
         for name in names:
             if REGISTRY[name].missing_need(p) is not None:
                 out[name] = np.full(n_groups, np.nan)
-                continue
-            out[name] = np.asarray(REGISTRY[name].interval.finish(sums, s), dtype=np.float64)
+            elif name in _REFITS:
+                _refit(name, p, codes, n_groups, s, out)
+            else:
+                out[name] = np.asarray(REGISTRY[name].interval.finish(sums, s),
+                                       dtype=np.float64)
     return out
+
+
+# ------------------------------------------------------------- refitted metrics
+# Metrics whose interval refits a curve per replicate have no sums to finish; their
+# grouped kernels (calreport.metrics._grouped_*) fit every group at once over the
+# group codes, each group's value equal to the metric on its rows alone.
+def _smece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings
+           ) -> np.ndarray:
+    from calreport.metrics._grouped_smooth import grouped_smece
+
+    score, outcome = p.view(s.view)
+    return grouped_smece(score, outcome, p.sample_weight, codes, n_groups)
+
+
+_REFITS = {"smece": _smece}
+
+
+def _refit(name: str, p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
+           out: dict[str, np.ndarray]) -> None:
+    """One refitted metric of every group; a ValueError (the same for every group:
+    the rows were validated once) becomes NaN with its message as the reason."""
+    try:
+        out[name] = np.asarray(_REFITS[name](p, codes, n_groups, s), dtype=np.float64)
+    except ValueError as exc:
+        out[name] = np.full(n_groups, np.nan)
+        out[f"_reason_{name}"] = np.full(n_groups, str(exc), dtype=object)

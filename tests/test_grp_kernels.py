@@ -1,0 +1,81 @@
+"""Grouped kernels of the refitted metrics: every group's value equals the metric
+computed on that group's rows alone (the per-group loop they replace)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from calreport.metrics import smooth
+from calreport.metrics._grouped_smooth import grouped_smece
+
+
+def _groups(seed: int, weighted: bool = False):
+    """Rows of awkward groups in shuffled order: 1-3 rows, constant scores, one class
+    only, scores exactly 0 or 1, and ordinary groups of varied size."""
+    rng = np.random.default_rng(seed)
+    parts = [
+        (np.array([0.7]), np.array([1.0])),
+        (np.array([0.2, 0.9]), np.array([0.0, 1.0])),
+        (np.array([0.5, 0.5, 0.5]), np.array([1.0, 0.0, 1.0])),
+        (np.full(20, 0.8), np.ones(20)),                       # constant, one class
+        (rng.uniform(size=30), np.zeros(30)),                  # one class only
+        (np.r_[np.zeros(5), np.ones(5), rng.uniform(size=10)], rng.integers(0, 2, 20) * 1.0),
+        (np.full(12, 0.0), np.zeros(12)),                      # every score 0
+    ]
+    for n in rng.integers(4, 90, 25):
+        s = rng.beta(2, 2, n)
+        parts.append((s, (rng.random(n) < s**1.3).astype(float)))
+    codes = np.concatenate([np.full(len(s), i) for i, (s, _) in enumerate(parts)])
+    s = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    perm = rng.permutation(s.size)
+    w = None
+    if weighted:
+        w = rng.uniform(0.1, 3.0, s.size)
+        w[rng.random(s.size) < 0.1] = 0.0
+        w[codes == 1] = [0.0, 2.0]  # a group left with one row of positive weight
+    return s[perm], y[perm], (None if w is None else w[perm]), codes[perm], len(parts)
+
+
+def _alone(fn, s, y, w, codes, n_groups, **kw):
+    out = []
+    for g in range(n_groups):
+        m = codes == g
+        out.append(fn(s[m], y[m], **({} if w is None else {"sample_weight": w[m]}), **kw))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("boundary", ["relplot", "reflect"])
+def test_grouped_smece_equals_each_group_alone(weighted, boundary):
+    s, y, w, codes, n = _groups(3, weighted)
+    got = grouped_smece(s, y, w, codes, n, boundary=boundary)
+    ref = _alone(smooth.smece, s, y, w, codes, n, boundary=boundary)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-13)
+
+
+def test_grouped_smece_bandwidths_below_the_common_grid():
+    # near-perfectly calibrated large groups: sigma* < 0.01 uses a finer node grid
+    rng = np.random.default_rng(5)
+    sizes = [50_000, 20_000, 300]
+    s = rng.uniform(size=sum(sizes))
+    y = (rng.random(s.size) < s).astype(float)
+    codes = np.repeat([0, 1, 2], sizes)
+    got = grouped_smece(s, y, None, codes, 4)  # group 3 has no rows
+    ref = _alone(smooth.smece, s, y, None, codes, 3)
+    # the search of group 0 ends below sigma = 0.01, on a finer node grid
+    assert smooth.smece_bandwidth(s[codes == 0], y[codes == 0]) < 0.01
+    np.testing.assert_allclose(got[:3], ref, rtol=1e-12, atol=1e-13)
+    assert np.isnan(got[3])
+
+
+def test_grouped_smece_through_the_accessor_matches_subsets():
+    s, y, _, codes, n = _groups(11)
+    df = pd.DataFrame({"y_true": y.astype(int), "proba": s, "g": codes})
+    grouped = df.groupby("g").calib(y="y_true", proba="proba").summary(
+        metrics=["accuracy", "smece"])
+    for g in range(n):
+        alone = df[df["g"] == g].calib(y="y_true", proba="proba").smece()
+        assert grouped.loc[g, "smece"] == pytest.approx(alone, rel=1e-12, abs=1e-13), g
