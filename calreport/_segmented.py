@@ -10,6 +10,7 @@ per-subset tests check.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -218,7 +219,29 @@ def _smece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings
     return grouped_smece(score, outcome, p.sample_weight, codes, n_groups)
 
 
-_REFITS = {"smece": _smece}
+def _classwise_ece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings
+                   ) -> np.ndarray:
+    from calreport.metrics._grouped_binned import grouped_classwise_ece
+
+    return grouped_classwise_ece(p.y_true, p.proba, p.sample_weight, codes, n_groups,
+                                 s.n_bins)
+
+
+def _debiased_ece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings
+                  ) -> np.ndarray | None:
+    from calreport.metrics._grouped_binned import grouped_debiased_ece
+
+    if p.sample_weight is not None:
+        return None  # weighted equal-mass edges: computed per group
+    return grouped_debiased_ece(*p.view(s.view), codes, n_groups, s.n_bins)
+
+
+#: Grouped kernel of each refitted metric; it returns None where these data need the
+#: per-group computation.
+_REFITS: dict[str, Callable[[ConfidenceProfile, np.ndarray, int, Settings],
+                            np.ndarray | None]] = {
+    "smece": _smece, "classwise_ece": _classwise_ece, "debiased_ece": _debiased_ece,
+}
 
 
 def _refit(name: str, p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
@@ -226,7 +249,9 @@ def _refit(name: str, p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s:
     """One refitted metric of every group; a ValueError (the same for every group:
     the rows were validated once) becomes NaN with its message as the reason."""
     try:
-        out[name] = np.asarray(_REFITS[name](p, codes, n_groups, s), dtype=np.float64)
+        got = _REFITS[name](p, codes, n_groups, s)
+        if got is not None:
+            out[name] = np.asarray(got, dtype=np.float64)
     except ValueError as exc:
         out[name] = np.full(n_groups, np.nan)
         out[f"_reason_{name}"] = np.full(n_groups, str(exc), dtype=object)

@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from calreport.metrics import smooth
+from calreport.metrics import classwise, debiased, smooth
+from calreport.metrics._grouped_binned import grouped_classwise_ece, grouped_debiased_ece
 from calreport.metrics._grouped_smooth import grouped_smece
 
 
@@ -79,3 +80,32 @@ def test_grouped_smece_through_the_accessor_matches_subsets():
     for g in range(n):
         alone = df[df["g"] == g].calib(y="y_true", proba="proba").smece()
         assert grouped.loc[g, "smece"] == pytest.approx(alone, rel=1e-12, abs=1e-13), g
+
+
+@pytest.mark.parametrize("n_bins", [1, 3, 15])
+def test_grouped_debiased_ece_equals_each_group_alone(n_bins):
+    s, y, _, codes, n = _groups(4)
+    s = np.round(s, 2)  # ties inside and across the equal-mass edges
+    got = grouped_debiased_ece(s, y, codes, n + 1, n_bins)  # the last group is empty
+    ref = _alone(debiased.debiased_ece, s, y, None, codes, n, n_bins=n_bins)
+    np.testing.assert_allclose(got[:n], ref, rtol=1e-12, atol=1e-14)
+    assert np.isnan(got[n])
+
+
+@pytest.mark.parametrize("k", [2, 4])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_grouped_classwise_ece_equals_each_group_alone(k, weighted):
+    rng = np.random.default_rng(k)
+    n = 400
+    logits = rng.normal(size=(n, k)) * 2
+    p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    p[:5] = np.eye(k)[0]  # probabilities exactly on the bin edges 0 and 1
+    y = rng.integers(0, k, n)
+    codes = np.minimum(rng.geometric(0.15, n) - 1, 30)  # groups of 1 to ~60 rows
+    w = rng.uniform(0.0, 2.0, n) if weighted else None
+    got = grouped_classwise_ece(y, p, w, codes, 31, 15)
+    for g in np.unique(codes):
+        m = codes == g
+        ref = classwise.classwise_ece(y[m], p[m], n_bins=15,
+                                      sample_weight=None if w is None else w[m])
+        assert got[g] == pytest.approx(ref, rel=1e-12, abs=1e-15), g
