@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -195,12 +196,13 @@ def segmented_values(p: ConfidenceProfile, codes: np.ndarray, n_groups: int,
     clipped = (p.conf < s.eps) | (p.conf > 1 - s.eps)
     out["n_clipped"] = np.bincount(codes, weights=clipped.astype(np.float64),
                                    minlength=n_groups)
+    cache: dict[str, Any] = {}  # work shared by several refitted metrics of this call
     with np.errstate(divide="ignore", invalid="ignore"):
         for name in names:
             if REGISTRY[name].missing_need(p) is not None:
                 out[name] = np.full(n_groups, np.nan)
             elif name in _REFITS:
-                _refit(name, p, codes, n_groups, s, out)
+                _refit(name, p, codes, n_groups, s, out, cache)
             else:
                 out[name] = np.asarray(REGISTRY[name].interval.finish(sums, s),
                                        dtype=np.float64)
@@ -211,24 +213,24 @@ def segmented_values(p: ConfidenceProfile, codes: np.ndarray, n_groups: int,
 # Metrics whose interval refits a curve per replicate have no sums to finish; their
 # grouped kernels (calreport.metrics._grouped_*) fit every group at once over the
 # group codes, each group's value equal to the metric on its rows alone.
-def _smece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings
-           ) -> np.ndarray:
+def _smece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
+           cache: dict[str, Any]) -> np.ndarray:
     from calreport.metrics._grouped_smooth import grouped_smece
 
     score, outcome = p.view(s.view)
     return grouped_smece(score, outcome, p.sample_weight, codes, n_groups)
 
 
-def _classwise_ece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings
-                   ) -> np.ndarray:
+def _classwise_ece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
+                   cache: dict[str, Any]) -> np.ndarray:
     from calreport.metrics._grouped_binned import grouped_classwise_ece
 
     return grouped_classwise_ece(p.y_true, p.proba, p.sample_weight, codes, n_groups,
                                  s.n_bins)
 
 
-def _debiased_ece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings
-                  ) -> np.ndarray | None:
+def _debiased_ece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
+                  cache: dict[str, Any]) -> np.ndarray | None:
     from calreport.metrics._grouped_binned import grouped_debiased_ece
 
     if p.sample_weight is not None:
@@ -236,20 +238,38 @@ def _debiased_ece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Set
     return grouped_debiased_ece(*p.view(s.view), codes, n_groups, s.n_bins)
 
 
+def _local(which: int) -> Callable[..., Any]:
+    def compute(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
+                cache: dict[str, Any]) -> tuple[np.ndarray, dict[int, str]]:
+        from calreport.metrics._grouped_local import grouped_lcs_eci
+
+        if "local" not in cache:  # LCS and ECI share the sort and the fits
+            cache["local"] = grouped_lcs_eci(*p.view(s.view), codes, n_groups)
+        lcs, eci, reasons = cache["local"]
+        return (lcs, eci)[which], reasons
+    return compute
+
 #: Grouped kernel of each refitted metric; it returns None where these data need the
 #: per-group computation.
-_REFITS: dict[str, Callable[[ConfidenceProfile, np.ndarray, int, Settings],
-                            np.ndarray | None]] = {
+_REFITS: dict[str, Callable[..., Any]] = {
     "smece": _smece, "classwise_ece": _classwise_ece, "debiased_ece": _debiased_ece,
+    "lcs": _local(0), "eci": _local(1),
 }
 
 
 def _refit(name: str, p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
-           out: dict[str, np.ndarray]) -> None:
+           out: dict[str, np.ndarray], cache: dict[str, Any]) -> None:
     """One refitted metric of every group; a ValueError (the same for every group:
     the rows were validated once) becomes NaN with its message as the reason."""
     try:
-        got = _REFITS[name](p, codes, n_groups, s)
+        got = _REFITS[name](p, codes, n_groups, s, cache)
+        if isinstance(got, tuple):  # values and the reason of each undefined group
+            got, why = got
+            if why:
+                reasons = np.full(n_groups, "", dtype=object)
+                for g, text in why.items():
+                    reasons[g] = text
+                out[f"_reason_{name}"] = reasons
         if got is not None:
             out[name] = np.asarray(got, dtype=np.float64)
     except ValueError as exc:

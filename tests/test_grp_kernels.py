@@ -3,12 +3,15 @@ computed on that group's rows alone (the per-group loop they replace)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from calreport.metrics import classwise, debiased, smooth
+from calreport.metrics import calibration_index, classwise, debiased, local, smooth
 from calreport.metrics._grouped_binned import grouped_classwise_ece, grouped_debiased_ece
+from calreport.metrics._grouped_local import grouped_lcs_eci
 from calreport.metrics._grouped_smooth import grouped_smece
 
 
@@ -109,3 +112,41 @@ def test_grouped_classwise_ece_equals_each_group_alone(k, weighted):
         ref = classwise.classwise_ece(y[m], p[m], n_bins=15,
                                       sample_weight=None if w is None else w[m])
         assert got[g] == pytest.approx(ref, rel=1e-12, abs=1e-15), g
+
+
+def _lcs_eci_alone(s, y):
+    ss, yy = local._sorted_sample(s, y)
+    try:
+        frac, k = local._check_sorted(ss, "lowess", local.DEFAULT_FRAC)
+    except ValueError as exc:
+        return np.nan, np.nan, str(exc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # no grid point in range: NaN
+        lcs = local._lcs_sorted(ss, yy, method="lowess", frac=frac, k=k)
+    return lcs, calibration_index._eci_sorted(ss, yy, method="lowess", frac=frac, k=k), None
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_grouped_lcs_eci_equal_each_group_alone(seed):
+    s, y, _, codes, n = _groups(seed)
+    rng = np.random.default_rng(seed)
+    # a large group (single-group path), ties on the LCS grid, a narrow score range
+    big = rng.uniform(size=700)
+    extra = [(big, (rng.random(700) < big).astype(float)),
+             (np.r_[np.full(10, 1 / 3), np.full(10, 2 / 3), rng.uniform(size=20)],
+              rng.integers(0, 2, 40) * 1.0),
+             (0.5 + rng.uniform(size=30) * 0.005, rng.integers(0, 2, 30) * 1.0),
+             (np.r_[np.full(15, 99 / 99), np.linspace(0, 1, 15)], np.ones(30))]
+    for xs, ys in extra:
+        s, y, codes = np.r_[s, xs], np.r_[y, ys], np.r_[codes, np.full(xs.size, n)]
+        n += 1
+    s = np.where(rng.random(s.size) < 0.2, np.round(s, 2), s)
+    lcs, eci, why = grouped_lcs_eci(s, y, codes, n + 1)  # the last group has no rows
+    for g in range(n):
+        m = codes == g
+        ref_lcs, ref_eci, ref_why = _lcs_eci_alone(s[m], y[m])
+        assert lcs[g] == pytest.approx(ref_lcs, rel=1e-11, abs=1e-15, nan_ok=True), g
+        assert eci[g] == pytest.approx(ref_eci, rel=1e-11, abs=1e-13, nan_ok=True), g
+        assert why.get(g) == ref_why, g
+    assert np.isnan(lcs[n]) and np.isnan(eci[n]) and n not in why
+    assert sum(r is not None for r in why.values()) >= 3  # 1-3 rows, constant scores
