@@ -249,11 +249,23 @@ def _local(which: int) -> Callable[..., Any]:
         return (lcs, eci)[which], reasons
     return compute
 
+def _corp(which: int) -> Callable[..., Any]:
+    def compute(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
+                cache: dict[str, Any]) -> np.ndarray:
+        from calreport.metrics._grouped_corp import grouped_corp
+
+        if "corp" not in cache:  # the three terms share one PAV fit per group
+            cache["corp"] = grouped_corp(*p.view(s.view), p.sample_weight, codes, n_groups)
+        return cache["corp"][which]
+    return compute
+
+
 #: Grouped kernel of each refitted metric; it returns None where these data need the
 #: per-group computation.
 _REFITS: dict[str, Callable[..., Any]] = {
     "smece": _smece, "classwise_ece": _classwise_ece, "debiased_ece": _debiased_ece,
     "lcs": _local(0), "eci": _local(1),
+    "corp_mcb": _corp(0), "corp_dsc": _corp(1), "corp_unc": _corp(2),
 }
 
 

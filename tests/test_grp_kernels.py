@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from calreport.metrics import calibration_index, classwise, debiased, local, smooth
+from calreport.metrics import calibration_index, classwise, corp, debiased, local, smooth
 from calreport.metrics._grouped_binned import grouped_classwise_ece, grouped_debiased_ece
+from calreport.metrics._grouped_corp import grouped_corp, grouped_pav
 from calreport.metrics._grouped_local import grouped_lcs_eci
 from calreport.metrics._grouped_smooth import grouped_smece
 
@@ -150,3 +151,34 @@ def test_grouped_lcs_eci_equal_each_group_alone(seed):
         assert why.get(g) == ref_why, g
     assert np.isnan(lcs[n]) and np.isnan(eci[n]) and n not in why
     assert sum(r is not None for r in why.values()) >= 3  # 1-3 rows, constant scores
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_grouped_corp_equals_each_group_alone(weighted):
+    s, y, w, codes, n = _groups(7, weighted)
+    s = np.where(np.arange(s.size) % 3 == 0, np.round(s, 1), s)  # tied scores
+    mcb, dsc, unc = grouped_corp(s, y, w, codes, n + 1)
+    for g in range(n):
+        m = codes == g
+        if w is not None and not np.any(w[m] > 0):
+            continue
+        ref = corp.corp_decomposition(s[m], y[m], rule="brier",
+                                      sample_weight=None if w is None else w[m])
+        for got, want in ((mcb, ref.mcb), (dsc, ref.dsc), (unc, ref.unc)):
+            assert got[g] == pytest.approx(want, rel=1e-12, abs=1e-14), g
+    assert np.isnan(mcb[n]) and np.isnan(unc[n])
+
+
+def test_grouped_pav_matches_scipy_per_group():
+    from scipy.optimize import isotonic_regression
+
+    rng = np.random.default_rng(2)
+    sizes = rng.integers(1, 40, 60)
+    group = np.repeat(np.arange(60), sizes)
+    vals = rng.normal(size=group.size)
+    wts = rng.uniform(0.1, 2.0, group.size)
+    got = grouped_pav(vals, wts, group)
+    for g in range(60):
+        m = group == g
+        ref = isotonic_regression(vals[m], weights=wts[m]).x
+        np.testing.assert_allclose(got[m], ref, rtol=1e-12, atol=1e-14)
