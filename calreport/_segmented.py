@@ -260,12 +260,20 @@ def _corp(which: int) -> Callable[..., Any]:
     return compute
 
 
+def _tce_bpm(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
+             cache: dict[str, Any]) -> tuple[np.ndarray, dict[int, str]]:
+    from calreport.metrics._grouped_bpm import grouped_tce_bpm
+
+    return grouped_tce_bpm(*p.view(s.view), codes, n_groups)
+
+
 #: Grouped kernel of each refitted metric; it returns None where these data need the
 #: per-group computation.
 _REFITS: dict[str, Callable[..., Any]] = {
     "smece": _smece, "classwise_ece": _classwise_ece, "debiased_ece": _debiased_ece,
     "lcs": _local(0), "eci": _local(1),
     "corp_mcb": _corp(0), "corp_dsc": _corp(1), "corp_unc": _corp(2),
+    "tce_bpm": _tce_bpm,
 }
 
 
