@@ -143,16 +143,20 @@ def _segmented(split: Split, names: list[str], s: Settings, with_risk: bool = Fa
     if "p_risk" in names and "p_risk" not in out and not with_risk and (
             p.sample_weight is None or p.weights == "importance"):
         out["p_risk"], out["_p_risk_method"], out["_p_risk_reason"] = _grouped_p_risk(
-            split, s)
+            split, s, codes)
     return out
 
 
-def _grouped_p_risk(split: Split, s: Settings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _grouped_p_risk(split: Split, s: Settings, codes: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """P_risk of every group from the frame's validated arrays (no profile per group).
 
     Each group's value is that of ``risk.p_risk`` on its rows with the summary's seed,
     so it does not depend on the other groups or their order; groups of one seed share
     the blocks of uniforms of the Monte Carlo null (drawn once, not once per group).
+    With ``method="auto"`` every group is assessed at once over the group codes
+    (:func:`calreport.metrics._grouped_risk.grouped_p_risk`); only the groups whose
+    Monte Carlo null needs more than its first look go through the single-group code.
     """
     p = split.profile
     n = len(split.groups)
@@ -162,6 +166,13 @@ def _grouped_p_risk(split: Split, s: Settings) -> tuple[np.ndarray, np.ndarray, 
     w_all = p.sample_weight
     todo = [i for i, g in enumerate(split.groups) if g.rows.size and (
         w_all is None or np.any(w_all[g.rows] > 0))]
+    if s.p_risk_method == "auto" and isinstance(s.mc_seed, (int, np.integer)):
+        from calreport.metrics._grouped_risk import grouped_p_risk
+
+        got, how, rest = grouped_p_risk(p.conf, p.correct, w_all, codes, n + 1,
+                                        eps=s.eps, seed=int(s.mc_seed))
+        values[:], methods[:] = got[:n], how[:n]
+        todo = [i for i in rest.tolist() if i < n]
     got = risk._p_risk_trusted(
         [(p.conf[g.rows], p.correct[g.rows], None if w_all is None else w_all[g.rows])
          for g in (split.groups[i] for i in todo)],

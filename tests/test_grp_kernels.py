@@ -9,11 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from calreport.metrics import bpm, calibration_index, classwise, corp, debiased, local, smooth
+from calreport.metrics import bpm, calibration_index, classwise, corp, debiased, local, risk, smooth
 from calreport.metrics._grouped_binned import grouped_classwise_ece, grouped_debiased_ece
 from calreport.metrics._grouped_bpm import grouped_tce_bpm
 from calreport.metrics._grouped_corp import grouped_corp, grouped_pav
 from calreport.metrics._grouped_local import grouped_lcs_eci
+from calreport.metrics._grouped_risk import grouped_p_risk
 from calreport.metrics._grouped_smooth import grouped_smece
 
 
@@ -203,3 +204,28 @@ def test_grouped_tce_bpm_equals_each_group_alone():
         assert values[g] == pytest.approx(ref, rel=1e-12, nan_ok=True), g
         assert why.get(g) == ref_why, g
     assert set(why) == {0, 3, 5} and np.isnan(values[len(sizes)])
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("power", [0.5, 1.0, 2.0])
+def test_grouped_p_risk_equals_each_group_alone(weighted, power):
+    rng = np.random.default_rng(int(power * 10) + weighted)
+    sizes = rng.integers(1, 120, 150)
+    sizes[:3] = [1, 2, 300]  # the 300-row group goes to the single-group code
+    codes = np.repeat(np.arange(150), sizes)
+    c = rng.beta(5, 2, codes.size)
+    c = np.where(rng.random(c.size) < 0.15, np.round(c, 1), c)  # ties
+    ok = rng.random(c.size) < c**power
+    w = rng.uniform(0.0, 2.0, c.size) if weighted else None
+    perm = rng.permutation(c.size)
+    c, ok, codes = c[perm], ok[perm], codes[perm]
+    w = None if w is None else w[perm]
+    values, methods, rest = grouped_p_risk(c, ok, w, codes, 151, eps=1e-8, seed=3)
+    ref = risk._p_risk_trusted(
+        [(c[codes == g], ok[codes == g], None if w is None else w[codes == g])
+         for g in range(150)], eps=1e-8, method="auto", seed=3)
+    assert 2 in rest and rest.size < 60
+    assert {"normal", "monte_carlo"} <= set(methods[:150])
+    for g in set(range(150)) - set(rest.tolist()):
+        assert values[g] == pytest.approx(ref[g][0], rel=1e-12, abs=1e-15, nan_ok=True), g
+        assert methods[g] == ref[g][1], g

@@ -1,0 +1,226 @@
+"""P_risk (``method="auto"``) of many groups at once, over group codes.
+
+Each group's value and method are those of
+:func:`calreport.metrics.risk.risk_summary` on its rows alone with the same integer
+seed: the null moments, the validity of the normal approximation and ``Φ(z)``
+come from sums per group; where the normal approximation is invalid, the first
+look of the sequential Monte Carlo null (1,000 draws of the null and of the
+alternative, from the shared blocks of sorted uniforms) is drawn for all groups in
+one pass and the stopping rule is applied to all of them at once.  The groups that
+need more looks (or another kind of null: many tied rows, more than 200 rows, a
+negative seed) are handed to the single-group code, which replays the same draws.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special
+
+from calreport.metrics import _risk_null as null
+from calreport.metrics import _risk_rows as rows_mod
+
+__all__ = ["grouped_p_risk"]
+
+#: (row, draw) pairs per tile of the first look.
+_PAIRS = 1 << 22
+#: Groups per batch of the first look ((2, groups, 1000) draws held at once).
+_GROUPS = 2048
+
+
+def _segment_sum(x: np.ndarray, g: np.ndarray, n_groups: int) -> np.ndarray:
+    return np.bincount(g, weights=x, minlength=n_groups)
+
+
+def _first_look(g: np.ndarray, local: np.ndarray, atom: np.ndarray, p0: np.ndarray,
+                n_groups: int, b: int, base: int) -> np.ndarray:
+    """``_risk_null._first_looks`` for every group: rows in canonical order, grouped;
+    returns (2, n_groups, b) draws of the null and of the alternative."""
+    sizes = np.bincount(g, minlength=n_groups)
+    blocks = [null._sorted_uniforms(base, 0, kind, int(sizes.max()), b) for kind in (0, 1)]
+    out = np.zeros((2, n_groups, b))
+    starts = np.r_[0, np.cumsum(sizes)]
+    per_tile = max(1, _PAIRS // (b * max(1, int(sizes.max()))))
+    for g0 in range(0, n_groups, per_tile):
+        g1 = min(n_groups, g0 + per_tile)
+        sl = slice(starts[g0], starts[g1])
+        rows, grp, a = local[sl], g[sl] - g0, atom[sl]
+        for kind, (us, idx) in enumerate(blocks):
+            p = p0[sl] if kind == 0 else null._alt_p(p0[sl])
+            count = np.searchsorted(us, rows + p) - rows * b
+            before = np.cumsum(count) - count
+            picked = idx[np.arange(int(count.sum())) + np.repeat(rows * b - before, count)]
+            key = picked + np.repeat(grp * b, count)
+            out[kind, g0:g1] = np.bincount(key, weights=np.repeat(a, count),
+                                           minlength=(g1 - g0) * b).reshape(g1 - g0, b)
+    return out
+
+
+def _far(x: np.ndarray, t: float, n: np.ndarray | float) -> np.ndarray:
+    return np.abs(x - t) > null.SEQ_MARGIN * np.sqrt(t * (1.0 - t) / n)
+
+
+def _settled(prob: np.ndarray, m: int, power: np.ndarray, m_alt: int, above: np.ndarray,
+             certified: np.ndarray) -> np.ndarray:
+    """``_risk_null._settled`` element-wise."""
+    power_far = _far(power, rows_mod.POWER_MIN, m_alt)
+    both_far = _far(prob, rows_mod.P_EVIDENCE, m) & _far(prob, rows_mod.P_RISKY, m)
+    above_rule = certified | (both_far & ((prob > rows_mod.P_EVIDENCE) | power_far))
+    return np.where(above, above_rule, power_far)
+
+
+def _chernoff_floor(g: np.ndarray, p: np.ndarray, atom: np.ndarray, var: np.ndarray,
+                    mean: np.ndarray, s: np.ndarray, want: np.ndarray, n_groups: int
+                    ) -> np.ndarray:
+    """``1 - chernoff_upper_tail`` of the groups in ``want`` (0 elsewhere)."""
+    floor = np.zeros(n_groups)
+    ok = want & (var > 0) & (s > mean)
+    if not ok.any():
+        return floor
+    sel = ok[g]
+    gs, ps, a = g[sel], p[sel], atom[sel]
+    t = ((s - mean) / np.where(ok, var, 1.0))[None, :] * null._CHERNOFF_GRID  # (48, G)
+    with np.errstate(divide="ignore", over="ignore"):
+        log_mgf = np.logaddexp(np.log1p(-ps), np.log(ps) + t[:, gs] * a)
+    expo = np.stack([np.bincount(gs, weights=row, minlength=n_groups) for row in log_mgf])
+    expo = expo - t * s[None, :]
+    bound = np.minimum(1.0, np.exp(np.minimum(0.0, expo.min(axis=0))))
+    floor[ok] = 1.0 - bound[ok]
+    return floor
+
+
+def grouped_p_risk(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndarray | None,
+                   codes: np.ndarray, n_groups: int, *, eps: float, seed: int
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """P_risk and its method (``method="auto"``, importance weights) of every group.
+
+    Parameters
+    ----------
+    conf : ndarray of float, shape (N,)
+        Validated confidences in [0, 1] (clipped here to ``[eps, 1 - eps]``).
+    correct : ndarray of bool, shape (N,)
+    sample_weight : ndarray of float, shape (N,), or None
+        Importance weights (each group on its own scale).
+    codes : ndarray of int, shape (N,)
+        Group of each row, in ``[0, n_groups)``.
+    n_groups : int
+    eps : float
+    seed : int
+        The Monte Carlo seed (``Settings.mc_seed``).
+
+    Returns
+    -------
+    values : ndarray of float, shape (n_groups,)
+        NaN for a group without rows of positive weight or without null variance.
+    methods : ndarray of object
+        ``"normal"`` or ``"monte_carlo"``.
+    rest : ndarray of int
+        The groups left to the single-group code (``risk._p_risk_trusted``): their
+        entries of ``values`` and ``methods`` are not filled.
+
+    Notes
+    -----
+    ``CSR = S / D`` with ``S = Σ a_i 1[wrong_i]``, ``a_i = w_i / (1 − c_i)``; under
+    calibration ``S`` has variance ``Σ a_i² c_i (1 − c_i)``; ``P_risk = Φ(z)`` when
+    CSR > 1 and the normal approximation is valid (Lindeberg share ≤ 0.05,
+    |skewness| ≤ 0.25, lattice ≤ 0.1), else the Monte Carlo ``P(S* < S)``.
+
+    References
+    ----------
+    Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond ECE:
+    Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics.
+    arXiv:2605.01796. Section 2.1, section 4 and Table 6.
+
+    Examples
+    --------
+    >>> from calreport.metrics import risk
+    >>> c = np.array([0.9, 0.8, 0.7, 0.95, 0.6, 0.99])
+    >>> ok = np.array([True, False, True, True, False, True])
+    >>> v, m, rest = grouped_p_risk(c, ok, None, np.array([0, 0, 0, 1, 1, 1]), 2,
+    ...                             eps=1e-8, seed=0)
+    >>> r = risk.risk_summary(c[:3], ok[:3], method="auto", seed=0)
+    >>> bool(v[0] == r.p_risk), m[0] == r.p_risk_method, rest.size
+    (True, True, 0)
+    """
+    codes = np.asarray(codes, dtype=np.int64)
+    raw = np.asarray(conf, dtype=np.float64)
+    ok = np.asarray(correct, dtype=bool)
+    if sample_weight is not None:
+        w0 = np.asarray(sample_weight, dtype=np.float64)
+        keep = w0 > 0
+        raw, ok, codes, w0 = raw[keep], ok[keep], codes[keep], w0[keep]
+        top = np.zeros(n_groups)
+        np.maximum.at(top, codes, w0)
+        w = w0 / top[codes]
+    c = np.clip(raw, eps, 1.0 - eps)
+    atom = 1.0 / (1.0 - c) if sample_weight is None else w / (1.0 - c)
+    # canonical order: by (group, confidence, error size), as _Rows.canonical
+    order = np.lexsort((atom, c, codes))
+    g, c, ok, atom = codes[order], c[order], ok[order], atom[order]
+    n_g = np.bincount(g, minlength=n_groups)
+    starts = np.cumsum(n_g) - n_g
+    local = np.arange(g.size) - starts[g]
+    p = 1.0 - c
+    denom = (n_g.astype(np.float64) if sample_weight is None
+             else _segment_sum(w[order], g, n_groups))
+    s_obs = _segment_sum(np.where(ok, 0.0, atom), g, n_groups)
+    uv = atom ** 2 * p * c
+    var = _segment_sum(uv, g, n_groups)
+    k3 = _segment_sum(atom * (uv * (1.0 - 2.0 * p)), g, n_groups)
+    top_uv = np.zeros(n_groups)
+    np.maximum.at(top_uv, g, uv)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(var > 0, top_uv / var, np.nan)
+        skew = np.where(var > 0, k3 / var ** 1.5, np.nan)
+    # lattice: the largest error size of a tie group holding >= 10 % of the variance
+    new = np.r_[True, (g[1:] != g[:-1]) | (c[1:] != c[:-1]) | (atom[1:] != atom[:-1])]
+    tie = np.cumsum(new) - 1
+    tie_var = np.bincount(tie, weights=uv)
+    tie_g, tie_atom = g[new], atom[new]
+    big = tie_var >= 0.1 * var[tie_g]
+    lat_atom = np.zeros(n_groups)
+    np.maximum.at(lat_atom, tie_g[big], tie_atom[big])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lattice = np.where(var > 0, lat_atom / np.sqrt(var), np.nan)
+    n_ties = np.bincount(tie_g, minlength=n_groups)
+    valid = ((share <= rows_mod.LINDEBERG_MAX) & (np.abs(skew) <= rows_mod.SKEWNESS_MAX)
+             & (lattice <= rows_mod.LATTICE_MAX))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        csr = s_obs / denom
+        z = np.where(var > 0, (s_obs - denom) / np.sqrt(var), np.nan)
+    values = np.where(csr > 1.0, special.ndtr(z), 0.0)
+    values[np.isnan(z)] = np.nan
+    methods = np.full(n_groups, "normal", dtype=object)
+    has = n_g > 0
+    mc = has & ~np.isnan(z) & ~valid
+    base = int(seed)
+    b = min(null.SEQ_FIRST, rows_mod.N_SIM)
+    batched = (mc & (n_g <= rows_mod.FULL_MONTE_CARLO_ROWS) & (2 * n_ties > n_g)
+               & (base >= 0) & (n_g * b <= rows_mod._TILE))
+    rest_groups = np.flatnonzero(mc & ~batched)
+    ids_all = np.flatnonzero(batched)
+    sub = np.full(n_groups, -1, dtype=np.int64)
+    sub[ids_all] = np.arange(ids_all.size)
+    for lo in range(0, ids_all.size, _GROUPS):
+        ids = ids_all[lo:lo + _GROUPS]
+        sel = (sub[g] >= lo) & (sub[g] < lo + ids.size)
+        gl = sub[g[sel]] - lo
+        draws = _first_look(gl, local[sel], atom[sel], p[sel], ids.size, b, base)
+        so, dn = s_obs[ids], denom[ids]
+        tol = 1e-10 * np.maximum(so, dn)
+        above = so / dn > 1.0
+        prob = np.count_nonzero(draws[0] < (so - tol)[:, None], axis=1) / b
+        mean = _segment_sum(atom[sel] * p[sel], gl, ids.size)
+        floor = _chernoff_floor(gl, p[sel], atom[sel], var[ids], mean, so - tol,
+                                above & (prob > rows_mod.P_EVIDENCE), ids.size)
+        certified = floor > rows_mod.P_RISKY
+        kth = min(math.floor(rows_mod.P_EVIDENCE * b), b - 1)
+        crit = np.partition(draws[0], kth, axis=1)[:, kth]
+        power = np.count_nonzero(draws[1] > (crit + tol)[:, None], axis=1) / b
+        final = np.maximum(prob, floor)
+        done = _settled(final, b, power, b, above, certified) | (b >= rows_mod.N_SIM)
+        values[ids[done]] = np.where(csr[ids[done]] > 1.0, final[done], 0.0)
+        methods[ids[done]] = "monte_carlo"
+        rest_groups = np.r_[rest_groups, ids[~done]]
+    return values, methods, np.sort(rest_groups)
