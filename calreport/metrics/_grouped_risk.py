@@ -24,7 +24,7 @@ from calreport.metrics import _risk_rows as rows_mod
 __all__ = ["grouped_p_risk"]
 
 #: (row, draw) pairs per tile of the first look.
-_PAIRS = 1 << 22
+_PAIRS = 1 << 18
 #: Groups per batch of the first look ((2, groups, 1000) draws held at once).
 _GROUPS = 2048
 
