@@ -6,9 +6,10 @@ seed: the null moments, the validity of the normal approximation and ``Φ(z)``
 come from sums per group; where the normal approximation is invalid, the first
 look of the sequential Monte Carlo null (1,000 draws of the null and of the
 alternative, from the shared blocks of sorted uniforms) is drawn for all groups in
-one pass and the stopping rule is applied to all of them at once.  The groups that
-need more looks (or another kind of null: many tied rows, more than 200 rows, a
-negative seed) are handed to the single-group code, which replays the same draws.
+one pass and the stopping rule is applied to all of them at once, look after look
+(1,000, 3,000, 12,000 ... draws from the same streams as for one group).  Groups
+that need another kind of null (many tied rows, more than 200 rows, a negative
+seed) are handed to the single-group code.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ from calreport.metrics import _risk_rows as rows_mod
 
 __all__ = ["grouped_p_risk"]
 
-#: (row, draw) pairs per tile of the first look.
+#: (row, draw) pairs per tile of a look.
 _PAIRS = 1 << 18
-#: Groups per batch of the first look ((2, groups, 1000) draws held at once).
+#: Groups per batch of the sequential null (their draws are held at once).
 _GROUPS = 2048
 
 
@@ -33,27 +34,25 @@ def _segment_sum(x: np.ndarray, g: np.ndarray, n_groups: int) -> np.ndarray:
     return np.bincount(g, weights=x, minlength=n_groups)
 
 
-def _first_look(g: np.ndarray, local: np.ndarray, atom: np.ndarray, p0: np.ndarray,
-                n_groups: int, b: int, base: int) -> np.ndarray:
-    """``_risk_null._first_looks`` for every group: rows in canonical order, grouped;
-    returns (2, n_groups, b) draws of the null and of the alternative."""
+def _look(g: np.ndarray, local: np.ndarray, atom: np.ndarray, p: np.ndarray,
+          n_groups: int, b: int, base: int, look: int, kind: int) -> np.ndarray:
+    """``_risk_null._look_draws`` (pooled blocks of sorted uniforms) of every group:
+    rows in canonical order, grouped; returns (n_groups, b) draws of ``S``."""
     sizes = np.bincount(g, minlength=n_groups)
-    blocks = [null._sorted_uniforms(base, 0, kind, int(sizes.max()), b) for kind in (0, 1)]
-    out = np.zeros((2, n_groups, b))
+    us, idx = null._sorted_uniforms(base, look, kind, int(sizes.max()), b)
+    out = np.empty((n_groups, b))
     starts = np.r_[0, np.cumsum(sizes)]
     per_tile = max(1, _PAIRS // (b * max(1, int(sizes.max()))))
     for g0 in range(0, n_groups, per_tile):
         g1 = min(n_groups, g0 + per_tile)
         sl = slice(starts[g0], starts[g1])
-        rows, grp, a = local[sl], g[sl] - g0, atom[sl]
-        for kind, (us, idx) in enumerate(blocks):
-            p = p0[sl] if kind == 0 else null._alt_p(p0[sl])
-            count = np.searchsorted(us, rows + p) - rows * b
-            before = np.cumsum(count) - count
-            picked = idx[np.arange(int(count.sum())) + np.repeat(rows * b - before, count)]
-            key = picked + np.repeat(grp * b, count)
-            out[kind, g0:g1] = np.bincount(key, weights=np.repeat(a, count),
-                                           minlength=(g1 - g0) * b).reshape(g1 - g0, b)
+        rows, grp = local[sl], g[sl] - g0
+        count = np.searchsorted(us, rows + p[sl]) - rows * b
+        before = np.cumsum(count) - count
+        picked = idx[np.arange(int(count.sum())) + np.repeat(rows * b - before, count)]
+        key = picked + np.repeat(grp * b, count)
+        out[g0:g1] = np.bincount(key, weights=np.repeat(atom[sl], count),
+                                 minlength=(g1 - g0) * b).reshape(g1 - g0, b)
     return out
 
 
@@ -205,22 +204,71 @@ def grouped_p_risk(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndar
     for lo in range(0, ids_all.size, _GROUPS):
         ids = ids_all[lo:lo + _GROUPS]
         sel = (sub[g] >= lo) & (sub[g] < lo + ids.size)
-        gl = sub[g[sel]] - lo
-        draws = _first_look(gl, local[sel], atom[sel], p[sel], ids.size, b, base)
-        so, dn = s_obs[ids], denom[ids]
-        tol = 1e-10 * np.maximum(so, dn)
-        above = so / dn > 1.0
-        prob = np.count_nonzero(draws[0] < (so - tol)[:, None], axis=1) / b
-        mean = _segment_sum(atom[sel] * p[sel], gl, ids.size)
-        floor = _chernoff_floor(gl, p[sel], atom[sel], var[ids], mean, so - tol,
-                                above & (prob > rows_mod.P_EVIDENCE), ids.size)
-        certified = floor > rows_mod.P_RISKY
-        kth = min(math.floor(rows_mod.P_EVIDENCE * b), b - 1)
-        crit = np.partition(draws[0], kth, axis=1)[:, kth]
-        power = np.count_nonzero(draws[1] > (crit + tol)[:, None], axis=1) / b
-        final = np.maximum(prob, floor)
-        done = _settled(final, b, power, b, above, certified) | (b >= rows_mod.N_SIM)
-        values[ids[done]] = np.where(csr[ids[done]] > 1.0, final[done], 0.0)
-        methods[ids[done]] = "monte_carlo"
-        rest_groups = np.r_[rest_groups, ids[~done]]
+        prob, floor = _sequential(sub[g[sel]] - lo, local[sel], atom[sel], p[sel],
+                                  ids.size, s_obs[ids], denom[ids], var[ids], base)
+        values[ids] = np.where(csr[ids] > 1.0, np.maximum(prob, floor), 0.0)
+        methods[ids] = "monte_carlo"
     return values, methods, np.sort(rest_groups)
+
+
+def _sequential(gl: np.ndarray, loc: np.ndarray, atom: np.ndarray, p: np.ndarray,
+                n: int, s_obs: np.ndarray, denom: np.ndarray, var: np.ndarray, base: int
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """``_risk_null._sequential`` for ``n`` groups at once (rows grouped by ``gl``,
+    canonical order): looks of 1,000, 3,000, 12,000 ... draws until each group's band
+    is settled; returns P(S* < S_obs) and the Chernoff floor of every group."""
+    tol = 1e-10 * np.maximum(s_obs, denom)
+    above = s_obs / denom > 1.0
+    p1 = null._alt_p(p)
+    prob_out, floor = np.zeros(n), np.zeros(n)
+    certified = np.zeros(n, dtype=bool)
+    act = np.arange(n)  # groups still simulated
+    null_draws = np.empty((n, 0))
+    alt_draws = np.empty((n, 0))
+    m, m_alt, look = 0, np.zeros(n, dtype=np.int64), 0
+    while act.size:
+        b = min(null.SEQ_FIRST if not m else (null.SEQ_GROWTH - 1) * m, rows_mod.N_SIM - m)
+        rows = _rows_of(gl, act, n)
+        null_draws = np.concatenate(
+            [null_draws, _look(rows[0], loc[rows[1]], atom[rows[1]], p[rows[1]], act.size,
+                               b, base, look, 0)], axis=1)
+        m += b
+        thr = (s_obs - tol)[act]
+        prob = np.count_nonzero(null_draws < thr[:, None], axis=1) / m
+        if look == 0:
+            mean = _segment_sum(atom * p, gl, n)
+            floor = _chernoff_floor(gl, p, atom, var, mean, s_obs - tol,
+                                    above & (prob > rows_mod.P_EVIDENCE), n)
+            certified = floor > rows_mod.P_RISKY
+        alt = ~(above[act] & (look > 0) & (prob > rows_mod.P_EVIDENCE))
+        b_alt = max(b // 4, min(b, null.SEQ_FIRST))
+        new_alt = np.full((act.size, b_alt), np.nan)
+        if alt.any():
+            who = act[alt]
+            r_alt = _rows_of(gl, who, n)
+            new_alt[alt] = _look(r_alt[0], loc[r_alt[1]], atom[r_alt[1]], p1[r_alt[1]],
+                                 who.size, b_alt, base, look, 1)
+            m_alt[who] += b_alt
+        alt_draws = np.concatenate([alt_draws, new_alt], axis=1)
+        kth = min(math.floor(rows_mod.P_EVIDENCE * m), m - 1)
+        crit = np.partition(null_draws, kth, axis=1)[:, kth]
+        with np.errstate(invalid="ignore"):  # NaN: looks without alternative draws
+            hits = np.count_nonzero(alt_draws > (crit + tol[act])[:, None], axis=1)
+        power = hits / m_alt[act]
+        look += 1
+        best = np.maximum(prob, floor[act])
+        done = _settled(best, m, power, m_alt[act], above[act], certified[act])
+        if m >= rows_mod.N_SIM:
+            done[:] = True
+        prob_out[act[done]] = prob[done]
+        keep = ~done
+        act, null_draws, alt_draws = act[keep], null_draws[keep], alt_draws[keep]
+    return prob_out, floor
+
+
+def _rows_of(gl: np.ndarray, groups: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of the listed groups (renumbered 0..len-1) and their positions."""
+    pick = np.full(n, -1, dtype=np.int64)
+    pick[groups] = np.arange(groups.size)
+    at = np.flatnonzero(pick[gl] >= 0)
+    return pick[gl[at]], at
