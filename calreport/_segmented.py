@@ -213,6 +213,15 @@ def segmented_values(p: ConfidenceProfile, codes: np.ndarray, n_groups: int,
 # Metrics whose interval refits a curve per replicate have no sums to finish; their
 # grouped kernels (calreport.metrics._grouped_*) fit every group at once over the
 # group codes, each group's value equal to the metric on its rows alone.
+def _group_order(p: ConfidenceProfile, codes: np.ndarray, s: Settings,
+                 cache: dict[str, Any]) -> np.ndarray:
+    """Rows by (group, score, outcome): one sort shared by debiased ECE, LCS, ECI, CORP."""
+    if "order" not in cache:
+        score, outcome = p.view(s.view)
+        cache["order"] = np.lexsort((outcome, score, codes))
+    return cache["order"]
+
+
 def _smece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
            cache: dict[str, Any]) -> np.ndarray:
     from calreport.metrics._grouped_smooth import grouped_smece
@@ -235,7 +244,8 @@ def _debiased_ece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Set
 
     if p.sample_weight is not None:
         return None  # weighted equal-mass edges: computed per group
-    return grouped_debiased_ece(*p.view(s.view), codes, n_groups, s.n_bins)
+    return grouped_debiased_ece(*p.view(s.view), codes, n_groups, s.n_bins,
+                                order=_group_order(p, codes, s, cache))
 
 
 def _local(which: int) -> Callable[..., Any]:
@@ -244,7 +254,8 @@ def _local(which: int) -> Callable[..., Any]:
         from calreport.metrics._grouped_local import grouped_lcs_eci
 
         if "local" not in cache:  # LCS and ECI share the sort and the fits
-            cache["local"] = grouped_lcs_eci(*p.view(s.view), codes, n_groups)
+            cache["local"] = grouped_lcs_eci(*p.view(s.view), codes, n_groups,
+                                             order=_group_order(p, codes, s, cache))
         lcs, eci, reasons = cache["local"]
         return (lcs, eci)[which], reasons
     return compute
@@ -255,7 +266,8 @@ def _corp(which: int) -> Callable[..., Any]:
         from calreport.metrics._grouped_corp import grouped_corp
 
         if "corp" not in cache:  # the three terms share one PAV fit per group
-            cache["corp"] = grouped_corp(*p.view(s.view), p.sample_weight, codes, n_groups)
+            cache["corp"] = grouped_corp(*p.view(s.view), p.sample_weight, codes, n_groups,
+                                         order=_group_order(p, codes, s, cache))
         return cache["corp"][which]
     return compute
 

@@ -54,7 +54,7 @@ def grouped_pav(values: np.ndarray, weights: np.ndarray, block_group: np.ndarray
 
 
 def grouped_corp(score: np.ndarray, outcome: np.ndarray, sample_weight: np.ndarray | None,
-                 codes: np.ndarray, n_groups: int
+                 codes: np.ndarray, n_groups: int, order: np.ndarray | None = None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """CORP ``MCB``, ``DSC`` and ``UNC`` (Brier score) of every group.
 
@@ -66,6 +66,8 @@ def grouped_corp(score: np.ndarray, outcome: np.ndarray, sample_weight: np.ndarr
     codes : ndarray of int, shape (N,)
         Group of each row, in ``[0, n_groups)``.
     n_groups : int
+    order : ndarray of int, optional
+        Unweighted: the rows in (group, score, outcome) order, when already known.
 
     Returns
     -------
@@ -95,8 +97,10 @@ def grouped_corp(score: np.ndarray, outcome: np.ndarray, sample_weight: np.ndarr
     codes = np.asarray(codes, dtype=np.int64)
     y = np.asarray(outcome, dtype=np.float64)
     s = np.asarray(score, dtype=np.float64)
-    order = np.lexsort((y, s, codes)) if sample_weight is None else \
-        np.lexsort((s, codes))
+    if sample_weight is not None:
+        order = np.lexsort((s, codes))  # stable: tied scores in their given order
+    elif order is None:
+        order = np.lexsort((y, s, codes))
     g, s, y = codes[order], s[order], y[order]
     w = None if sample_weight is None else np.asarray(sample_weight, np.float64)[order]
     n = s.size

@@ -139,7 +139,8 @@ def _reasons(S: np.ndarray, gs: np.ndarray, ge: np.ndarray, groups: np.ndarray
 
 
 def grouped_lcs_eci(score: np.ndarray, outcome: np.ndarray, codes: np.ndarray,
-                    n_groups: int) -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
+                    n_groups: int, order: np.ndarray | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
     """LCS and ECI (LOWESS, ``frac = 0.15``) of every group, and why a group has none.
 
     Parameters
@@ -149,6 +150,8 @@ def grouped_lcs_eci(score: np.ndarray, outcome: np.ndarray, codes: np.ndarray,
     codes : ndarray of int, shape (N,)
         Group of each row, in ``[0, n_groups)``.
     n_groups : int
+    order : ndarray of int, optional
+        The rows in (group, score, outcome) order, when already known.
 
     Returns
     -------
@@ -185,7 +188,8 @@ def grouped_lcs_eci(score: np.ndarray, outcome: np.ndarray, codes: np.ndarray,
     True
     """
     codes = np.asarray(codes, dtype=np.int64)
-    order = np.lexsort((outcome, score, codes))
+    if order is None:  # by (group, score, outcome)
+        order = np.lexsort((outcome, score, codes))
     S = np.ascontiguousarray(score[order], dtype=np.float64)
     Y = np.ascontiguousarray(outcome[order], dtype=np.float64)
     G = codes[order]
