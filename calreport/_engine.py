@@ -98,10 +98,18 @@ def evaluate(
             else None)
     boot = dict(n_boot=n_boot, ci_method=ci_method, resampling=resampling, seed=seed,
                 progress=progress, refit=refit)
-    results = [collector.run(g.name, lambda g=g, i=i: _one(
-        split, g, names, settings, ci, boot, with_risk,
-        fast=None if fast is None else (fast, i)))
-        for i, g in enumerate(split.groups)]
+    if fast is not None:
+        # plain lists: one conversion instead of a NumPy scalar per group and metric
+        fast = {k: v.tolist() for k, v in fast.items()}
+    # a group whose every number comes from the segmented values runs no metric code,
+    # so it has no warnings to collect
+    quiet = fast is not None and not with_risk and all(m in fast for m in names)
+    results = [(_one(split, g, names, settings, ci, boot, with_risk, fast=(fast, i))
+                if quiet and g.rows.size else
+                collector.run(g.name, lambda g=g, i=i: _one(
+                    split, g, names, settings, ci, boot, with_risk,
+                    fast=None if fast is None else (fast, i))))
+               for i, g in enumerate(split.groups)]
     total = None
     if overall if overall is not None else split.grouped:
         rows = np.concatenate([g.rows for g in split.groups]) if split.groups else \
@@ -187,7 +195,7 @@ def _grouped_p_risk(split: Split, s: Settings, codes: np.ndarray
 
 def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None,
          boot: dict[str, Any], with_risk: bool, force: bool = False,
-         fast: tuple[dict[str, np.ndarray], int] | None = None) -> GroupResult:
+         fast: tuple[dict[str, Any], int] | None = None) -> GroupResult:
     if g.rows.size == 0:
         why = "empty group" if not g.n_dropped else "every row has a missing value"
         values = dict.fromkeys([*COUNT_COLUMNS, *names], math.nan)
@@ -220,7 +228,7 @@ def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None
 
 
 def _one_fast(split: Split, g: Group, names: list[str], s: Settings, with_risk: bool,
-              values: dict[str, np.ndarray], i: int) -> GroupResult:
+              values: dict[str, Any], i: int) -> GroupResult:
     """One group's result from the segmented values; the rest computed on its rows."""
     from calreport.registry import REGISTRY
 
@@ -241,7 +249,7 @@ def _one_fast(split: Split, g: Group, names: list[str], s: Settings, with_risk: 
     zero = w is not None and not np.any(w[g.rows] > 0)
     for m in names:
         if m in values:
-            val = float(values[m][i])
+            val = values[m][i]
             merged[m] = val
             if zero:
                 merged[m] = math.nan
