@@ -229,3 +229,15 @@ def test_grouped_p_risk_equals_each_group_alone(weighted, power):
     for g in set(range(150)) - set(rest.tolist()):
         assert values[g] == pytest.approx(ref[g][0], rel=1e-12, abs=1e-15, nan_ok=True), g
         assert methods[g] == ref[g][1], g
+
+
+def test_grouped_pav_large_groups_use_the_single_group_fit():
+    rng = np.random.default_rng(4)
+    group = np.repeat([0, 1, 2], [5000, 30, 2500])
+    vals = rng.normal(size=group.size) + np.linspace(0, 3, group.size)
+    wts = rng.uniform(0.1, 2.0, group.size)
+    got = grouped_pav(vals, wts, group)
+    for g in range(3):
+        m = group == g
+        np.testing.assert_allclose(got[m], corp._pav_pooled(vals[m], wts[m]),
+                                   rtol=1e-12, atol=1e-14)

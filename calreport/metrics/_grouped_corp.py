@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from calreport.metrics import corp
+
 __all__ = ["grouped_corp", "grouped_pav"]
+
+#: Groups with more tie blocks than this are fitted one by one by the compiled PAVA.
+_ROUNDS_MAX = 2000
 
 
 def grouped_pav(values: np.ndarray, weights: np.ndarray, block_group: np.ndarray
@@ -36,6 +41,19 @@ def grouped_pav(values: np.ndarray, weights: np.ndarray, block_group: np.ndarray
     >>> grouped_pav(np.array([3.0, 1.0, 2.0, 0.0]), np.ones(4), np.array([0, 0, 1, 1]))
     array([2., 2., 1., 1.])
     """
+    sizes = np.bincount(block_group) if block_group.size else np.zeros(0, np.int64)
+    if sizes.size and sizes.max() > _ROUNDS_MAX:
+        # large groups: the compiled single-group PAVA (rounds would be many and long)
+        out = np.empty(values.size)
+        ends = np.cumsum(sizes)
+        big = sizes > _ROUNDS_MAX
+        for g in np.flatnonzero(big).tolist():
+            sl = slice(ends[g] - sizes[g], ends[g])
+            out[sl] = corp._pav_pooled(values[sl], weights[sl])
+        small = ~big[block_group]
+        if small.any():
+            out[small] = grouped_pav(values[small], weights[small], block_group[small])
+        return out
     sum_wy = values * weights
     sum_w = weights.astype(np.float64, copy=True)
     start = np.arange(values.size)

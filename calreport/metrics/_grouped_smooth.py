@@ -97,7 +97,14 @@ class _Chunk:
         return fft.rfft(ext, length), length
 
     def density(self, n_nodes: int, sigma: np.ndarray, n_mesh: np.ndarray) -> np.ndarray:
-        """Mesh sum of each group's smoothed weight at its own (sigma, mesh)."""
+        """Mesh sum of each group's smoothed weight at its own (sigma, mesh).
+
+        Small groups: a sum over their rows of the pulled-back functional; large
+        groups (more rows than nodes): from the spectrum of their weight masses, as
+        ``smooth._smece_batch`` reads it.
+        """
+        if self.s.size > self.n_sub * n_nodes:
+            return self._spectral_density(n_nodes, sigma, n_mesh)
         pos = self.s * (n_nodes - 1)
         left = np.clip(pos.astype(np.int64), 0, n_nodes - 2)
         frac = pos - left
@@ -108,6 +115,22 @@ class _Chunk:
         row = inv.reshape(-1)[self.local]
         u = table[row, left] * (1.0 - frac) + table[row, left + 1] * frac
         return np.bincount(self.local, weights=self.w * u, minlength=self.n_sub)
+
+    def _spectral_density(self, n_nodes: int, sigma: np.ndarray, n_mesh: np.ndarray
+                          ) -> np.ndarray:
+        key = -n_nodes  # the weight masses' spectrum, beside the residuals' ones
+        if key not in self._spectra:
+            (masses,) = _masses(self.s, (self.w,), self.local, self.n_sub, n_nodes)
+            ext = smooth._extend(masses, self.boundary)
+            length = fft.next_fast_len(ext.shape[-1], real=True)
+            self._spectra[key] = (fft.rfft(ext, length), length)
+        spec, length = self._spectra[key]
+        out = np.empty(self.n_sub)
+        for i in range(self.n_sub):  # groups larger than the node grid: a few
+            kern = smooth._kernel_spectrum(float(sigma[i]), n_nodes, length)
+            c = smooth._mesh_sum_spectrum(int(n_mesh[i]), n_nodes, length)
+            out[i] = ((spec[i] * kern) @ c).real
+        return out
 
 
 def _values_at(chunk: _Chunk, sigma: np.ndarray, todo: np.ndarray) -> np.ndarray:
