@@ -227,7 +227,9 @@ def test_grouped_p_risk_equals_each_group_alone(weighted, power):
     assert 2 in rest and rest.size < 60
     assert {"normal", "monte_carlo"} <= set(methods[:150])
     for g in set(range(150)) - set(rest.tolist()):
-        assert values[g] == pytest.approx(ref[g][0], rel=1e-12, abs=1e-15, nan_ok=True), g
+        # bit for bit: Monte Carlo counts, and Φ(z) / the Chernoff floor from the
+        # single-group sums
+        assert values[g] == ref[g][0] or (np.isnan(values[g]) and np.isnan(ref[g][0])), g
         assert methods[g] == ref[g][1], g
 
 

@@ -15,9 +15,9 @@ seed) are handed to the single-group code.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
-from scipy import special
 
 from calreport.metrics import _risk_null as null
 from calreport.metrics import _risk_rows as rows_mod
@@ -69,24 +69,33 @@ def _settled(prob: np.ndarray, m: int, power: np.ndarray, m_alt: int, above: np.
     return np.where(above, above_rule, power_far)
 
 
-def _chernoff_floor(g: np.ndarray, p: np.ndarray, atom: np.ndarray, var: np.ndarray,
-                    mean: np.ndarray, s: np.ndarray, want: np.ndarray, n_groups: int
-                    ) -> np.ndarray:
-    """``1 - chernoff_upper_tail`` of the groups in ``want`` (0 elsewhere)."""
-    floor = np.zeros(n_groups)
-    ok = want & (var > 0) & (s > mean)
-    if not ok.any():
-        return floor
-    sel = ok[g]
-    gs, ps, a = g[sel], p[sel], atom[sel]
-    t = ((s - mean) / np.where(ok, var, 1.0))[None, :] * null._CHERNOFF_GRID  # (48, G)
-    with np.errstate(divide="ignore", over="ignore"):
-        log_mgf = np.logaddexp(np.log1p(-ps), np.log(ps) + t[:, gs] * a)
-    expo = np.stack([np.bincount(gs, weights=row, minlength=n_groups) for row in log_mgf])
-    expo = expo - t * s[None, :]
-    bound = np.minimum(1.0, np.exp(np.minimum(0.0, expo.min(axis=0))))
-    floor[ok] = 1.0 - bound[ok]
-    return floor
+class _GroupRows:
+    """The single-group ``_Rows`` of a group (its rows in their given order), for the
+    few sums that must be the single-group code's to the last bit: ``Φ(z)`` where the
+    normal approximation holds and the Chernoff floor of the Monte Carlo null."""
+
+    def __init__(self, conf: np.ndarray, correct: np.ndarray, w: np.ndarray | None,
+                 codes: np.ndarray, n_groups: int, eps: float) -> None:
+        self.conf, self.correct, self.w, self.eps = conf, correct, w, eps
+        self.order = np.argsort(codes, kind="stable")
+        self.sizes = np.bincount(codes, minlength=n_groups)
+        self.ends = np.cumsum(self.sizes)
+
+    def __call__(self, g: int) -> rows_mod._Rows:
+        idx = self.order[self.ends[g] - self.sizes[g]:self.ends[g]]
+        raw = self.conf[idx]
+        c = np.clip(raw, self.eps, 1.0 - self.eps)
+        return rows_mod._trusted_rows(raw, c, self.correct[idx],
+                                      None if self.w is None else self.w[idx], "importance")
+
+    def normal(self, g: int) -> float:
+        r = self(g)
+        return rows_mod._p_normal(r.s_obs / r.denom, rows_mod._z(r))
+
+    def floor(self, g: int) -> float:
+        r = self(g)
+        tol = 1e-10 * max(r.s_obs, r.denom)
+        return 1.0 - null.chernoff_upper_tail(r, r.s_obs - tol)
 
 
 def grouped_p_risk(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndarray | None,
@@ -143,6 +152,9 @@ def grouped_p_risk(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndar
     (True, True, 0)
     """
     codes = np.asarray(codes, dtype=np.int64)
+    exact = _GroupRows(np.asarray(conf, dtype=np.float64), np.asarray(correct, dtype=bool),
+                       None if sample_weight is None else np.asarray(sample_weight, float),
+                       codes, n_groups, eps)
     raw = np.asarray(conf, dtype=np.float64)
     ok = np.asarray(correct, dtype=bool)
     if sample_weight is not None:
@@ -188,10 +200,11 @@ def grouped_p_risk(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndar
     with np.errstate(divide="ignore", invalid="ignore"):
         csr = s_obs / denom
         z = np.where(var > 0, (s_obs - denom) / np.sqrt(var), np.nan)
-    values = np.where(csr > 1.0, special.ndtr(z), 0.0)
-    values[np.isnan(z)] = np.nan
+    values = np.full(n_groups, np.nan)
     methods = np.full(n_groups, "normal", dtype=object)
     has = n_g > 0
+    for gi in np.flatnonzero(has & ~np.isnan(z) & valid).tolist():
+        values[gi] = exact.normal(gi)  # Φ(z) from the single-group sums, bit for bit
     mc = has & ~np.isnan(z) & ~valid
     base = int(seed)
     b = min(null.SEQ_FIRST, rows_mod.N_SIM)
@@ -205,15 +218,16 @@ def grouped_p_risk(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndar
         ids = ids_all[lo:lo + _GROUPS]
         sel = (sub[g] >= lo) & (sub[g] < lo + ids.size)
         prob, floor = _sequential(sub[g[sel]] - lo, local[sel], atom[sel], p[sel],
-                                  ids.size, s_obs[ids], denom[ids], var[ids], base)
+                                  ids.size, s_obs[ids], denom[ids], var[ids], base,
+                                  lambda k, ids=ids: exact.floor(int(ids[k])))
         values[ids] = np.where(csr[ids] > 1.0, np.maximum(prob, floor), 0.0)
         methods[ids] = "monte_carlo"
     return values, methods, np.sort(rest_groups)
 
 
 def _sequential(gl: np.ndarray, loc: np.ndarray, atom: np.ndarray, p: np.ndarray,
-                n: int, s_obs: np.ndarray, denom: np.ndarray, var: np.ndarray, base: int
-                ) -> tuple[np.ndarray, np.ndarray]:
+                n: int, s_obs: np.ndarray, denom: np.ndarray, var: np.ndarray, base: int,
+                floor_of: Callable[[int], float]) -> tuple[np.ndarray, np.ndarray]:
     """``_risk_null._sequential`` for ``n`` groups at once (rows grouped by ``gl``,
     canonical order): looks of 1,000, 3,000, 12,000 ... draws until each group's band
     is settled; returns P(S* < S_obs) and the Chernoff floor of every group."""
@@ -236,9 +250,10 @@ def _sequential(gl: np.ndarray, loc: np.ndarray, atom: np.ndarray, p: np.ndarray
         thr = (s_obs - tol)[act]
         prob = np.count_nonzero(null_draws < thr[:, None], axis=1) / m
         if look == 0:
-            mean = _segment_sum(atom * p, gl, n)
-            floor = _chernoff_floor(gl, p, atom, var, mean, s_obs - tol,
-                                    above & (prob > rows_mod.P_EVIDENCE), n)
+            want = above & (prob > rows_mod.P_EVIDENCE)
+            floor = np.zeros(n)
+            for k in np.flatnonzero(want).tolist():
+                floor[k] = floor_of(k)  # the single-group Chernoff bound, bit for bit
             certified = floor > rows_mod.P_RISKY
         alt = ~(above[act] & (look > 0) & (prob > rows_mod.P_EVIDENCE))
         b_alt = max(b // 4, min(b, null.SEQ_FIRST))
