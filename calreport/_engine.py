@@ -61,6 +61,11 @@ class _Collector:
             warnings.warn(text, category, stacklevel=stacklevel)
 
 
+#: Mean rows per group up to which the refitted metrics and P_risk are computed for all
+#: groups at once (above, each group alone is faster: its sorts are shared).
+_ROWS_PER_GROUP = 5000
+
+
 def _exact_ones(split: Split) -> int:
     return int(np.count_nonzero(split.profile.conf >= 1.0))
 
@@ -145,17 +150,20 @@ def _segmented(split: Split, names: list[str], s: Settings, with_risk: bool = Fa
     codes = np.full(p.n, n_groups, dtype=np.int64)  # rows in no group (a dropped key)
     for i, g in enumerate(split.groups):
         codes[g.rows] = i
-    fast = [m for m in names if segmentable(m, s)]
+    # the batched kernels of the refitted metrics and of P_risk pay off over many
+    # groups; a few large groups keep the single-group code (its shared presort)
+    many = p.n <= _ROWS_PER_GROUP * max(1, n_groups)
+    fast = [m for m in names if segmentable(m, s, refits=many)]
     values = segmented_values(p, codes, n_groups + 1, s, fast)
     out: dict[str, np.ndarray] = {k: v[:n_groups] for k, v in values.items()}
     if "p_risk" in names and "p_risk" not in out and not with_risk and (
             p.sample_weight is None or p.weights == "importance"):
         out["p_risk"], out["_p_risk_method"], out["_p_risk_reason"] = _grouped_p_risk(
-            split, s, codes)
+            split, s, codes, batched=many)
     return out
 
 
-def _grouped_p_risk(split: Split, s: Settings, codes: np.ndarray
+def _grouped_p_risk(split: Split, s: Settings, codes: np.ndarray, batched: bool = True
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """P_risk of every group from the frame's validated arrays (no profile per group).
 
@@ -174,7 +182,7 @@ def _grouped_p_risk(split: Split, s: Settings, codes: np.ndarray
     w_all = p.sample_weight
     todo = [i for i, g in enumerate(split.groups) if g.rows.size and (
         w_all is None or np.any(w_all[g.rows] > 0))]
-    if s.p_risk_method == "auto" and isinstance(s.mc_seed, (int, np.integer)):
+    if batched and s.p_risk_method == "auto" and isinstance(s.mc_seed, (int, np.integer)):
         from calreport.metrics._grouped_risk import grouped_p_risk
 
         got, how, rest = grouped_p_risk(p.conf, p.correct, w_all, codes, n + 1,

@@ -28,10 +28,11 @@ _BINNED = frozenset({"ece", "mce", "signed_ece"})
 _RANKING = frozenset({"auc", "cwauc", "delta_auc"})
 
 
-def segmentable(name: str, s: Settings) -> bool:
-    """Whether a metric can be computed for all groups at once with these settings."""
+def segmentable(name: str, s: Settings, refits: bool = True) -> bool:
+    """Whether a metric can be computed for all groups at once with these settings
+    (``refits``: including the refitted metrics' grouped kernels)."""
     if name in _REFITS:
-        return True
+        return refits
     spec = REGISTRY[name]
     if spec.interval.kind != "bootstrap" or spec.interval.finish is None:
         return False

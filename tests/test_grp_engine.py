@@ -63,3 +63,18 @@ def test_grouped_reasons_and_p_risk_method_equal_each_group_alone():
         assert gr.p_risk_method == one.p_risk_method, gr.key
         for m in REGISTRY:
             assert gr.reasons.get(m, "") == one.reasons.get(m, ""), (gr.key, m)
+
+
+def test_few_large_groups_take_the_single_group_path_with_equal_results():
+    rng = np.random.default_rng(3)
+    n = 2 * 5_500  # more than 5,000 rows per group: each group computed alone
+    p = rng.uniform(size=n)
+    df = pd.DataFrame({"proba": p, "y_true": (rng.random(n) < p).astype(int),
+                       "g": np.repeat([0, 1], n // 2)})
+    names = ["smece", "lcs", "eci", "debiased_ece", "corp_mcb", "p_risk"]
+    grouped = df.groupby("g").calib(y="y_true", proba="proba").summary(metrics=names)
+    for key in (0, 1):
+        alone = df[df["g"] == key].calib(y="y_true", proba="proba").summary(metrics=names)
+        row = alone.iloc[0] if isinstance(alone, pd.DataFrame) else alone
+        for m in names:
+            assert grouped.loc[key, m] == pytest.approx(row[m], rel=1e-12), (key, m)
