@@ -61,6 +61,11 @@ class _Collector:
             warnings.warn(text, category, stacklevel=stacklevel)
 
 
+#: Mean rows per group up to which the refitted metrics and P_risk are computed for all
+#: groups at once (above, each group alone is faster: its sorts are shared).
+_ROWS_PER_GROUP = 5000
+
+
 def _exact_ones(split: Split) -> int:
     return int(np.count_nonzero(split.profile.conf >= 1.0))
 
@@ -98,10 +103,18 @@ def evaluate(
             else None)
     boot = dict(n_boot=n_boot, ci_method=ci_method, resampling=resampling, seed=seed,
                 progress=progress, refit=refit)
-    results = [collector.run(g.name, lambda g=g, i=i: _one(
-        split, g, names, settings, ci, boot, with_risk,
-        fast=None if fast is None else (fast, i)))
-        for i, g in enumerate(split.groups)]
+    if fast is not None:
+        # plain lists: one conversion instead of a NumPy scalar per group and metric
+        fast = {k: v.tolist() for k, v in fast.items()}
+    # a group whose every number comes from the segmented values runs no metric code,
+    # so it has no warnings to collect
+    quiet = fast is not None and not with_risk and all(m in fast for m in names)
+    results = [(_one(split, g, names, settings, ci, boot, with_risk, fast=(fast, i))
+                if quiet and g.rows.size else
+                collector.run(g.name, lambda g=g, i=i: _one(
+                    split, g, names, settings, ci, boot, with_risk,
+                    fast=None if fast is None else (fast, i))))
+               for i, g in enumerate(split.groups)]
     total = None
     if overall if overall is not None else split.grouped:
         rows = np.concatenate([g.rows for g in split.groups]) if split.groups else \
@@ -137,22 +150,29 @@ def _segmented(split: Split, names: list[str], s: Settings, with_risk: bool = Fa
     codes = np.full(p.n, n_groups, dtype=np.int64)  # rows in no group (a dropped key)
     for i, g in enumerate(split.groups):
         codes[g.rows] = i
-    fast = [m for m in names if segmentable(m, s)]
+    # the batched kernels of the refitted metrics and of P_risk pay off over many
+    # groups; a few large groups keep the single-group code (its shared presort)
+    many = p.n <= _ROWS_PER_GROUP * max(1, n_groups)
+    fast = [m for m in names if segmentable(m, s, refits=many)]
     values = segmented_values(p, codes, n_groups + 1, s, fast)
     out: dict[str, np.ndarray] = {k: v[:n_groups] for k, v in values.items()}
     if "p_risk" in names and "p_risk" not in out and not with_risk and (
             p.sample_weight is None or p.weights == "importance"):
         out["p_risk"], out["_p_risk_method"], out["_p_risk_reason"] = _grouped_p_risk(
-            split, s)
+            split, s, codes, batched=many)
     return out
 
 
-def _grouped_p_risk(split: Split, s: Settings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _grouped_p_risk(split: Split, s: Settings, codes: np.ndarray, batched: bool = True
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """P_risk of every group from the frame's validated arrays (no profile per group).
 
     Each group's value is that of ``risk.p_risk`` on its rows with the summary's seed,
     so it does not depend on the other groups or their order; groups of one seed share
     the blocks of uniforms of the Monte Carlo null (drawn once, not once per group).
+    With ``method="auto"`` every group is assessed at once over the group codes
+    (:func:`calreport.metrics._grouped_risk.grouped_p_risk`); only the groups whose
+    Monte Carlo null needs more than its first look go through the single-group code.
     """
     p = split.profile
     n = len(split.groups)
@@ -162,6 +182,13 @@ def _grouped_p_risk(split: Split, s: Settings) -> tuple[np.ndarray, np.ndarray, 
     w_all = p.sample_weight
     todo = [i for i, g in enumerate(split.groups) if g.rows.size and (
         w_all is None or np.any(w_all[g.rows] > 0))]
+    if batched and s.p_risk_method == "auto" and isinstance(s.mc_seed, (int, np.integer)):
+        from calreport.metrics._grouped_risk import grouped_p_risk
+
+        got, how, rest = grouped_p_risk(p.conf, p.correct, w_all, codes, n + 1,
+                                        eps=s.eps, seed=int(s.mc_seed))
+        values[:], methods[:] = got[:n], how[:n]
+        todo = [i for i in rest.tolist() if i < n]
     got = risk._p_risk_trusted(
         [(p.conf[g.rows], p.correct[g.rows], None if w_all is None else w_all[g.rows])
          for g in (split.groups[i] for i in todo)],
@@ -176,7 +203,7 @@ def _grouped_p_risk(split: Split, s: Settings) -> tuple[np.ndarray, np.ndarray, 
 
 def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None,
          boot: dict[str, Any], with_risk: bool, force: bool = False,
-         fast: tuple[dict[str, np.ndarray], int] | None = None) -> GroupResult:
+         fast: tuple[dict[str, Any], int] | None = None) -> GroupResult:
     if g.rows.size == 0:
         why = "empty group" if not g.n_dropped else "every row has a missing value"
         values = dict.fromkeys([*COUNT_COLUMNS, *names], math.nan)
@@ -209,7 +236,7 @@ def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None
 
 
 def _one_fast(split: Split, g: Group, names: list[str], s: Settings, with_risk: bool,
-              values: dict[str, np.ndarray], i: int) -> GroupResult:
+              values: dict[str, Any], i: int) -> GroupResult:
     """One group's result from the segmented values; the rest computed on its rows."""
     from calreport.registry import REGISTRY
 
@@ -230,7 +257,7 @@ def _one_fast(split: Split, g: Group, names: list[str], s: Settings, with_risk: 
     zero = w is not None and not np.any(w[g.rows] > 0)
     for m in names:
         if m in values:
-            val = float(values[m][i])
+            val = values[m][i]
             merged[m] = val
             if zero:
                 merged[m] = math.nan
@@ -239,6 +266,8 @@ def _one_fast(split: Split, g: Group, names: list[str], s: Settings, with_risk: 
                 reasons[m] = (REGISTRY[m].missing_need(split.profile)
                               or (values["_p_risk_reason"][i] if m == "p_risk"
                                   and "_p_risk_reason" in values else "")
+                              or (values[f"_reason_{m}"][i] if f"_reason_{m}" in values
+                                  else "")
                               or REGISTRY[m].nan_reason)
         else:
             merged[m] = out_values[m]

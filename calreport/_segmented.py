@@ -10,7 +10,9 @@ per-subset tests check.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -26,8 +28,11 @@ _BINNED = frozenset({"ece", "mce", "signed_ece"})
 _RANKING = frozenset({"auc", "cwauc", "delta_auc"})
 
 
-def segmentable(name: str, s: Settings) -> bool:
-    """Whether a metric can be computed for all groups at once with these settings."""
+def segmentable(name: str, s: Settings, refits: bool = True) -> bool:
+    """Whether a metric can be computed for all groups at once with these settings
+    (``refits``: including the refitted metrics' grouped kernels)."""
+    if name in _REFITS:
+        return refits
     spec = REGISTRY[name]
     if spec.interval.kind != "bootstrap" or spec.interval.finish is None:
         return False
@@ -192,10 +197,114 @@ def segmented_values(p: ConfidenceProfile, codes: np.ndarray, n_groups: int,
     clipped = (p.conf < s.eps) | (p.conf > 1 - s.eps)
     out["n_clipped"] = np.bincount(codes, weights=clipped.astype(np.float64),
                                    minlength=n_groups)
+    cache: dict[str, Any] = {}  # work shared by several refitted metrics of this call
     with np.errstate(divide="ignore", invalid="ignore"):
         for name in names:
             if REGISTRY[name].missing_need(p) is not None:
                 out[name] = np.full(n_groups, np.nan)
-                continue
-            out[name] = np.asarray(REGISTRY[name].interval.finish(sums, s), dtype=np.float64)
+            elif name in _REFITS:
+                _refit(name, p, codes, n_groups, s, out, cache)
+            else:
+                out[name] = np.asarray(REGISTRY[name].interval.finish(sums, s),
+                                       dtype=np.float64)
     return out
+
+
+# ------------------------------------------------------------- refitted metrics
+# Metrics whose interval refits a curve per replicate have no sums to finish; their
+# grouped kernels (calreport.metrics._grouped_*) fit every group at once over the
+# group codes, each group's value equal to the metric on its rows alone.
+def _group_order(p: ConfidenceProfile, codes: np.ndarray, s: Settings,
+                 cache: dict[str, Any]) -> np.ndarray:
+    """Rows by (group, score, outcome): one sort shared by debiased ECE, LCS, ECI, CORP."""
+    if "order" not in cache:
+        score, outcome = p.view(s.view)
+        cache["order"] = np.lexsort((outcome, score, codes))
+    return cache["order"]
+
+
+def _smece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
+           cache: dict[str, Any]) -> np.ndarray:
+    from calreport.metrics._grouped_smooth import grouped_smece
+
+    score, outcome = p.view(s.view)
+    return grouped_smece(score, outcome, p.sample_weight, codes, n_groups)
+
+
+def _classwise_ece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
+                   cache: dict[str, Any]) -> np.ndarray:
+    from calreport.metrics._grouped_binned import grouped_classwise_ece
+
+    return grouped_classwise_ece(p.y_true, p.proba, p.sample_weight, codes, n_groups,
+                                 s.n_bins)
+
+
+def _debiased_ece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
+                  cache: dict[str, Any]) -> np.ndarray | None:
+    from calreport.metrics._grouped_binned import grouped_debiased_ece
+
+    if p.sample_weight is not None:
+        return None  # weighted equal-mass edges: computed per group
+    return grouped_debiased_ece(*p.view(s.view), codes, n_groups, s.n_bins,
+                                order=_group_order(p, codes, s, cache))
+
+
+def _local(which: int) -> Callable[..., Any]:
+    def compute(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
+                cache: dict[str, Any]) -> tuple[np.ndarray, dict[int, str]]:
+        from calreport.metrics._grouped_local import grouped_lcs_eci
+
+        if "local" not in cache:  # LCS and ECI share the sort and the fits
+            cache["local"] = grouped_lcs_eci(*p.view(s.view), codes, n_groups,
+                                             order=_group_order(p, codes, s, cache))
+        lcs, eci, reasons = cache["local"]
+        return (lcs, eci)[which], reasons
+    return compute
+
+def _corp(which: int) -> Callable[..., Any]:
+    def compute(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
+                cache: dict[str, Any]) -> np.ndarray:
+        from calreport.metrics._grouped_corp import grouped_corp
+
+        if "corp" not in cache:  # the three terms share one PAV fit per group
+            cache["corp"] = grouped_corp(*p.view(s.view), p.sample_weight, codes, n_groups,
+                                         order=_group_order(p, codes, s, cache))
+        return cache["corp"][which]
+    return compute
+
+
+def _tce_bpm(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
+             cache: dict[str, Any]) -> tuple[np.ndarray, dict[int, str]]:
+    from calreport.metrics._grouped_bpm import grouped_tce_bpm
+
+    return grouped_tce_bpm(*p.view(s.view), codes, n_groups)
+
+
+#: Grouped kernel of each refitted metric; it returns None where these data need the
+#: per-group computation.
+_REFITS: dict[str, Callable[..., Any]] = {
+    "smece": _smece, "classwise_ece": _classwise_ece, "debiased_ece": _debiased_ece,
+    "lcs": _local(0), "eci": _local(1),
+    "corp_mcb": _corp(0), "corp_dsc": _corp(1), "corp_unc": _corp(2),
+    "tce_bpm": _tce_bpm,
+}
+
+
+def _refit(name: str, p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
+           out: dict[str, np.ndarray], cache: dict[str, Any]) -> None:
+    """One refitted metric of every group; a ValueError (the same for every group:
+    the rows were validated once) becomes NaN with its message as the reason."""
+    try:
+        got = _REFITS[name](p, codes, n_groups, s, cache)
+        if isinstance(got, tuple):  # values and the reason of each undefined group
+            got, why = got
+            if why:
+                reasons = np.full(n_groups, "", dtype=object)
+                for g, text in why.items():
+                    reasons[g] = text
+                out[f"_reason_{name}"] = reasons
+        if got is not None:
+            out[name] = np.asarray(got, dtype=np.float64)
+    except ValueError as exc:
+        out[name] = np.full(n_groups, np.nan)
+        out[f"_reason_{name}"] = np.full(n_groups, str(exc), dtype=object)

@@ -1,0 +1,80 @@
+"""The whole grouped summary (every registry metric, P_risk by its automatic method)
+equals each group's summary computed alone, on awkward groups: 1-3 rows, constant
+scores, one class only, ties, a large group, zero weights."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from calreport.registry import REGISTRY
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*exactly 1. they are clipped")
+
+
+def _frame(seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    parts = []
+
+    def add(p, y):
+        parts.append(pd.DataFrame({"proba": p, "y_true": y, "g": len(parts)}))
+
+    add([0.7], [1])
+    add([0.2, 0.9], [0, 1])
+    add([0.5, 0.5, 0.5], [1, 0, 1])
+    add(np.full(20, 0.8), np.ones(20, int))            # constant scores, one class
+    add(rng.uniform(size=30), np.zeros(30, int))        # one class only
+    p = rng.uniform(size=400)
+    add(p, (rng.random(400) < p).astype(int))           # large: single-group fits
+    p = np.round(rng.uniform(size=80), 1)
+    add(p, (rng.random(80) < p).astype(int))            # heavy ties
+    for n in rng.integers(10, 120, 14):
+        p = rng.beta(2, 2, n)
+        add(p, (rng.random(n) < p ** 1.3).astype(int))
+    df = pd.concat(parts, ignore_index=True)
+    df["w"] = rng.uniform(0.2, 2.0, len(df))
+    df.loc[df["g"] == 1, "w"] = [0.0, 1.0]
+    return df.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_grouped_summary_equals_each_group_alone(weighted, seed):
+    df = _frame(seed)
+    roles = dict(y="y_true", proba="proba", **({"weight": "w"} if weighted else {}))
+    grouped = df.groupby("g").calib(**roles).summary()
+    assert list(grouped.columns)[:3] == ["n", "n_dropped", "n_clipped"]
+    for key in grouped.index:
+        alone = df[df["g"] == key].calib(**roles).summary()
+        row = alone.iloc[0] if isinstance(alone, pd.DataFrame) else alone
+        for m in ["n", *REGISTRY]:
+            assert grouped.loc[key, m] == pytest.approx(row[m], rel=1e-11, abs=1e-13,
+                                                        nan_ok=True), (key, m)
+
+
+def test_grouped_reasons_and_p_risk_method_equal_each_group_alone():
+    df = _frame(2)
+    gb = df.groupby("g").calib(y="y_true", proba="proba")
+    res = gb.evaluate()
+    for gr in res.groups:
+        alone = df[df["g"] == gr.key].calib(y="y_true", proba="proba").evaluate()
+        one = alone.groups[0]
+        assert gr.p_risk_method == one.p_risk_method, gr.key
+        for m in REGISTRY:
+            assert gr.reasons.get(m, "") == one.reasons.get(m, ""), (gr.key, m)
+
+
+def test_few_large_groups_take_the_single_group_path_with_equal_results():
+    rng = np.random.default_rng(3)
+    n = 2 * 5_500  # more than 5,000 rows per group: each group computed alone
+    p = rng.uniform(size=n)
+    df = pd.DataFrame({"proba": p, "y_true": (rng.random(n) < p).astype(int),
+                       "g": np.repeat([0, 1], n // 2)})
+    names = ["smece", "lcs", "eci", "debiased_ece", "corp_mcb", "p_risk"]
+    grouped = df.groupby("g").calib(y="y_true", proba="proba").summary(metrics=names)
+    for key in (0, 1):
+        alone = df[df["g"] == key].calib(y="y_true", proba="proba").summary(metrics=names)
+        row = alone.iloc[0] if isinstance(alone, pd.DataFrame) else alone
+        for m in names:
+            assert grouped.loc[key, m] == pytest.approx(row[m], rel=1e-12), (key, m)

@@ -1,0 +1,245 @@
+"""Grouped kernels of the refitted metrics: every group's value equals the metric
+computed on that group's rows alone (the per-group loop they replace)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from calreport.metrics import bpm, calibration_index, classwise, corp, debiased, local, risk, smooth
+from calreport.metrics._grouped_binned import grouped_classwise_ece, grouped_debiased_ece
+from calreport.metrics._grouped_bpm import grouped_tce_bpm
+from calreport.metrics._grouped_corp import grouped_corp, grouped_pav
+from calreport.metrics._grouped_local import grouped_lcs_eci
+from calreport.metrics._grouped_risk import grouped_p_risk
+from calreport.metrics._grouped_smooth import grouped_smece
+
+
+def _groups(seed: int, weighted: bool = False):
+    """Rows of awkward groups in shuffled order: 1-3 rows, constant scores, one class
+    only, scores exactly 0 or 1, and ordinary groups of varied size."""
+    rng = np.random.default_rng(seed)
+    parts = [
+        (np.array([0.7]), np.array([1.0])),
+        (np.array([0.2, 0.9]), np.array([0.0, 1.0])),
+        (np.array([0.5, 0.5, 0.5]), np.array([1.0, 0.0, 1.0])),
+        (np.full(20, 0.8), np.ones(20)),                       # constant, one class
+        (rng.uniform(size=30), np.zeros(30)),                  # one class only
+        (np.r_[np.zeros(5), np.ones(5), rng.uniform(size=10)], rng.integers(0, 2, 20) * 1.0),
+        (np.full(12, 0.0), np.zeros(12)),                      # every score 0
+    ]
+    for n in rng.integers(4, 90, 25):
+        s = rng.beta(2, 2, n)
+        parts.append((s, (rng.random(n) < s**1.3).astype(float)))
+    codes = np.concatenate([np.full(len(s), i) for i, (s, _) in enumerate(parts)])
+    s = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    perm = rng.permutation(s.size)
+    w = None
+    if weighted:
+        w = rng.uniform(0.1, 3.0, s.size)
+        w[rng.random(s.size) < 0.1] = 0.0
+        w[codes == 1] = [0.0, 2.0]  # a group left with one row of positive weight
+    return s[perm], y[perm], (None if w is None else w[perm]), codes[perm], len(parts)
+
+
+def _alone(fn, s, y, w, codes, n_groups, **kw):
+    out = []
+    for g in range(n_groups):
+        m = codes == g
+        out.append(fn(s[m], y[m], **({} if w is None else {"sample_weight": w[m]}), **kw))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("boundary", ["relplot", "reflect"])
+def test_grouped_smece_equals_each_group_alone(weighted, boundary):
+    s, y, w, codes, n = _groups(3, weighted)
+    got = grouped_smece(s, y, w, codes, n, boundary=boundary)
+    ref = _alone(smooth.smece, s, y, w, codes, n, boundary=boundary)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-13)
+
+
+def test_grouped_smece_bandwidths_below_the_common_grid():
+    # near-perfectly calibrated large groups: sigma* < 0.01 uses a finer node grid
+    rng = np.random.default_rng(5)
+    sizes = [50_000, 20_000, 300]
+    s = rng.uniform(size=sum(sizes))
+    y = (rng.random(s.size) < s).astype(float)
+    codes = np.repeat([0, 1, 2], sizes)
+    got = grouped_smece(s, y, None, codes, 4)  # group 3 has no rows
+    ref = _alone(smooth.smece, s, y, None, codes, 3)
+    # the search of group 0 ends below sigma = 0.01, on a finer node grid
+    assert smooth.smece_bandwidth(s[codes == 0], y[codes == 0]) < 0.01
+    np.testing.assert_allclose(got[:3], ref, rtol=1e-12, atol=1e-13)
+    assert np.isnan(got[3])
+
+
+def test_grouped_smece_through_the_accessor_matches_subsets():
+    s, y, _, codes, n = _groups(11)
+    df = pd.DataFrame({"y_true": y.astype(int), "proba": s, "g": codes})
+    grouped = df.groupby("g").calib(y="y_true", proba="proba").summary(
+        metrics=["accuracy", "smece"])
+    for g in range(n):
+        alone = df[df["g"] == g].calib(y="y_true", proba="proba").smece()
+        assert grouped.loc[g, "smece"] == pytest.approx(alone, rel=1e-12, abs=1e-13), g
+
+
+@pytest.mark.parametrize("n_bins", [1, 3, 15])
+def test_grouped_debiased_ece_equals_each_group_alone(n_bins):
+    s, y, _, codes, n = _groups(4)
+    s = np.round(s, 2)  # ties inside and across the equal-mass edges
+    got = grouped_debiased_ece(s, y, codes, n + 1, n_bins)  # the last group is empty
+    ref = _alone(debiased.debiased_ece, s, y, None, codes, n, n_bins=n_bins)
+    np.testing.assert_allclose(got[:n], ref, rtol=1e-12, atol=1e-14)
+    assert np.isnan(got[n])
+
+
+@pytest.mark.parametrize("k", [2, 4])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_grouped_classwise_ece_equals_each_group_alone(k, weighted):
+    rng = np.random.default_rng(k)
+    n = 400
+    logits = rng.normal(size=(n, k)) * 2
+    p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    p[:5] = np.eye(k)[0]  # probabilities exactly on the bin edges 0 and 1
+    y = rng.integers(0, k, n)
+    codes = np.minimum(rng.geometric(0.15, n) - 1, 30)  # groups of 1 to ~60 rows
+    w = rng.uniform(0.0, 2.0, n) if weighted else None
+    got = grouped_classwise_ece(y, p, w, codes, 31, 15)
+    for g in np.unique(codes):
+        m = codes == g
+        ref = classwise.classwise_ece(y[m], p[m], n_bins=15,
+                                      sample_weight=None if w is None else w[m])
+        assert got[g] == pytest.approx(ref, rel=1e-12, abs=1e-15), g
+
+
+def _lcs_eci_alone(s, y):
+    ss, yy = local._sorted_sample(s, y)
+    try:
+        frac, k = local._check_sorted(ss, "lowess", local.DEFAULT_FRAC)
+    except ValueError as exc:
+        return np.nan, np.nan, str(exc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # no grid point in range: NaN
+        lcs = local._lcs_sorted(ss, yy, method="lowess", frac=frac, k=k)
+    return lcs, calibration_index._eci_sorted(ss, yy, method="lowess", frac=frac, k=k), None
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_grouped_lcs_eci_equal_each_group_alone(seed):
+    s, y, _, codes, n = _groups(seed)
+    rng = np.random.default_rng(seed)
+    # a large group (single-group path), ties on the LCS grid, a narrow score range
+    big = rng.uniform(size=700)
+    extra = [(big, (rng.random(700) < big).astype(float)),
+             (np.r_[np.full(10, 1 / 3), np.full(10, 2 / 3), rng.uniform(size=20)],
+              rng.integers(0, 2, 40) * 1.0),
+             (0.5 + rng.uniform(size=30) * 0.005, rng.integers(0, 2, 30) * 1.0),
+             (np.r_[np.full(15, 99 / 99), np.linspace(0, 1, 15)], np.ones(30))]
+    for xs, ys in extra:
+        s, y, codes = np.r_[s, xs], np.r_[y, ys], np.r_[codes, np.full(xs.size, n)]
+        n += 1
+    s = np.where(rng.random(s.size) < 0.2, np.round(s, 2), s)
+    lcs, eci, why = grouped_lcs_eci(s, y, codes, n + 1)  # the last group has no rows
+    for g in range(n):
+        m = codes == g
+        ref_lcs, ref_eci, ref_why = _lcs_eci_alone(s[m], y[m])
+        assert lcs[g] == pytest.approx(ref_lcs, rel=1e-11, abs=1e-15, nan_ok=True), g
+        assert eci[g] == pytest.approx(ref_eci, rel=1e-11, abs=1e-13, nan_ok=True), g
+        assert why.get(g) == ref_why, g
+    assert np.isnan(lcs[n]) and np.isnan(eci[n]) and n not in why
+    assert sum(r is not None for r in why.values()) >= 3  # 1-3 rows, constant scores
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_grouped_corp_equals_each_group_alone(weighted):
+    s, y, w, codes, n = _groups(7, weighted)
+    s = np.where(np.arange(s.size) % 3 == 0, np.round(s, 1), s)  # tied scores
+    mcb, dsc, unc = grouped_corp(s, y, w, codes, n + 1)
+    for g in range(n):
+        m = codes == g
+        if w is not None and not np.any(w[m] > 0):
+            continue
+        ref = corp.corp_decomposition(s[m], y[m], rule="brier",
+                                      sample_weight=None if w is None else w[m])
+        for got, want in ((mcb, ref.mcb), (dsc, ref.dsc), (unc, ref.unc)):
+            assert got[g] == pytest.approx(want, rel=1e-12, abs=1e-14), g
+    assert np.isnan(mcb[n]) and np.isnan(unc[n])
+
+
+def test_grouped_pav_matches_scipy_per_group():
+    from scipy.optimize import isotonic_regression
+
+    rng = np.random.default_rng(2)
+    sizes = rng.integers(1, 40, 60)
+    group = np.repeat(np.arange(60), sizes)
+    vals = rng.normal(size=group.size)
+    wts = rng.uniform(0.1, 2.0, group.size)
+    got = grouped_pav(vals, wts, group)
+    for g in range(60):
+        m = group == g
+        ref = isotonic_regression(vals[m], weights=wts[m]).x
+        np.testing.assert_allclose(got[m], ref, rtol=1e-12, atol=1e-14)
+
+
+def test_grouped_tce_bpm_equals_each_group_alone():
+    rng = np.random.default_rng(8)
+    sizes = [59, 60, 150, 5, 80, 70]
+    s = np.concatenate([rng.beta(4, 1, n) for n in sizes])
+    s[-70:] = 0.9  # constant scores: the Beta fit of the density fails
+    y = (rng.random(s.size) < s).astype(float)
+    codes = np.repeat(np.arange(len(sizes)), sizes)
+    perm = rng.permutation(s.size)
+    values, why = grouped_tce_bpm(s[perm], y[perm], codes[perm], len(sizes) + 1)
+    for g in range(len(sizes)):
+        m = codes == g
+        try:
+            ref, ref_why = bpm.tce_bpm(s[m], y[m]), None
+        except ValueError as exc:
+            ref, ref_why = np.nan, str(exc)
+        assert values[g] == pytest.approx(ref, rel=1e-12, nan_ok=True), g
+        assert why.get(g) == ref_why, g
+    assert set(why) == {0, 3, 5} and np.isnan(values[len(sizes)])
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("power", [0.5, 1.0, 2.0])
+def test_grouped_p_risk_equals_each_group_alone(weighted, power):
+    rng = np.random.default_rng(int(power * 10) + weighted)
+    sizes = rng.integers(1, 120, 150)
+    sizes[:3] = [1, 2, 300]  # the 300-row group goes to the single-group code
+    codes = np.repeat(np.arange(150), sizes)
+    c = rng.beta(5, 2, codes.size)
+    c = np.where(rng.random(c.size) < 0.15, np.round(c, 1), c)  # ties
+    ok = rng.random(c.size) < c**power
+    w = rng.uniform(0.0, 2.0, c.size) if weighted else None
+    perm = rng.permutation(c.size)
+    c, ok, codes = c[perm], ok[perm], codes[perm]
+    w = None if w is None else w[perm]
+    values, methods, rest = grouped_p_risk(c, ok, w, codes, 151, eps=1e-8, seed=3)
+    ref = risk._p_risk_trusted(
+        [(c[codes == g], ok[codes == g], None if w is None else w[codes == g])
+         for g in range(150)], eps=1e-8, method="auto", seed=3)
+    assert 2 in rest and rest.size < 60
+    assert {"normal", "monte_carlo"} <= set(methods[:150])
+    for g in set(range(150)) - set(rest.tolist()):
+        # bit for bit: Monte Carlo counts, and Φ(z) / the Chernoff floor from the
+        # single-group sums
+        assert values[g] == ref[g][0] or (np.isnan(values[g]) and np.isnan(ref[g][0])), g
+        assert methods[g] == ref[g][1], g
+
+
+def test_grouped_pav_large_groups_use_the_single_group_fit():
+    rng = np.random.default_rng(4)
+    group = np.repeat([0, 1, 2], [5000, 30, 2500])
+    vals = rng.normal(size=group.size) + np.linspace(0, 3, group.size)
+    wts = rng.uniform(0.1, 2.0, group.size)
+    got = grouped_pav(vals, wts, group)
+    for g in range(3):
+        m = group == g
+        np.testing.assert_allclose(got[m], corp._pav_pooled(vals[m], wts[m]),
+                                   rtol=1e-12, atol=1e-14)
