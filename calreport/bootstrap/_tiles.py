@@ -46,6 +46,20 @@ _ONES = np.ones(_PREFIX)
 _TINY = np.finfo(np.float64).tiny
 
 
+def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise dot products of two (r, m) arrays: ``sum_j a_ij b_ij`` for each row.
+
+    ``np.vecdot`` (NumPy 2) runs a BLAS dot per row, about three times faster here
+    than ``einsum("ij,ij->i")``, which older NumPy falls back to.
+    """
+    if _VECDOT is not None:
+        return _VECDOT(a, b)
+    return np.einsum("ij,ij->i", a, b)  # pragma: no cover - NumPy < 2
+
+
+_VECDOT = getattr(np, "vecdot", None)
+
+
 def _padded(m: int) -> int:
     """Width of a tile of ``m`` rows: a multiple of ``_PREFIX**2`` (two chunk levels)."""
     step = _PREFIX * _PREFIX
@@ -173,10 +187,10 @@ def _prefix_dot(w: np.ndarray, left: np.ndarray, right: np.ndarray, carry: np.nd
     np.multiply(w, right, out=x)
     np.matmul(x.reshape(-1, _PREFIX), _TRIANGLE, out=inside.reshape(-1, _PREFIX))
     np.multiply(w, left, out=y)
-    dot = np.einsum("ij,ij->i", y, inside)
+    dot = _rowdot(y, inside)
     left_totals = np.matmul(y.reshape(-1, _PREFIX), _ONES).reshape(b, -1)
     right_totals = np.ascontiguousarray(inside.reshape(b, -1, _PREFIX)[:, :, -1])
-    dot += np.einsum("ij,ij->i", left_totals, _chunk_prefix(right_totals, carry))
+    dot += _rowdot(left_totals, _chunk_prefix(right_totals, carry))
     return dot
 
 
@@ -302,20 +316,27 @@ class _Auc:
         np.subtract(1.0, pos, out=neg)
         np.multiply(conf, pos, out=cpos)
         np.multiply(conf, neg, out=cneg)
+        # class totals here, not as columns of the sums: K classes would add 2 K
+        # columns to every product of the host order
+        tile_pos = np.dot(w, pos)
         if cnt is not None:  # integer counts: exact integer running sums
             m = cnt.shape[1]
             neg_count = np.logical_not(flag[:m]).view(np.uint8)
-            ints = _running_counts(cnt, neg_count, np.zeros(b, self.int_dtype), bufs, "run0")
-            run = bufs.get("y", b, mp)
-            np.add(ints, st.carry[:, None], out=run[:, :m])
-            run[:, m:] = 0.0
-            st.carry[:] = run[:, m - 1]
-            st.num += np.einsum("ij,ij,j->i", w, run, pos)
+            prod = bufs.get("count_product", b, m, cnt.dtype)
+            np.multiply(cnt, neg_count, out=prod)
+            ints = bufs.get("run0", b, m, self.int_dtype)
+            np.cumsum(prod, axis=1, dtype=self.int_dtype, out=ints)
+            # sum_i w_i pos_i (carry + ints_i): the carry multiplies the tile's
+            # positive weight, so the running sums need no pass adding it (every
+            # term is an integer below 2**53: exact in any order)
+            run, wpos = bufs.get("y", b, m), bufs.get("x", b, m)
+            np.copyto(run, ints)
+            np.multiply(w[:, :m], pos[:m], out=wpos)
+            st.num += _rowdot(wpos, run) + st.carry * tile_pos
+            st.carry += ints[:, m - 1]
         else:
             st.num += _prefix_dot(w, pos, neg, st.carry, bufs)
-        # class totals here, not as columns of the sums: K classes would add 2 K
-        # columns to every product of the host order
-        st.pos += np.dot(w, pos)
+        st.pos += tile_pos
         st.pos_c += np.dot(w, cpos)
         st.num_c += _prefix_dot(w, cpos, cneg, st.carry_c, bufs)
         ties = self.ties[t]
@@ -395,7 +416,7 @@ class _Aurc:
             if not (cum_w[:, 0] > 0).all():
                 np.maximum(cum_w, _TINY, out=cum_w)
             np.divide(cum_err, cum_w, out=ratio)
-        st.num += np.einsum("ij,ij->i", w, ratio)
+        st.num += _rowdot(w, ratio)
 
 
 class _Order:
