@@ -92,6 +92,12 @@ def _tie_starts(sorted_values: np.ndarray) -> np.ndarray | None:
     return None if new.all() else np.flatnonzero(new)
 
 
+def _monotone(x: np.ndarray) -> bool:
+    """True when ``x`` never decreases or never increases."""
+    d = np.diff(x)
+    return bool((d >= 0).all() or (d <= 0).all())
+
+
 def _tile_bounds(n: int, starts: np.ndarray | None) -> list[tuple[int, int]]:
     """Tiles of about ``_TILE_ROWS`` rows that never split a run of tied values."""
     if starts is None or starts.size == n:
@@ -277,20 +283,24 @@ class _Auc:
     the positive and negative weight of each mixed tie group) is then taken off.
     """
 
-    def __init__(self, pos: np.ndarray, conf: np.ndarray, starts: np.ndarray | None,
-                 tiles: list[tuple[int, int]]):
-        # one byte and one float per row; the 0/1 and confidence-weighted vectors
-        # of a tile are formed from them when the tile is reached
-        self.pos_flag = _pad(pos, np.bool_)
-        self.conf = _pad(conf)
+    def __init__(self, pos: np.ndarray, conf: Any, starts: np.ndarray | None,
+                 tiles: list[tuple[int, int]], vectors: Any = None):
+        # one byte and one float per row, or, with ``vectors`` (a function of the
+        # tile's bounds giving its flags and confidences), nothing per row; the 0/1
+        # and confidence-weighted vectors of a tile are formed when it is reached.
+        # ``conf``: the confidences, or with ``vectors`` a function of positions
+        self.vectors = vectors
+        self.tiles = tiles
+        self.pos_flag = None if vectors is not None else _pad(pos, np.bool_)
+        self.conf = None if vectors is not None else _pad(conf)
         n = pos.size
         self.int_dtype = _running_dtype(n)
         self.ties: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None] * len(tiles)
         if starts is None or starts.size == n:
             return
-        group = np.zeros(n, dtype=np.intp)
+        group = np.zeros(n, dtype=np.int32 if n < 2**31 else np.intp)
         group[starts[1:]] = 1
-        group = np.cumsum(group)
+        np.cumsum(group, out=group)
         n_pos = np.bincount(group, weights=pos, minlength=starts.size)
         mixed = (n_pos > 0) & (n_pos < np.diff(np.r_[starts, n]))
         rows = np.flatnonzero(mixed[group])
@@ -300,7 +310,8 @@ class _Auc:
                 local = rows[lo:hi]
                 # runs alternate: negatives then positives of each mixed tie group
                 runs = _group_starts(group[local] * 2 + pos[local])
-                self.ties[t] = (local - r0, runs, conf[local])
+                self.ties[t] = (local - r0, runs, conf(local) if callable(conf) else
+                                conf[local])
 
     def start(self, b: int, integral: bool) -> _AucState:
         return _AucState(*(np.zeros(b) for _ in range(8)))
@@ -308,8 +319,16 @@ class _Auc:
     def tile(self, st: _AucState, w: np.ndarray, cnt: np.ndarray | None, t: int, r0: int,
              bufs: _Buffers) -> None:
         b, mp = w.shape
-        flag = self.pos_flag[r0:r0 + mp]
-        conf = self.conf[r0:r0 + mp]
+        if self.vectors is None:
+            flag = self.pos_flag[r0:r0 + mp]
+            conf = self.conf[r0:r0 + mp]
+        else:
+            r1 = self.tiles[t][1]
+            flag = bufs.get("class_flag", 1, mp, np.bool_)[0]
+            conf = bufs.get("class_conf", 1, mp)[0]
+            flag[:r1 - r0], conf[:r1 - r0] = self.vectors(r0, r1)
+            flag[r1 - r0:] = False
+            conf[r1 - r0:] = 0.0
         vec = bufs.get("class_vectors", 4, mp)
         pos, neg, cpos, cneg = vec
         np.copyto(pos, flag)
@@ -436,10 +455,49 @@ def _score_order(score: np.ndarray, pos: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray | None]:
     """Rows by increasing score, negatives before positives among tied scores."""
     order = np.argsort(score, kind="stable")
-    starts = _tie_starts(score[order])
+    starts = _tie_starts_of(score, order)
     if starts is not None:
-        group = np.zeros(score.size, dtype=np.intp)
+        group = np.zeros(score.size, dtype=np.uint32 if score.size < 2**31 else np.intp)
         group[starts[1:]] = 1
-        key = np.cumsum(group) * 2 + pos[order]
-        order = order[np.argsort(key, kind="stable")]
+        np.cumsum(group, out=group)
+        group <<= 1
+        group |= pos[order]
+        order = order[np.argsort(group, kind="stable")]
     return order, starts
+
+
+def _tie_starts_of(values: np.ndarray, order: np.ndarray) -> np.ndarray | None:
+    """:func:`_tie_starts` of ``values[order]``, without that sorted copy."""
+    n = order.size
+    if n < 2:
+        return None
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    step = 1 << 16
+    for a in range(0, n - 1, step):
+        v = values[order[a:a + step + 1]]
+        np.not_equal(v[1:], v[:-1], out=new[a + 1:a + v.size])
+    return None if new.all() else np.flatnonzero(new)
+
+
+def _descending_order(conf: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Rows by decreasing ``conf``, tied rows in their own order (a stable sort),
+    and the starts of the runs of ties.
+
+    When ``conf`` is already non-decreasing (the canonical row order sorts by
+    confidence first) the order is the runs of ties taken from the last to the
+    first: no sort, and positions in 4 bytes.
+    """
+    n = conf.size
+    index = np.int32 if n < 2**31 else np.intp
+    if n < 2 or not (conf[1:] >= conf[:-1]).all():
+        ordered = np.argsort(-conf, kind="stable")
+        return ordered, _tie_starts_of(conf, ordered)
+    up = _tie_starts(conf)
+    if up is None:
+        return np.arange(n - 1, -1, -1, dtype=index), None
+    length = np.diff(np.r_[up, n])[::-1]  # run lengths, last run first
+    starts = np.r_[0, np.cumsum(length)[:-1]]
+    ordered = np.arange(n, dtype=index)
+    ordered += np.repeat((up[::-1] - starts).astype(index), length)
+    return ordered, starts

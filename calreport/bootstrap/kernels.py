@@ -32,11 +32,12 @@ from calreport.bootstrap._tiles import (
     _Auc,
     _Aurc,
     _Buffers,
+    _descending_order,
+    _monotone,
     _Order,
     _padded,
     _score_order,
     _Sums,
-    _tie_starts,
 )
 from calreport.bootstrap.resampling import RESAMPLING, _Resampler, spawn_seeds
 from calreport.metrics import binned, risk, scoring
@@ -216,12 +217,14 @@ class _Kernels:
     ``p.take(order)`` without that copy of the profile being made.  Beyond the
     profile, the memory held is a few bytes per row and sort order: the per-row
     columns are kept as one matrix only up to ``_MATRIX_BYTES`` and otherwise
-    formed again tile by tile, and the class vectors of the AUC orders are one
-    flag and one confidence per row.
+    formed again tile by tile, together with the class vectors of an AUC order
+    (else one flag and one confidence per row).  ``keep_rows=False`` drops the
+    host order's row positions (4 bytes a row), which only the real-weight entry
+    point :meth:`evaluate` reads.
     """
 
     def __init__(self, p: ConfidenceProfile, s: Settings, names: Sequence[str],
-                 order: np.ndarray | None = None):
+                 order: np.ndarray | None = None, *, keep_rows: bool = True):
         self.names = [n for n in names
                       if n in REGISTRY and REGISTRY[n].interval.kind == "bootstrap"
                       and REGISTRY[n].missing_need(p) is None]
@@ -229,6 +232,7 @@ class _Kernels:
         wanted = set(self.names)
         n = p.n
         scale = _weight_scale(p) if order is not None else None
+        index = _index_dtype(n)
 
         def at(a: np.ndarray) -> np.ndarray:
             """``a`` in the replicates' row order."""
@@ -242,13 +246,22 @@ class _Kernels:
                     base /= scale
         self.weighted = base is not None
         self.min_count = s.min_count
+        self._profile, self._scale = p, scale
+        self._keep = {c for m in self.names for c in REGISTRY[m].interval.columns}
+        self._with_bins = bool({"ece", "mce", "signed_ece"} & wanted)
+        self.col_names = list(self._columns(np.arange(min(n, 1))))
+        self.col = {k: i for i, k in enumerate(self.col_names)}
+        n_cols = len(self.col_names)
+        # above _MATRIX_BYTES every per-row quantity of the host order (columns, AUC
+        # class vectors) is formed again tile by tile: memory bounded by a tile
+        per_tile = n_cols * n * 8 > _MATRIX_BYTES
         orders: list[_Order] = []
-        conf = at(p.conf)
         # ranking: one order per class, negatives first among tied scores
         auc_specs = []
         sparse_classes: list[int] = []  # classes with few distinct positive scores
         sparse_groups: list[int] = []
         self.auc_classes: list[int] = []  # dense classes, then the sparse ones
+        y_code = None
         if p.proba is not None and p.y_true is not None and {"auc", "cwauc",
                                                             "delta_auc"} & wanted:
             n_classes = 2 if p.score is not None else p.proba.shape[1]
@@ -270,62 +283,45 @@ class _Kernels:
                 o = _Order(*_score_order(sc, pos))
                 del sc
                 orders.append(o)
-                auc_specs.append((o, pos))
+                auc_specs.append((o, pos, k))
                 self.auc_classes.append(k)
             del y
         # AURC: rows by decreasing confidence, ties grouped
         aurc_order = None
         if "aurc" in wanted:
-            ordered = np.argsort(-conf, kind="stable")
-            aurc_order = _Order(ordered, _tie_starts(conf[ordered]))
-            err = ~at(p.correct)[ordered]
+            conf = at(p.conf)
+            aurc_order = _Order(*_descending_order(conf))
+            del conf
+            err = ~at(p.correct)[aurc_order.rows]
             orders.append(aurc_order)
         # binned: one fixed assignment of rows to bins (edges of the full sample,
         # computed as the point estimate computes them)
         bins = None
-        if {"ece", "mce", "signed_ece"} & wanted:
-            score, _ = p.view(s.view)
-            score = at(score)
-            edges = binned.bin_edges(score, n_bins=s.n_bins, strategy=s.strategy,
-                                     sample_weight=base)
-            bins = binned.assign_bins(score, edges)
-            for small in (np.int8, np.int16, np.int32):  # one byte a row, not eight
-                info = np.iinfo(small)
-                if bins.size and info.min <= bins.min() and bins.max() <= info.max:
-                    bins = bins.astype(small)
-                    break
-            del score
+        if self._with_bins:
+            bins = self._bins(p, s, order, base)
         # the order that carries the column sums: one where the bins are contiguous
         host = None
         if bins is not None:
-            for o in orders:
-                d = np.diff(bins[o.rows])
-                if (d >= 0).all() or (d <= 0).all():
-                    host = o
-                    break
+            host = next((o for o in orders if _monotone(bins[o.rows])), None)
             if host is None:
                 host = _Order(np.argsort(bins, kind="stable"))
                 orders.append(host)
         elif orders:
             host = orders[0]
         else:
-            host = _Order(np.arange(n))
+            host = _Order(np.arange(n, dtype=index))
             orders.append(host)
         orders.remove(host)
         orders.insert(0, host)  # the counts are drawn in this order
-        # per-row columns in the host order: one matrix when it is small, else
-        # formed again for each tile (bounded memory)
-        self._profile, self._scale = p, scale
-        self._keep = {c for m in self.names for c in REGISTRY[m].interval.columns}
-        self._with_bins = bins is not None
-        index = _index_dtype(n)
-        self._source = (host.rows if order is None else order[host.rows]).astype(index)
-        self.col_names = list(self._columns(self._source[:1]))
-        self.col = {k: i for i, k in enumerate(self.col_names)}
-        n_cols = len(self.col_names)
+        # original row of each host position (the host rows themselves without an
+        # order: no copy)
+        self._source = (host.rows if order is None else order[host.rows]).astype(
+            index, copy=False)
         host_bins = None if bins is None else bins[host.rows]
         del bins
-        if n_cols * n * 8 <= _MATRIX_BYTES:
+        # per-row columns in the host order: one matrix when it is small, else
+        # formed again for each tile (bounded memory)
+        if not per_tile:
             matrix = np.empty((n_cols, n))
             step = _chunk_rows(p)
             for a in range(0, n, step):
@@ -333,38 +329,90 @@ class _Kernels:
             self.sums = _Sums(matrix, host_bins, host.tiles, n_cols)
         else:
             self.sums = _Sums(None, host_bins, host.tiles, n_cols, rows=self._rows)
+        del host_bins
         host.parts.append(self.sums)
         self.aucs: list[_Auc] = []
-        for o, pos in auc_specs:
-            auc = _Auc(pos[o.rows], conf[o.rows], o.starts, o.tiles)
+        for o, pos, k in auc_specs:
+
+            def conf_at(i: Any, o: _Order = o) -> np.ndarray:
+                """Confidences of the rows at positions ``i`` of the order."""
+                rows = o.rows[i]
+                return p.conf[rows if order is None else order[rows]]
+
+            if per_tile:  # only the rows of mixed tie groups are read here
+                auc = _Auc(pos[o.rows], conf_at, o.starts, o.tiles,
+                           vectors=self._auc_vectors(o, y_code, k))
+            else:
+                auc = _Auc(pos[o.rows], conf_at(slice(None)), o.starts, o.tiles)
             o.parts.append(auc)
             self.aucs.append(auc)
         del auc_specs
         self.sparse = None
         if sparse_classes:
             self.sparse = build_sparse_auc(p, self._source, sparse_classes,
-                                           np.array(sparse_groups), conf[host.rows])
+                                           np.array(sparse_groups), p.conf[self._source])
             self.auc_classes.extend(sparse_classes)
         self.aurc = None
         if aurc_order is not None:
             self.aurc = _Aurc(err, aurc_order.starts, aurc_order.tiles)
             del err
             aurc_order.parts.append(self.aurc)
-        del conf
-        position = np.empty(n, dtype=_index_dtype(n))
-        position[host.rows] = np.arange(n, dtype=position.dtype)
         for o in orders:
-            if o is not host:
-                o.perm = position[o.rows]
             if base is not None:
                 o.base = base[o.rows]
             o.starts = None  # only needed to place the tiles and the ties
+        del base
+        position = np.empty(n, dtype=index)
+        for a in range(0, n, _COLUMN_CHUNK):  # no n-row temporary
+            position[host.rows[a:a + _COLUMN_CHUNK]] = np.arange(
+                a, min(a + _COLUMN_CHUNK, n), dtype=index)
+        # positions of the host order (in the replicate order), for the real weight
+        # entry point; the counts path needs them only when they are the source rows
+        self.first_rows = host.rows if keep_rows or order is None else None
+        host.rows = self.first_rows
         for o in orders:
             if o is not host:
+                o.perm = position[o.rows]
                 o.rows = None  # host.rows[o.perm] when needed
+        del position
         self.orders = orders
-        self.first_rows = host.rows.astype(index)
-        host.rows = self.first_rows
+
+    def _bins(self, p: ConfidenceProfile, s: Settings, order: np.ndarray | None,
+              base: np.ndarray | None) -> np.ndarray:
+        """Bin of every row (replicate order) in the smallest integer type, assigned
+        chunk by chunk (no 8-byte temporary per row)."""
+        view = p.default_view if s.view is None else s.view
+        if view == "top_label":
+            score = p.conf
+        elif p.score is not None and p.y_true is not None:
+            score = p.score  # the view's score, without caching its outcome column
+        else:
+            score, _ = p.view(view)  # raises the view's own error
+        if s.strategy == "uniform":  # data-free edges
+            edges = binned.bin_edges(score[:1], n_bins=s.n_bins, strategy=s.strategy)
+        else:
+            edges = binned.bin_edges(score if order is None else score[order],
+                                     n_bins=s.n_bins, strategy=s.strategy,
+                                     sample_weight=base)
+        top = max(edges.size - 2, 0)  # largest bin index
+        small = next(t for t in (np.int8, np.int16, np.int32, np.int64)
+                     if top <= np.iinfo(t).max)
+        bins = np.empty(p.n, dtype=small)
+        step = _COLUMN_CHUNK
+        for a in range(0, p.n, step):
+            rows = slice(a, a + step) if order is None else order[a:a + step]
+            bins[a:a + step] = binned.assign_bins(score[rows], edges)
+        return bins
+
+    def _auc_vectors(self, o: _Order, y_code: np.ndarray, k: int) -> Callable[..., Any]:
+        """The class flag and the confidence of the rows of one tile of ``o``."""
+        p = self._profile
+
+        def vectors(r0: int, r1: int) -> tuple[np.ndarray, np.ndarray]:
+            rows = self._source[r0:r1] if o.perm is None else self._source[o.perm[r0:r1]]
+            return y_code[rows] == k, p.conf[rows]
+
+        return vectors
 
     # ---------------------------------------------------------- per-row columns
     def _columns(self, rows: np.ndarray) -> dict[str, np.ndarray]:
@@ -390,6 +438,10 @@ class _Kernels:
         return out
 
     def _order_rows(self, o: _Order) -> np.ndarray:
+        if self.first_rows is None:
+            raise ValueError("kernels built with keep_rows=False take resampling "
+                             "counts only (evaluate_counts); build them with "
+                             "keep_rows=True to evaluate real weights.")
         return o.rows if o.rows is not None else self.first_rows[o.perm]
 
     # ---------------------------------------------------------------- evaluation
@@ -452,7 +504,7 @@ class _Kernels:
         """Replicate weights (sample weights included) of the host order in chunks of
         rows, for the sparse AUC; counts are multiplied by the sample weights here."""
         host = self.orders[0]
-        n = self.first_rows.size
+        n = self._source.size
         step = max(_SPARSE_MIN_ROWS, _SPARSE_CELLS // (2 * b))
         for r0 in range(0, n, step):
             r1 = min(n, r0 + step)
@@ -624,7 +676,7 @@ def bootstrap_replicates(
     # a canonical row order, so the replicates do not depend on the input's row order
     # (rows tied on every key are interchangeable)
     # (the kernels read the profile through this order: no reordered copy of it)
-    k = _Kernels(profile, s, metrics, order=canonical_order(profile))
+    k = _Kernels(profile, s, metrics, order=canonical_order(profile), keep_rows=False)
     n = profile.n
     sampler = _Resampler(n, resampling)
     streams = spawn_seeds(seed, -(-n_boot // _STREAM_REPLICATES))
