@@ -136,3 +136,36 @@ def test_bootstrap_replicates_the_same_with_columns_per_tile(monkeypatch):
     assert set(a) == set(b) and {"auc", "cwauc", "aurc", "ece"} <= set(a)
     for m in a:
         np.testing.assert_allclose(b[m], a[m], rtol=1e-13, atol=1e-15, err_msg=m)
+
+
+def _full_lexsort(p: ConfidenceProfile) -> np.ndarray:
+    """The former canonical order: one stable lexsort of every key of all rows."""
+    return np.lexsort(bs._canonical_keys(p, None)[::-1])
+
+
+@pytest.mark.parametrize("kind", ["continuous", "few_ties", "many_ties", "multi",
+                                  "weighted"])
+def test_canonical_order_equals_the_stable_lexsort(kind):
+    """One sort of the confidences, other keys only inside tied runs: the same order."""
+    rng = np.random.default_rng(9)
+    n = 4000
+    if kind == "multi":
+        z = rng.normal(size=(n, 4))
+        z[::7] = z[1::7][: z[::7].shape[0]]  # duplicated probability rows: tied conf
+        proba = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+        y = rng.integers(0, 4, n)
+        prof = ConfidenceProfile.from_arrays(y, proba)
+    else:
+        p = rng.beta(2, 2, n)
+        if kind == "few_ties":
+            p[:300] = np.round(p[:300], 2)  # under a quarter of the rows tied
+        elif kind == "many_ties":
+            p = np.round(p, 1)  # nearly every row tied: the full lexsort path
+        y = (rng.random(n) < p).astype(int)
+        w = rng.integers(1, 4, n).astype(float) if kind == "weighted" else None
+        if w is not None:
+            p = np.round(p, 2)
+        prof = ConfidenceProfile.from_arrays(y, p, sample_weight=w)
+    got = canonical_order(prof)
+    np.testing.assert_array_equal(got, _full_lexsort(prof))
+    assert got.dtype == np.int32

@@ -38,6 +38,7 @@ from calreport.bootstrap._tiles import (
     _padded,
     _score_order,
     _Sums,
+    _tie_starts_of,
 )
 from calreport.bootstrap.resampling import RESAMPLING, _Resampler, spawn_seeds
 from calreport.metrics import binned, risk, scoring
@@ -105,22 +106,50 @@ def canonical_order(p: ConfidenceProfile) -> np.ndarray:
 
     Resampling counts are drawn in a sort order of the rows; sorting them
     canonically first makes the intervals independent of the input's row order.
+    The order is that of a stable lexicographic sort by (confidence, correctness,
+    labels, score, weight, ...): one sort of the confidences, then the other keys
+    sort only the runs of tied confidences (all keys when most rows are tied).
     """
-    keys: list[np.ndarray] = [p.conf, p.correct]
+    n = p.n
+    index = _index_dtype(n)
+    order = np.argsort(p.conf)  # not stable: tied rows are put in order below
+    starts = _tie_starts_of(p.conf, order)
+    if starts is None:
+        return order.astype(index, copy=False)
+    lengths = np.diff(np.r_[starts, n])
+    runs = lengths > 1
+    tied = np.flatnonzero(np.repeat(runs, lengths))
+    if tied.size > n // 4:
+        return np.lexsort(_canonical_keys(p, None)[::-1]).astype(index, copy=False)
+    rows = order[tied]
+    run = np.repeat(np.arange(int(runs.sum())), lengths[runs])
+    # by run, then the other keys, then the row itself: what a stable sort keeps
+    keys = _canonical_keys(p, rows)[1:]
+    order[tied] = rows[np.lexsort([rows, *keys[::-1], run])]
+    return order.astype(index, copy=False)
+
+
+def _canonical_keys(p: ConfidenceProfile, rows: np.ndarray | None) -> list[np.ndarray]:
+    """The sort keys of :func:`canonical_order`, of all rows or of ``rows``."""
+
+    def at(a: np.ndarray) -> np.ndarray:
+        return a if rows is None else a[rows]
+
+    keys: list[np.ndarray] = [at(p.conf), at(p.correct)]
     for a in (p.y_true, p.y_pred, p.score, p.sample_weight):
         if a is not None:
-            keys.append(a)
+            keys.append(at(a))
     if p.proba is not None and p.score is None:
-        rows = np.arange(p.n)
+        which = np.arange(p.n) if rows is None else rows
         # row sums of squares in chunks of rows: no (N, K) temporary (same values)
-        sq = np.empty(p.n)
+        sq = np.empty(which.size)
         step = _chunk_rows(p)
-        for a in range(0, p.n, step):
-            sq[a:a + step] = np.square(p.proba[a:a + step]).sum(axis=1)
+        for a in range(0, which.size, step):
+            sq[a:a + step] = np.square(p.proba[which[a:a + step]]).sum(axis=1)
         keys.append(sq)
         if p.y_true is not None:
-            keys.append(p.proba[rows, p.y_true])
-    return np.lexsort(keys[::-1]).astype(_index_dtype(p.n), copy=False)
+            keys.append(p.proba[which, p.y_true[which]])
+    return keys
 
 
 def row_columns(p: ConfidenceProfile, s: Settings,
