@@ -353,8 +353,19 @@ class _Kernels:
         if not per_tile:
             matrix = np.empty((n_cols, n))
             step = _chunk_rows(p)
-            for a in range(0, n, step):
+
+            def fill(a: int) -> None:
                 self._fill(matrix[:, a:a + step], self._source[a:a + step])
+
+            # chunks are independent (random gathers of the profile, mostly outside
+            # the GIL): on two threads when there are several
+            starts = range(0, n, step)
+            if _THREADS > 1 and len(starts) >= 4:
+                with ThreadPoolExecutor(_THREADS) as pool:
+                    list(pool.map(fill, starts))
+            else:
+                for a in starts:
+                    fill(a)
             self.sums = _Sums(matrix, host_bins, host.tiles, n_cols)
         else:
             self.sums = _Sums(None, host_bins, host.tiles, n_cols, rows=self._rows)
