@@ -12,6 +12,7 @@ import pytest
 import calreport.bootstrap._tiles as tiles
 import calreport.bootstrap.kernels as bs
 from calreport import ConfidenceProfile
+from calreport.bootstrap._rows import _canonical_keys
 from calreport.bootstrap._tiles import (
     _descending_order,
     _rowdot,
@@ -140,7 +141,7 @@ def test_bootstrap_replicates_the_same_with_columns_per_tile(monkeypatch):
 
 def _full_lexsort(p: ConfidenceProfile) -> np.ndarray:
     """The former canonical order: one stable lexsort of every key of all rows."""
-    return np.lexsort(bs._canonical_keys(p, None)[::-1])
+    return np.lexsort(_canonical_keys(p, None)[::-1])
 
 
 @pytest.mark.parametrize("kind", ["continuous", "few_ties", "many_ties", "multi",

@@ -21,6 +21,12 @@ from typing import Any
 import numpy as np
 
 from calreport import _validate as v
+from calreport.bootstrap._rows import (
+    _index_dtype,
+    _subset,
+    _weight_scale,
+    canonical_order,
+)
 from calreport.bootstrap._sparse import (
     _SPARSE_CELLS,
     _SPARSE_GROUPS,
@@ -38,7 +44,6 @@ from calreport.bootstrap._tiles import (
     _padded,
     _score_order,
     _Sums,
-    _tie_starts_of,
 )
 from calreport.bootstrap.resampling import RESAMPLING, _Resampler, spawn_seeds
 from calreport.metrics import binned, risk, scoring
@@ -63,11 +68,6 @@ _SPARSE_MIN_ROWS = 1024  # fewest rows of a chunk of the sparse AUC
 _THREADS = min(2, os.cpu_count() or 1)
 _THREAD_CELLS = 1 << 23  # replicates x rows below which the bootstrap stays on one thread
 _BLAS_CONTROLLER: list[Any] = []  # threadpoolctl's controller, created on first use
-
-
-def _index_dtype(n: int) -> Any:
-    """Smallest integer type of row positions (half the memory of ``intp`` below 2**31)."""
-    return np.int32 if n < 2**31 else np.intp
 
 
 @contextlib.contextmanager
@@ -99,57 +99,6 @@ def _chunk_rows(p: ConfidenceProfile) -> int:
     temporaries of shape (rows, K) stay a few MiB whatever K)."""
     width = 1 if p.proba is None else max(1, p.proba.shape[1])
     return max(64, _COLUMN_CHUNK // width) if width > 1 else _COLUMN_CHUNK
-
-
-def canonical_order(p: ConfidenceProfile) -> np.ndarray:
-    """Row order sorted by every value of a row (ties: rows equal on all keys).
-
-    Resampling counts are drawn in a sort order of the rows; sorting them
-    canonically first makes the intervals independent of the input's row order.
-    The order is that of a stable lexicographic sort by (confidence, correctness,
-    labels, score, weight, ...): one sort of the confidences, then the other keys
-    sort only the runs of tied confidences (all keys when most rows are tied).
-    """
-    n = p.n
-    index = _index_dtype(n)
-    order = np.argsort(p.conf)  # not stable: tied rows are put in order below
-    starts = _tie_starts_of(p.conf, order)
-    if starts is None:
-        return order.astype(index, copy=False)
-    lengths = np.diff(np.r_[starts, n])
-    runs = lengths > 1
-    tied = np.flatnonzero(np.repeat(runs, lengths))
-    if tied.size > n // 4:
-        return np.lexsort(_canonical_keys(p, None)[::-1]).astype(index, copy=False)
-    rows = order[tied]
-    run = np.repeat(np.arange(int(runs.sum())), lengths[runs])
-    # by run, then the other keys, then the row itself: what a stable sort keeps
-    keys = _canonical_keys(p, rows)[1:]
-    order[tied] = rows[np.lexsort([rows, *keys[::-1], run])]
-    return order.astype(index, copy=False)
-
-
-def _canonical_keys(p: ConfidenceProfile, rows: np.ndarray | None) -> list[np.ndarray]:
-    """The sort keys of :func:`canonical_order`, of all rows or of ``rows``."""
-
-    def at(a: np.ndarray) -> np.ndarray:
-        return a if rows is None else a[rows]
-
-    keys: list[np.ndarray] = [at(p.conf), at(p.correct)]
-    for a in (p.y_true, p.y_pred, p.score, p.sample_weight):
-        if a is not None:
-            keys.append(at(a))
-    if p.proba is not None and p.score is None:
-        which = np.arange(p.n) if rows is None else rows
-        # row sums of squares in chunks of rows: no (N, K) temporary (same values)
-        sq = np.empty(which.size)
-        step = _chunk_rows(p)
-        for a in range(0, which.size, step):
-            sq[a:a + step] = np.square(p.proba[which[a:a + step]]).sum(axis=1)
-        keys.append(sq)
-        if p.y_true is not None:
-            keys.append(p.proba[which, p.y_true[which]])
-    return keys
 
 
 def row_columns(p: ConfidenceProfile, s: Settings,
@@ -207,35 +156,6 @@ def row_columns(p: ConfidenceProfile, s: Settings,
                          1.0 - scoring.LOG_LOSS_EPS)
             cols["log_loss"] = -np.log(pt)
     return cols
-
-
-def _subset(p: ConfidenceProfile, rows: np.ndarray, weight_scale: float | None
-            ) -> ConfidenceProfile:
-    """The profile's ``rows``, weights divided by ``weight_scale`` (the whole sample's).
-
-    Unlike :meth:`ConfidenceProfile.take`, a chunk's weights are not put on the
-    chunk's own scale: every chunk of the rows keeps the scale of the whole sample.
-    """
-    def sub(a: np.ndarray | None) -> np.ndarray | None:
-        return None if a is None else a[rows]
-
-    w = sub(p.sample_weight)
-    if w is not None and weight_scale is not None:
-        with np.errstate(under="ignore"):
-            w = w / weight_scale
-    return ConfidenceProfile(
-        conf=p.conf[rows], correct=p.correct[rows], y_true=sub(p.y_true),
-        y_pred=sub(p.y_pred), proba=sub(p.proba), classes=p.classes, score=sub(p.score),
-        sample_weight=w, threshold=p.threshold, weights=p.weights, notes=p.notes)
-
-
-def _weight_scale(p: ConfidenceProfile) -> float | None:
-    """The divisor :meth:`ConfidenceProfile.take` applies to the whole sample's weights."""
-    w = p.sample_weight
-    if w is None or p.weights != "importance" or not w.size:
-        return None
-    top = float(w.max())
-    return top if top > 0 and top != 1.0 else None
 
 
 class _Kernels:
@@ -357,8 +277,7 @@ class _Kernels:
             def fill(a: int) -> None:
                 self._fill(matrix[:, a:a + step], self._source[a:a + step])
 
-            # chunks are independent (random gathers of the profile, mostly outside
-            # the GIL): on two threads when there are several
+            # independent chunks (gathers mostly outside the GIL): on two threads
             starts = range(0, n, step)
             if _THREADS > 1 and len(starts) >= 4:
                 with ThreadPoolExecutor(_THREADS) as pool:
