@@ -75,3 +75,22 @@ def test_multiclass_rare_positives_cost_two_bytes_per_row_and_class(monkeypatch)
     few, many = _peak(prof, 16), _peak(prof, 64)
     assert few < 2 * n * k + 24e6, few / (n * k)  # the (N, K) input alone is 32 MB
     assert many <= 1.1 * few, (few, many)
+
+
+def test_large_n_mode_grows_by_about_25_bytes_a_row(monkeypatch):
+    """Columns and AUC class vectors formed per tile: the peak grows by the 16 bytes
+    of uint8 counts, 4 + 4 bytes of source rows and AURC positions and the AURC error
+    flag per row (measured 25.4); tile buffers are the same at every N.  Before the
+    class vectors went per tile and the AURC order stopped sorting, the slope was
+    about 64 bytes a row."""
+    monkeypatch.setattr(bs, "_THREADS", 1)
+    monkeypatch.setattr(bs, "_MATRIX_BYTES", 0)
+    peaks = []
+    sizes = (150_000, 450_000)
+    for n in sizes:
+        rng = np.random.default_rng(1)
+        p = rng.beta(2, 2, n)
+        y = (rng.random(n) < p).astype(int)
+        peaks.append(_peak(ConfidenceProfile.from_arrays(y, p), 16))
+    slope = (peaks[1] - peaks[0]) / (sizes[1] - sizes[0])
+    assert 16 <= slope < 30, slope

@@ -41,9 +41,24 @@ import numpy as np
 
 _TILE_ROWS = 8192  # rows per tile; fixed, so the results do not depend on the block size
 _PREFIX = 8  # chunk width of the blocked running sums
+_SUM_ROWS = 2048  # rows per matrix product of the column sums
 _TRIANGLE = np.triu(np.ones((_PREFIX, _PREFIX)))  # x @ _TRIANGLE: running sums of 8
 _ONES = np.ones(_PREFIX)
 _TINY = np.finfo(np.float64).tiny
+
+
+def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise dot products of two (r, m) arrays: ``sum_j a_ij b_ij`` for each row.
+
+    ``np.vecdot`` (NumPy 2) runs a BLAS dot per row, about three times faster here
+    than ``einsum("ij,ij->i")``, which older NumPy falls back to.
+    """
+    if _VECDOT is not None:
+        return _VECDOT(a, b)
+    return np.einsum("ij,ij->i", a, b)  # pragma: no cover - NumPy < 2
+
+
+_VECDOT = getattr(np, "vecdot", None)
 
 
 def _padded(m: int) -> int:
@@ -76,6 +91,12 @@ def _tie_starts(sorted_values: np.ndarray) -> np.ndarray | None:
     new[0] = True
     np.not_equal(sorted_values[1:], sorted_values[:-1], out=new[1:])
     return None if new.all() else np.flatnonzero(new)
+
+
+def _monotone(x: np.ndarray) -> bool:
+    """True when ``x`` never decreases or never increases."""
+    d = np.diff(x)
+    return bool((d >= 0).all() or (d <= 0).all())
 
 
 def _tile_bounds(n: int, starts: np.ndarray | None) -> list[tuple[int, int]]:
@@ -173,10 +194,10 @@ def _prefix_dot(w: np.ndarray, left: np.ndarray, right: np.ndarray, carry: np.nd
     np.multiply(w, right, out=x)
     np.matmul(x.reshape(-1, _PREFIX), _TRIANGLE, out=inside.reshape(-1, _PREFIX))
     np.multiply(w, left, out=y)
-    dot = np.einsum("ij,ij->i", y, inside)
+    dot = _rowdot(y, inside)
     left_totals = np.matmul(y.reshape(-1, _PREFIX), _ONES).reshape(b, -1)
     right_totals = np.ascontiguousarray(inside.reshape(b, -1, _PREFIX)[:, :, -1])
-    dot += np.einsum("ij,ij->i", left_totals, _chunk_prefix(right_totals, carry))
+    dot += _rowdot(left_totals, _chunk_prefix(right_totals, carry))
     return dot
 
 
@@ -238,8 +259,12 @@ class _Sums:
         else:
             mat, at = self.rows(r0, self.tiles[t][1]).T, 0
         for a, b, slot in self.segments[t]:
-            # np.dot, not @: for this shape NumPy's matmul kept the GIL (measured)
-            acc[:, slot] += np.dot(w[:, a:b], mat[at + a:at + b])
+            # np.dot, not @: for this shape NumPy's matmul kept the GIL (measured);
+            # products of at most _SUM_ROWS rows: about 20 % faster than one long
+            # product (measured, OpenBLAS on 2 cores)
+            for c in range(a, b, _SUM_ROWS):
+                d = min(c + _SUM_ROWS, b)
+                acc[:, slot] += np.dot(w[:, c:d], mat[at + c:at + d])
 
 
 @dataclass
@@ -263,20 +288,24 @@ class _Auc:
     the positive and negative weight of each mixed tie group) is then taken off.
     """
 
-    def __init__(self, pos: np.ndarray, conf: np.ndarray, starts: np.ndarray | None,
-                 tiles: list[tuple[int, int]]):
-        # one byte and one float per row; the 0/1 and confidence-weighted vectors
-        # of a tile are formed from them when the tile is reached
-        self.pos_flag = _pad(pos, np.bool_)
-        self.conf = _pad(conf)
+    def __init__(self, pos: np.ndarray, conf: Any, starts: np.ndarray | None,
+                 tiles: list[tuple[int, int]], vectors: Any = None):
+        # one byte and one float per row, or, with ``vectors`` (a function of the
+        # tile's bounds giving its flags and confidences), nothing per row; the 0/1
+        # and confidence-weighted vectors of a tile are formed when it is reached.
+        # ``conf``: the confidences, or with ``vectors`` a function of positions
+        self.vectors = vectors
+        self.tiles = tiles
+        self.pos_flag = None if vectors is not None else _pad(pos, np.bool_)
+        self.conf = None if vectors is not None else _pad(conf)
         n = pos.size
         self.int_dtype = _running_dtype(n)
         self.ties: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None] * len(tiles)
         if starts is None or starts.size == n:
             return
-        group = np.zeros(n, dtype=np.intp)
+        group = np.zeros(n, dtype=np.int32 if n < 2**31 else np.intp)
         group[starts[1:]] = 1
-        group = np.cumsum(group)
+        np.cumsum(group, out=group)
         n_pos = np.bincount(group, weights=pos, minlength=starts.size)
         mixed = (n_pos > 0) & (n_pos < np.diff(np.r_[starts, n]))
         rows = np.flatnonzero(mixed[group])
@@ -286,7 +315,8 @@ class _Auc:
                 local = rows[lo:hi]
                 # runs alternate: negatives then positives of each mixed tie group
                 runs = _group_starts(group[local] * 2 + pos[local])
-                self.ties[t] = (local - r0, runs, conf[local])
+                self.ties[t] = (local - r0, runs, conf(local) if callable(conf) else
+                                conf[local])
 
     def start(self, b: int, integral: bool) -> _AucState:
         return _AucState(*(np.zeros(b) for _ in range(8)))
@@ -294,28 +324,43 @@ class _Auc:
     def tile(self, st: _AucState, w: np.ndarray, cnt: np.ndarray | None, t: int, r0: int,
              bufs: _Buffers) -> None:
         b, mp = w.shape
-        flag = self.pos_flag[r0:r0 + mp]
-        conf = self.conf[r0:r0 + mp]
+        if self.vectors is None:
+            flag = self.pos_flag[r0:r0 + mp]
+            conf = self.conf[r0:r0 + mp]
+        else:
+            r1 = self.tiles[t][1]
+            flag = bufs.get("class_flag", 1, mp, np.bool_)[0]
+            conf = bufs.get("class_conf", 1, mp)[0]
+            flag[:r1 - r0], conf[:r1 - r0] = self.vectors(r0, r1)
+            flag[r1 - r0:] = False
+            conf[r1 - r0:] = 0.0
         vec = bufs.get("class_vectors", 4, mp)
         pos, neg, cpos, cneg = vec
         np.copyto(pos, flag)
         np.subtract(1.0, pos, out=neg)
         np.multiply(conf, pos, out=cpos)
         np.multiply(conf, neg, out=cneg)
+        # class totals here, not as columns of the sums: K classes would add 2 K
+        # columns to every product of the host order
+        tile_pos = np.dot(w, pos)
         if cnt is not None:  # integer counts: exact integer running sums
             m = cnt.shape[1]
             neg_count = np.logical_not(flag[:m]).view(np.uint8)
-            ints = _running_counts(cnt, neg_count, np.zeros(b, self.int_dtype), bufs, "run0")
-            run = bufs.get("y", b, mp)
-            np.add(ints, st.carry[:, None], out=run[:, :m])
-            run[:, m:] = 0.0
-            st.carry[:] = run[:, m - 1]
-            st.num += np.einsum("ij,ij,j->i", w, run, pos)
+            prod = bufs.get("count_product", b, m, cnt.dtype)
+            np.multiply(cnt, neg_count, out=prod)
+            ints = bufs.get("run0", b, m, self.int_dtype)
+            np.cumsum(prod, axis=1, dtype=self.int_dtype, out=ints)
+            # sum_i w_i pos_i (carry + ints_i): the carry multiplies the tile's
+            # positive weight, so the running sums need no pass adding it (every
+            # term is an integer below 2**53: exact in any order)
+            run, wpos = bufs.get("y", b, m), bufs.get("x", b, m)
+            np.copyto(run, ints)
+            np.multiply(w[:, :m], pos[:m], out=wpos)
+            st.num += _rowdot(wpos, run) + st.carry * tile_pos
+            st.carry += ints[:, m - 1]
         else:
             st.num += _prefix_dot(w, pos, neg, st.carry, bufs)
-        # class totals here, not as columns of the sums: K classes would add 2 K
-        # columns to every product of the host order
-        st.pos += np.dot(w, pos)
+        st.pos += tile_pos
         st.pos_c += np.dot(w, cpos)
         st.num_c += _prefix_dot(w, cpos, cneg, st.carry_c, bufs)
         ties = self.ties[t]
@@ -395,7 +440,7 @@ class _Aurc:
             if not (cum_w[:, 0] > 0).all():
                 np.maximum(cum_w, _TINY, out=cum_w)
             np.divide(cum_err, cum_w, out=ratio)
-        st.num += np.einsum("ij,ij->i", w, ratio)
+        st.num += _rowdot(w, ratio)
 
 
 class _Order:
@@ -415,10 +460,49 @@ def _score_order(score: np.ndarray, pos: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray | None]:
     """Rows by increasing score, negatives before positives among tied scores."""
     order = np.argsort(score, kind="stable")
-    starts = _tie_starts(score[order])
+    starts = _tie_starts_of(score, order)
     if starts is not None:
-        group = np.zeros(score.size, dtype=np.intp)
+        group = np.zeros(score.size, dtype=np.uint32 if score.size < 2**31 else np.intp)
         group[starts[1:]] = 1
-        key = np.cumsum(group) * 2 + pos[order]
-        order = order[np.argsort(key, kind="stable")]
+        np.cumsum(group, out=group)
+        group <<= 1
+        group |= pos[order]
+        order = order[np.argsort(group, kind="stable")]
     return order, starts
+
+
+def _tie_starts_of(values: np.ndarray, order: np.ndarray) -> np.ndarray | None:
+    """:func:`_tie_starts` of ``values[order]``, without that sorted copy."""
+    n = order.size
+    if n < 2:
+        return None
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    step = 1 << 16
+    for a in range(0, n - 1, step):
+        v = values[order[a:a + step + 1]]
+        np.not_equal(v[1:], v[:-1], out=new[a + 1:a + v.size])
+    return None if new.all() else np.flatnonzero(new)
+
+
+def _descending_order(conf: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Rows by decreasing ``conf``, tied rows in their own order (a stable sort),
+    and the starts of the runs of ties.
+
+    When ``conf`` is already non-decreasing (the canonical row order sorts by
+    confidence first) the order is the runs of ties taken from the last to the
+    first: no sort, and positions in 4 bytes.
+    """
+    n = conf.size
+    index = np.int32 if n < 2**31 else np.intp
+    if n < 2 or not (conf[1:] >= conf[:-1]).all():
+        ordered = np.argsort(-conf, kind="stable")
+        return ordered, _tie_starts_of(conf, ordered)
+    up = _tie_starts(conf)
+    if up is None:
+        return np.arange(n - 1, -1, -1, dtype=index), None
+    length = np.diff(np.r_[up, n])[::-1]  # run lengths, last run first
+    starts = np.r_[0, np.cumsum(length)[:-1]]
+    ordered = np.arange(n, dtype=index)
+    ordered += np.repeat((up[::-1] - starts).astype(index), length)
+    return ordered, starts

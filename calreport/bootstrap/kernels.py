@@ -21,6 +21,12 @@ from typing import Any
 import numpy as np
 
 from calreport import _validate as v
+from calreport.bootstrap._rows import (
+    _index_dtype,
+    _subset,
+    _weight_scale,
+    canonical_order,
+)
 from calreport.bootstrap._sparse import (
     _SPARSE_CELLS,
     _SPARSE_GROUPS,
@@ -32,11 +38,12 @@ from calreport.bootstrap._tiles import (
     _Auc,
     _Aurc,
     _Buffers,
+    _descending_order,
+    _monotone,
     _Order,
     _padded,
     _score_order,
     _Sums,
-    _tie_starts,
 )
 from calreport.bootstrap.resampling import RESAMPLING, _Resampler, spawn_seeds
 from calreport.metrics import binned, risk, scoring
@@ -61,11 +68,6 @@ _SPARSE_MIN_ROWS = 1024  # fewest rows of a chunk of the sparse AUC
 _THREADS = min(2, os.cpu_count() or 1)
 _THREAD_CELLS = 1 << 23  # replicates x rows below which the bootstrap stays on one thread
 _BLAS_CONTROLLER: list[Any] = []  # threadpoolctl's controller, created on first use
-
-
-def _index_dtype(n: int) -> Any:
-    """Smallest integer type of row positions (half the memory of ``intp`` below 2**31)."""
-    return np.int32 if n < 2**31 else np.intp
 
 
 @contextlib.contextmanager
@@ -97,29 +99,6 @@ def _chunk_rows(p: ConfidenceProfile) -> int:
     temporaries of shape (rows, K) stay a few MiB whatever K)."""
     width = 1 if p.proba is None else max(1, p.proba.shape[1])
     return max(64, _COLUMN_CHUNK // width) if width > 1 else _COLUMN_CHUNK
-
-
-def canonical_order(p: ConfidenceProfile) -> np.ndarray:
-    """Row order sorted by every value of a row (ties: rows equal on all keys).
-
-    Resampling counts are drawn in a sort order of the rows; sorting them
-    canonically first makes the intervals independent of the input's row order.
-    """
-    keys: list[np.ndarray] = [p.conf, p.correct]
-    for a in (p.y_true, p.y_pred, p.score, p.sample_weight):
-        if a is not None:
-            keys.append(a)
-    if p.proba is not None and p.score is None:
-        rows = np.arange(p.n)
-        # row sums of squares in chunks of rows: no (N, K) temporary (same values)
-        sq = np.empty(p.n)
-        step = _chunk_rows(p)
-        for a in range(0, p.n, step):
-            sq[a:a + step] = np.square(p.proba[a:a + step]).sum(axis=1)
-        keys.append(sq)
-        if p.y_true is not None:
-            keys.append(p.proba[rows, p.y_true])
-    return np.lexsort(keys[::-1]).astype(_index_dtype(p.n), copy=False)
 
 
 def row_columns(p: ConfidenceProfile, s: Settings,
@@ -179,35 +158,6 @@ def row_columns(p: ConfidenceProfile, s: Settings,
     return cols
 
 
-def _subset(p: ConfidenceProfile, rows: np.ndarray, weight_scale: float | None
-            ) -> ConfidenceProfile:
-    """The profile's ``rows``, weights divided by ``weight_scale`` (the whole sample's).
-
-    Unlike :meth:`ConfidenceProfile.take`, a chunk's weights are not put on the
-    chunk's own scale: every chunk of the rows keeps the scale of the whole sample.
-    """
-    def sub(a: np.ndarray | None) -> np.ndarray | None:
-        return None if a is None else a[rows]
-
-    w = sub(p.sample_weight)
-    if w is not None and weight_scale is not None:
-        with np.errstate(under="ignore"):
-            w = w / weight_scale
-    return ConfidenceProfile(
-        conf=p.conf[rows], correct=p.correct[rows], y_true=sub(p.y_true),
-        y_pred=sub(p.y_pred), proba=sub(p.proba), classes=p.classes, score=sub(p.score),
-        sample_weight=w, threshold=p.threshold, weights=p.weights, notes=p.notes)
-
-
-def _weight_scale(p: ConfidenceProfile) -> float | None:
-    """The divisor :meth:`ConfidenceProfile.take` applies to the whole sample's weights."""
-    w = p.sample_weight
-    if w is None or p.weights != "importance" or not w.size:
-        return None
-    top = float(w.max())
-    return top if top > 0 and top != 1.0 else None
-
-
 class _Kernels:
     """Precomputed per-row quantities and sort orders of one profile.
 
@@ -216,12 +166,14 @@ class _Kernels:
     ``p.take(order)`` without that copy of the profile being made.  Beyond the
     profile, the memory held is a few bytes per row and sort order: the per-row
     columns are kept as one matrix only up to ``_MATRIX_BYTES`` and otherwise
-    formed again tile by tile, and the class vectors of the AUC orders are one
-    flag and one confidence per row.
+    formed again tile by tile, together with the class vectors of an AUC order
+    (else one flag and one confidence per row).  ``keep_rows=False`` drops the
+    host order's row positions (4 bytes a row), which only the real-weight entry
+    point :meth:`evaluate` reads.
     """
 
     def __init__(self, p: ConfidenceProfile, s: Settings, names: Sequence[str],
-                 order: np.ndarray | None = None):
+                 order: np.ndarray | None = None, *, keep_rows: bool = True):
         self.names = [n for n in names
                       if n in REGISTRY and REGISTRY[n].interval.kind == "bootstrap"
                       and REGISTRY[n].missing_need(p) is None]
@@ -229,6 +181,7 @@ class _Kernels:
         wanted = set(self.names)
         n = p.n
         scale = _weight_scale(p) if order is not None else None
+        index = _index_dtype(n)
 
         def at(a: np.ndarray) -> np.ndarray:
             """``a`` in the replicates' row order."""
@@ -242,13 +195,22 @@ class _Kernels:
                     base /= scale
         self.weighted = base is not None
         self.min_count = s.min_count
+        self._profile, self._scale = p, scale
+        self._keep = {c for m in self.names for c in REGISTRY[m].interval.columns}
+        self._with_bins = bool({"ece", "mce", "signed_ece"} & wanted)
+        self.col_names = list(self._columns(np.arange(min(n, 1))))
+        self.col = {k: i for i, k in enumerate(self.col_names)}
+        n_cols = len(self.col_names)
+        # above _MATRIX_BYTES every per-row quantity of the host order (columns, AUC
+        # class vectors) is formed again tile by tile: memory bounded by a tile
+        per_tile = n_cols * n * 8 > _MATRIX_BYTES
         orders: list[_Order] = []
-        conf = at(p.conf)
         # ranking: one order per class, negatives first among tied scores
         auc_specs = []
         sparse_classes: list[int] = []  # classes with few distinct positive scores
         sparse_groups: list[int] = []
         self.auc_classes: list[int] = []  # dense classes, then the sparse ones
+        y_code = None
         if p.proba is not None and p.y_true is not None and {"auc", "cwauc",
                                                             "delta_auc"} & wanted:
             n_classes = 2 if p.score is not None else p.proba.shape[1]
@@ -270,101 +232,146 @@ class _Kernels:
                 o = _Order(*_score_order(sc, pos))
                 del sc
                 orders.append(o)
-                auc_specs.append((o, pos))
+                auc_specs.append((o, pos, k))
                 self.auc_classes.append(k)
             del y
         # AURC: rows by decreasing confidence, ties grouped
         aurc_order = None
         if "aurc" in wanted:
-            ordered = np.argsort(-conf, kind="stable")
-            aurc_order = _Order(ordered, _tie_starts(conf[ordered]))
-            err = ~at(p.correct)[ordered]
+            conf = at(p.conf)
+            aurc_order = _Order(*_descending_order(conf))
+            del conf
+            err = ~at(p.correct)[aurc_order.rows]
             orders.append(aurc_order)
         # binned: one fixed assignment of rows to bins (edges of the full sample,
         # computed as the point estimate computes them)
         bins = None
-        if {"ece", "mce", "signed_ece"} & wanted:
-            score, _ = p.view(s.view)
-            score = at(score)
-            edges = binned.bin_edges(score, n_bins=s.n_bins, strategy=s.strategy,
-                                     sample_weight=base)
-            bins = binned.assign_bins(score, edges)
-            for small in (np.int8, np.int16, np.int32):  # one byte a row, not eight
-                info = np.iinfo(small)
-                if bins.size and info.min <= bins.min() and bins.max() <= info.max:
-                    bins = bins.astype(small)
-                    break
-            del score
+        if self._with_bins:
+            bins = self._bins(p, s, order, base)
         # the order that carries the column sums: one where the bins are contiguous
         host = None
         if bins is not None:
-            for o in orders:
-                d = np.diff(bins[o.rows])
-                if (d >= 0).all() or (d <= 0).all():
-                    host = o
-                    break
+            host = next((o for o in orders if _monotone(bins[o.rows])), None)
             if host is None:
                 host = _Order(np.argsort(bins, kind="stable"))
                 orders.append(host)
         elif orders:
             host = orders[0]
         else:
-            host = _Order(np.arange(n))
+            host = _Order(np.arange(n, dtype=index))
             orders.append(host)
         orders.remove(host)
         orders.insert(0, host)  # the counts are drawn in this order
-        # per-row columns in the host order: one matrix when it is small, else
-        # formed again for each tile (bounded memory)
-        self._profile, self._scale = p, scale
-        self._keep = {c for m in self.names for c in REGISTRY[m].interval.columns}
-        self._with_bins = bins is not None
-        index = _index_dtype(n)
-        self._source = (host.rows if order is None else order[host.rows]).astype(index)
-        self.col_names = list(self._columns(self._source[:1]))
-        self.col = {k: i for i, k in enumerate(self.col_names)}
-        n_cols = len(self.col_names)
+        # original row of each host position (the host rows themselves without an
+        # order: no copy)
+        self._source = (host.rows if order is None else order[host.rows]).astype(
+            index, copy=False)
         host_bins = None if bins is None else bins[host.rows]
         del bins
-        if n_cols * n * 8 <= _MATRIX_BYTES:
+        # per-row columns in the host order: one matrix when it is small, else
+        # formed again for each tile (bounded memory)
+        if not per_tile:
             matrix = np.empty((n_cols, n))
             step = _chunk_rows(p)
-            for a in range(0, n, step):
+
+            def fill(a: int) -> None:
                 self._fill(matrix[:, a:a + step], self._source[a:a + step])
+
+            # independent chunks (gathers mostly outside the GIL): on two threads
+            starts = range(0, n, step)
+            if _THREADS > 1 and len(starts) >= 4:
+                with ThreadPoolExecutor(_THREADS) as pool:
+                    list(pool.map(fill, starts))
+            else:
+                for a in starts:
+                    fill(a)
             self.sums = _Sums(matrix, host_bins, host.tiles, n_cols)
         else:
             self.sums = _Sums(None, host_bins, host.tiles, n_cols, rows=self._rows)
+        del host_bins
         host.parts.append(self.sums)
         self.aucs: list[_Auc] = []
-        for o, pos in auc_specs:
-            auc = _Auc(pos[o.rows], conf[o.rows], o.starts, o.tiles)
+        for o, pos, k in auc_specs:
+
+            def conf_at(i: Any, o: _Order = o) -> np.ndarray:
+                """Confidences of the rows at positions ``i`` of the order."""
+                rows = o.rows[i]
+                return p.conf[rows if order is None else order[rows]]
+
+            if per_tile:  # only the rows of mixed tie groups are read here
+                auc = _Auc(pos[o.rows], conf_at, o.starts, o.tiles,
+                           vectors=self._auc_vectors(o, y_code, k))
+            else:
+                auc = _Auc(pos[o.rows], conf_at(slice(None)), o.starts, o.tiles)
             o.parts.append(auc)
             self.aucs.append(auc)
         del auc_specs
         self.sparse = None
         if sparse_classes:
             self.sparse = build_sparse_auc(p, self._source, sparse_classes,
-                                           np.array(sparse_groups), conf[host.rows])
+                                           np.array(sparse_groups), p.conf[self._source])
             self.auc_classes.extend(sparse_classes)
         self.aurc = None
         if aurc_order is not None:
             self.aurc = _Aurc(err, aurc_order.starts, aurc_order.tiles)
             del err
             aurc_order.parts.append(self.aurc)
-        del conf
-        position = np.empty(n, dtype=_index_dtype(n))
-        position[host.rows] = np.arange(n, dtype=position.dtype)
         for o in orders:
-            if o is not host:
-                o.perm = position[o.rows]
             if base is not None:
                 o.base = base[o.rows]
             o.starts = None  # only needed to place the tiles and the ties
+        del base
+        position = np.empty(n, dtype=index)
+        for a in range(0, n, _COLUMN_CHUNK):  # no n-row temporary
+            position[host.rows[a:a + _COLUMN_CHUNK]] = np.arange(
+                a, min(a + _COLUMN_CHUNK, n), dtype=index)
+        # positions of the host order (in the replicate order), for the real weight
+        # entry point; the counts path needs them only when they are the source rows
+        self.first_rows = host.rows if keep_rows or order is None else None
+        host.rows = self.first_rows
         for o in orders:
             if o is not host:
+                o.perm = position[o.rows]
                 o.rows = None  # host.rows[o.perm] when needed
+        del position
         self.orders = orders
-        self.first_rows = host.rows.astype(index)
-        host.rows = self.first_rows
+
+    def _bins(self, p: ConfidenceProfile, s: Settings, order: np.ndarray | None,
+              base: np.ndarray | None) -> np.ndarray:
+        """Bin of every row (replicate order) in the smallest integer type, assigned
+        chunk by chunk (no 8-byte temporary per row)."""
+        view = p.default_view if s.view is None else s.view
+        if view == "top_label":
+            score = p.conf
+        elif p.score is not None and p.y_true is not None:
+            score = p.score  # the view's score, without caching its outcome column
+        else:
+            score, _ = p.view(view)  # raises the view's own error
+        if s.strategy == "uniform":  # data-free edges
+            edges = binned.bin_edges(score[:1], n_bins=s.n_bins, strategy=s.strategy)
+        else:
+            edges = binned.bin_edges(score if order is None else score[order],
+                                     n_bins=s.n_bins, strategy=s.strategy,
+                                     sample_weight=base)
+        top = max(edges.size - 2, 0)  # largest bin index
+        small = next(t for t in (np.int8, np.int16, np.int32, np.int64)
+                     if top <= np.iinfo(t).max)
+        bins = np.empty(p.n, dtype=small)
+        step = _COLUMN_CHUNK
+        for a in range(0, p.n, step):
+            rows = slice(a, a + step) if order is None else order[a:a + step]
+            bins[a:a + step] = binned.assign_bins(score[rows], edges)
+        return bins
+
+    def _auc_vectors(self, o: _Order, y_code: np.ndarray, k: int) -> Callable[..., Any]:
+        """The class flag and the confidence of the rows of one tile of ``o``."""
+        p = self._profile
+
+        def vectors(r0: int, r1: int) -> tuple[np.ndarray, np.ndarray]:
+            rows = self._source[r0:r1] if o.perm is None else self._source[o.perm[r0:r1]]
+            return y_code[rows] == k, p.conf[rows]
+
+        return vectors
 
     # ---------------------------------------------------------- per-row columns
     def _columns(self, rows: np.ndarray) -> dict[str, np.ndarray]:
@@ -390,6 +397,10 @@ class _Kernels:
         return out
 
     def _order_rows(self, o: _Order) -> np.ndarray:
+        if self.first_rows is None:
+            raise ValueError("kernels built with keep_rows=False take resampling "
+                             "counts only (evaluate_counts); build them with "
+                             "keep_rows=True to evaluate real weights.")
         return o.rows if o.rows is not None else self.first_rows[o.perm]
 
     # ---------------------------------------------------------------- evaluation
@@ -452,7 +463,7 @@ class _Kernels:
         """Replicate weights (sample weights included) of the host order in chunks of
         rows, for the sparse AUC; counts are multiplied by the sample weights here."""
         host = self.orders[0]
-        n = self.first_rows.size
+        n = self._source.size
         step = max(_SPARSE_MIN_ROWS, _SPARSE_CELLS // (2 * b))
         for r0 in range(0, n, step):
             r1 = min(n, r0 + step)
@@ -603,9 +614,13 @@ def bootstrap_replicates(
 
     Memory beyond the profile: the uint8 counts of one block per worker (at least
     one stream of 16 replicates, ``16 N`` bytes; a second worker only while all
-    blocks stay under 32 Mi counts), about 20 bytes a row for the sort orders and
-    the class flags, and the per-row columns, held as one matrix up to 128 MiB and
-    formed again tile by tile above.  A class whose positives take at most
+    blocks stay under 32 Mi counts), 4 bytes a row for the host order's source rows
+    and 4 more per further sort order, one error flag a row for AURC, and the
+    per-row columns, held as one matrix (with a flag and a confidence per row and
+    AUC order) up to 128 MiB and above that formed again tile by tile together
+    with the AUC class vectors.  Measured on 1e7 binary rows with every batched
+    metric: about 30 bytes a row at the peak (1.9x the int64 labels and float64
+    scores), whatever ``n_boot``.  A class whose positives take at most
     ``min(1024, N / 32)`` distinct scores (each class of a many-class problem) has
     no sort order but a 2-byte segment label per row.  Nothing of size ``N x n_boot``.
 
@@ -624,7 +639,7 @@ def bootstrap_replicates(
     # a canonical row order, so the replicates do not depend on the input's row order
     # (rows tied on every key are interchangeable)
     # (the kernels read the profile through this order: no reordered copy of it)
-    k = _Kernels(profile, s, metrics, order=canonical_order(profile))
+    k = _Kernels(profile, s, metrics, order=canonical_order(profile), keep_rows=False)
     n = profile.n
     sampler = _Resampler(n, resampling)
     streams = spawn_seeds(seed, -(-n_boot // _STREAM_REPLICATES))
