@@ -99,8 +99,9 @@ def evaluate(
         if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
             raise ValueError(f"`n_boot` must be an integer >= 2, got {n_boot!r}.")
     collector = _Collector()
-    fast = (_segmented(split, names, settings, with_risk) if (split.grouped and ci is None)
-            else None)
+    # grouped: the segmented point estimates, with or without intervals (each group's
+    # bootstrap then starts from them)
+    fast = _segmented(split, names, settings, with_risk) if split.grouped else None
     boot = dict(n_boot=n_boot, ci_method=ci_method, resampling=resampling, seed=seed,
                 progress=progress, refit=refit)
     if fast is not None:
@@ -108,7 +109,8 @@ def evaluate(
         fast = {k: v.tolist() for k, v in fast.items()}
     # a group whose every number comes from the segmented values runs no metric code,
     # so it has no warnings to collect
-    quiet = fast is not None and not with_risk and all(m in fast for m in names)
+    quiet = (fast is not None and not with_risk and ci is None
+             and all(m in fast for m in names))
     results = [(_one(split, g, names, settings, ci, boot, with_risk, fast=(fast, i))
                 if quiet and g.rows.size else
                 collector.run(g.name, lambda g=g, i=i: _one(
@@ -211,13 +213,18 @@ def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None
         return GroupResult(g.key, g.name, values, reasons=dict.fromkeys(names, why),
                            p_risk_method=s.p_risk_method,
                            view=s.view or split.profile.default_view)
-    if fast is not None:
+    if fast is not None and ci is None:
         return _one_fast(split, g, names, s, with_risk, *fast)
     prof = split.profile.take(g.rows) if (split.grouped or force) else split.profile
-    res: SummaryResult = summarize(prof, metrics=names, settings=s, n_dropped=g.n_dropped,
-                                   with_risk=with_risk)
-    out = GroupResult(g.key, g.name, res.values, reasons=dict(res.reasons),
-                      p_risk_method=res.p_risk_method, view=res.view, risk=res.risk)
+    if fast is not None:
+        out = _one_fast(split, g, names, s, with_risk, *fast, prof=prof)
+        res = SummaryResult(out.values, dict(out.reasons), s, out.p_risk_method, out.view,
+                            out.risk)
+    else:
+        res = summarize(prof, metrics=names, settings=s, n_dropped=g.n_dropped,
+                        with_risk=with_risk)
+        out = GroupResult(g.key, g.name, res.values, reasons=dict(res.reasons),
+                          p_risk_method=res.p_risk_method, view=res.view, risk=res.risk)
     if ci is not None:
         from calreport.bootstrap import bootstrap_intervals, group_seed
 
@@ -236,14 +243,15 @@ def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None
 
 
 def _one_fast(split: Split, g: Group, names: list[str], s: Settings, with_risk: bool,
-              values: dict[str, Any], i: int) -> GroupResult:
+              values: dict[str, Any], i: int, prof: Any = None) -> GroupResult:
     """One group's result from the segmented values; the rest computed on its rows."""
     from calreport.registry import REGISTRY
 
     rest = [m for m in names if m not in values]
     need_profile = bool(rest) or with_risk
-    prof = split.profile.take(g.rows) if need_profile else None
-    if prof is not None:
+    if need_profile and prof is None:
+        prof = split.profile.take(g.rows)
+    if need_profile:
         res = summarize(prof, metrics=rest, settings=s, n_dropped=g.n_dropped,
                         with_risk=with_risk)
         out_values, reasons, method, view, rr = (res.values, dict(res.reasons),

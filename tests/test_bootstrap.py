@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import calreport  # noqa: F401
@@ -409,3 +411,23 @@ def test_percentile_coverage_near_nominal(resampling):
             hits[m] += lo <= truth[m] <= hi
     for m, h in hits.items():
         assert 0.89 <= h / reps <= 0.99, (m, h / reps)
+
+
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=300),
+       st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+@settings(max_examples=300, deadline=None)
+def test_interval_quantiles_equal_numpy_bit_for_bit(values, q1, q2):
+    from calreport.bootstrap.intervals import _quantiles
+
+    ordered = np.sort(np.array(values))
+    assert np.array_equal(_quantiles(ordered, (q1, q2)), np.quantile(ordered, [q1, q2]))
+
+
+def test_resampler_tables_are_built_once_and_read_only():
+    a = _Resampler.of(1234, "multinomial")
+    assert _Resampler.of(1234, "multinomial") is a
+    assert _Resampler.of(1234, "poisson") is not a
+    with pytest.raises(ValueError):
+        a.table[0] = 1
+    fresh = _Resampler(1234, "multinomial")
+    assert np.array_equal(fresh.pair_table, a.pair_table)

@@ -153,6 +153,32 @@ def test_intervals_do_not_depend_on_group_order_or_other_groups():
     pd.testing.assert_frame_equal(more.loc[["a", "b", "c"]], sorted_)
 
 
+def test_grouped_intervals_start_from_the_segmented_values(monkeypatch):
+    """With intervals, a grouped call takes its point estimates from the segmented
+    path and bootstraps each group from them: the same values, intervals, methods and
+    reasons as computing every group on its own rows."""
+    from calreport import _engine
+
+    df = _frame(n=900)
+    df["g"] = np.arange(len(df)) % 30  # 30 groups of 30 rows: the batched kernels
+    kw = dict(ci=0.9, n_boot=40, seed=5, refit=False)
+    fast = df.groupby("g").calib(**ROLES).evaluate(**kw)
+    monkeypatch.setattr(_engine, "_segmented", lambda *a, **k: None)
+    alone = df.groupby("g").calib(**ROLES).evaluate(**kw)
+    assert len(fast.groups) == len(alone.groups) == 30
+    for a, b in zip(fast.groups, alone.groups, strict=True):
+        assert a.values.keys() == b.values.keys()
+        for m in a.values:
+            assert a.values[m] == pytest.approx(b.values[m], rel=1e-9, abs=1e-12,
+                                                nan_ok=True), (a.name, m)
+            assert np.allclose(a.intervals.get(m, (np.nan, np.nan)),
+                               b.intervals.get(m, (np.nan, np.nan)),
+                               rtol=1e-9, atol=1e-12, equal_nan=True), (a.name, m)
+        assert a.interval_methods == b.interval_methods
+        assert a.reasons == b.reasons
+        assert a.p_risk_method == b.p_risk_method
+
+
 def test_colliding_display_names_stay_distinct():
     df = _frame(n=200)
     df["k"] = [1 if i % 2 else "1" for i in range(len(df))]

@@ -641,7 +641,7 @@ def bootstrap_replicates(
     # (the kernels read the profile through this order: no reordered copy of it)
     k = _Kernels(profile, s, metrics, order=canonical_order(profile), keep_rows=False)
     n = profile.n
-    sampler = _Resampler(n, resampling)
+    sampler = _Resampler.of(n, resampling)
     streams = spawn_seeds(seed, -(-n_boot // _STREAM_REPLICATES))
     block = _block_replicates(n, n_boot)
     starts = range(0, n_boot, block)
