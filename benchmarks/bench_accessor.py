@@ -46,8 +46,8 @@ from _common import machine, write_section  # noqa: E402
 
 import calreport  # noqa: E402,F401  (registers the accessors)
 
-CASES = ("auc", "ece", "summary", "grouped", "multiclass", "boot_memory", "boot_time",
-         "growth", "bpm_busy", "grouped_all", "profile_bytes")
+CASES = ("auc", "ece", "summary", "grouped", "multiclass", "mc_boot", "boot_memory",
+         "boot_time", "growth", "bpm_busy", "grouped_all", "profile_bytes")
 
 
 # ------------------------------------------------------------------------- timing
@@ -261,6 +261,24 @@ def case_multiclass(a: argparse.Namespace, rows: list) -> None:
                  f"`roc_auc_score(ovr, macro)` {fmt_s(peer)}", fmt_ratio(t, peer), "<= 1.0x"))
 
 
+def case_mc_boot(a: argparse.Namespace, rows: list) -> None:
+    """Multiclass ``summary(ci=0.95, n_boot=200)`` at ``--mc-boot-n`` x ``--mc-boot-k``."""
+    import warnings
+
+    df, _, _ = multiclass_frame(a.mc_boot_n, a.mc_boot_k)
+    acc = df.calib(y="y_true", proba=list(df.columns[1:]))
+    acc.summary(["accuracy"])  # validation cached, as for every other case
+
+    def call() -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            acc.summary(ci=0.95, n_boot=200, seed=0)
+
+    t, _ = side_by_side(call, None, max(1, min(a.repeat, 3)))
+    rows.append((f"multiclass {a.mc_boot_n:.0e} x {a.mc_boot_k}: "
+                 "`summary(ci=0.95, n_boot=200)`", fmt_s(t), "-", "-", "<= 10 s"))
+
+
 def case_boot_memory(a: argparse.Namespace, rows: list) -> None:
     mem, size = extra_memory("boot", a.boot_mem_n)
     peer, _ = extra_memory("boot_peer", a.boot_mem_n)
@@ -287,8 +305,10 @@ def case_growth(a: argparse.Namespace, rows: list) -> None:
     for n in sizes:
         df = binary_frame(n)
         for name, fn in paths.items():
+            # after side_by_side's warm-up call; the median of 3 even at 1e7 (a single
+            # call there swung 4x between runs: page faults of fresh N-row temporaries)
             times[name].append(side_by_side(lambda fn=fn, df=df: fn(df), None,
-                                            1 if n >= 10**7 else a.repeat)[0])
+                                            3 if n >= 10**7 else a.repeat)[0])
     for name in paths:
         exp = growth_exponent(sizes, times[name])
         pairs = ", ".join(f"{n:.0e}: {fmt_s(t)}" for n, t in zip(sizes, times[name],
@@ -353,7 +373,7 @@ def case_profile_bytes(a: argparse.Namespace, rows: list) -> None:
 
 
 RUNNERS = {"auc": case_auc, "ece": case_ece, "summary": case_summary,
-           "grouped": case_grouped, "multiclass": case_multiclass,
+           "grouped": case_grouped, "multiclass": case_multiclass, "mc_boot": case_mc_boot,
            "boot_memory": case_boot_memory, "boot_time": case_boot_time,
            "growth": case_growth, "bpm_busy": case_bpm_busy,
            "grouped_all": case_grouped_all, "profile_bytes": case_profile_bytes}
@@ -368,6 +388,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--group-rows", type=int, default=50)
     ap.add_argument("--mc-n", type=float, default=1e6, help="multiclass rows")
     ap.add_argument("--mc-k", type=int, default=100, help="multiclass classes")
+    ap.add_argument("--mc-boot-n", type=float, default=5e4, help="rows of the multiclass "
+                    "bootstrap case")
+    ap.add_argument("--mc-boot-k", type=int, default=1000, help="its classes")
     ap.add_argument("--boot-n", type=float, default=1e6, help="rows of the n_boot=1000 case")
     ap.add_argument("--boot-mem-n", type=float, default=1e7,
                     help="rows of the n_boot=200 memory case")
@@ -381,8 +404,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     if a.quick:
         a.n, a.groups, a.group_rows = 2e4, 200, 50
         a.mc_n, a.mc_k, a.boot_n, a.boot_mem_n = 5e3, 20, 2e4, 5e4
+        a.mc_boot_n, a.mc_boot_k = 2e3, 20
         a.growth, a.repeat = "1e3,1e4,1e5", 3
-    for name in ("n", "mc_n", "boot_n", "boot_mem_n"):
+    for name in ("n", "mc_n", "mc_boot_n", "boot_n", "boot_mem_n"):
         setattr(a, name, int(getattr(a, name)))
     a.skip = {s.strip() for s in a.skip.split(",") if s.strip()}
     unknown = a.skip - set(CASES)
