@@ -246,7 +246,7 @@ class Accumulator:
     pos_label, threshold, missing
         As in ``df.calib(...)``.
     n_bins, score_bins, tau, taus, eps, weights, min_count, n_boot, seed, sample_size, \
-top_errors, heavy_rows
+top_errors, heavy_rows, smooth_groups
         See :class:`calreport.stats.StatsConfig`.  ``sample_size`` rows per group are
         kept in a uniform sample for the sampled metrics and the report's figures;
         ``top_errors`` keeps the errors of largest CSR term (the report's lists).
@@ -289,11 +289,12 @@ top_errors, heavy_rows
         sample_size: int = 0,
         top_errors: int = 0,
         heavy_rows: int = 4096,
+        smooth_groups: int = 64,
     ) -> None:
-        cfg_kw: dict[str, Any] = dict(n_bins=n_bins, score_bins=score_bins, tau=tau, eps=eps,
-                                      weights=weights, min_count=min_count, n_boot=n_boot,
-                                      seed=seed, sample_size=sample_size,
-                                      top_errors=top_errors, heavy_rows=heavy_rows)
+        cfg_kw: dict[str, Any] = dict(
+            n_bins=n_bins, score_bins=score_bins, tau=tau, eps=eps, weights=weights,
+            min_count=min_count, n_boot=n_boot, seed=seed, sample_size=sample_size,
+            top_errors=top_errors, heavy_rows=heavy_rows, smooth_groups=smooth_groups)
         if taus is not None:
             cfg_kw["taus"] = tuple(taus)
         self.config = StatsConfig(**cfg_kw)
@@ -537,7 +538,7 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
                 for m in names:
                     if m not in iv:
                         reasons.setdefault(m, "interval: " + why.get(m, "no out-of-core "
-                                                       f"interval ({REGISTRY[m].scaling[0]})"))
+                                           f"interval ({table.kinds.get(m, 'none')})"))
             out.append(GroupResult(key, labels[gi], values, iv, methods, reasons, "normal",
                                    view, verdicts[gi]))
         return out, table
@@ -563,7 +564,7 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
                      if state.schema.binary and state.schema.classes else None)
     facts.setdefault("weights", cfg.weights if state.schema.weighted else None)
     facts.setdefault("group_label", " / ".join(str(b) for b in by) or None)
-    facts["scaling"] = {m: REGISTRY[m].scaling[0] for m in names}
+    facts["scaling"] = {m: table.kinds.get(m, REGISTRY[m].scaling[0]) for m in names}
     facts["bounds"] = {m: [float(x) for x in b] for m, b in table.bounds.items()}
     facts["sample_size"] = int(cfg.sample_size) if state.sample is not None else 0
     return CalibrationResult(groups, overall, index, names, settings, ci_info, facts)

@@ -85,8 +85,9 @@ class _Base:
             See :class:`~calreport.stats.StatsConfig`.
         sample_size : int, default 0
             Rows per group of the uniform sample on which the sampled metrics (LCS,
-            TCE_bpm, smECE, ...) are computed; 0 leaves them NaN, listed in
-            ``attrs["dropped"]`` with the reason.
+            TCE_bpm, CORP, ...) are computed; 0 leaves them NaN, listed in
+            ``attrs["dropped"]`` with the reason.  The smooth ECE comes from its
+            node-grid sums for up to 64 groups (else from the sample).
         exact_auc : bool, default False
             Exact AUC and cwAUC by a merge of the distinct scores of every partition
             (memory grows with the distinct scores); their bound becomes 0.

@@ -625,7 +625,9 @@ _ENTRIES: tuple[Metric, ...] = (
         "δ̂_σ, at the bandwidth σ* with smECE_σ* = σ*",
         (Reference("Blasiok2024", "sections 3-4"),),
         _smece, _REFIT, settings=("view",), bounds=(0.0, 1.0),
-        scaling=("sampled", "kernel smoothing on a fixed-size uniform sample per group")),
+        scaling=("exact", "kernel smoothing on its 10 node grids (20,762 float64 node "
+                          "sums per group, default view) while a state holds at most 64 "
+                          "groups (StatsConfig.smooth_groups); else on the uniform sample")),
     Metric(
         "classwise_ece", "Class-wise ECE", "calibration", "lower",
         "mean over classes k of the binned ECE of p_k against 1[y = k], n_bins "

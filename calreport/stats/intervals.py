@@ -105,6 +105,10 @@ def apply(table: Any, state: StatsState, ci: float) -> None:
 
     reasons = {m: r for m, r in _REASONS.items() if m in table.values}
     reasons.update({m: _SAMPLED for m, k in table.kinds.items() if k == "sampled"})
+    if table.kinds.get("smece") == "exact":
+        reasons["smece"] = ("exact from its node-grid sums, but each Poisson replicate would "
+                            "need its own (n_boot x 20,762 sums per group); run "
+                            "the pandas accessor with ci on the rows")
     methods = {}
     if "auc" in table.values:
         _, se = binned_auc_delong(state)

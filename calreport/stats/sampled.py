@@ -20,6 +20,11 @@ __all__ = ["dropped_metrics", "full_table", "sample_profiles", "sampled_values",
            "scaling_kinds", "settings_of"]
 
 
+#: Exact from node-grid sums when the state kept them (at most
+#: ``StatsConfig.smooth_groups`` groups), otherwise computed on the sample.
+_GRID_OR_SAMPLE = ("smece",)
+
+
 def scaling_kinds() -> dict[str, str]:
     """Registry metric -> its out-of-core kind (exact / bounded / sampled / none)."""
     from calreport.registry import REGISTRY
@@ -57,7 +62,7 @@ def sampled_values(state: StatsState, view: str | None = None
 
     from calreport.registry import REGISTRY, MetricCache
 
-    names = [m for m, k in scaling_kinds().items() if k == "sampled"]
+    names = [m for m, k in scaling_kinds().items() if k == "sampled"] + list(_GRID_OR_SAMPLE)
     g = len(state.keys)
     values = {m: np.full(g, np.nan) for m in names}
     reasons: dict[str, list[str | None]] = {m: [None] * g for m in names}
@@ -94,8 +99,10 @@ def full_table(state: StatsState, *, view: str | None = None, ci: float | None =
     without a sample): every registry metric, with its kind from the registry."""
     table = _finish.summary(state, view=view, ci=ci)
     sv, sr = sampled_values(state, table.view)
-    table.values.update(sv)
     kinds = scaling_kinds()
+    kinds.update(dict.fromkeys(_GRID_OR_SAMPLE, "sampled"))
+    kinds.update(_exact_smece(state, table.view, sv, sr))
+    table.values.update(sv)
     table.kinds.update({m: kinds[m] for m in sv})
     for m, r in sr.items():
         if any(x is not None for x in r):
@@ -106,6 +113,28 @@ def full_table(state: StatsState, *, view: str | None = None, ci: float | None =
 
         intervals.apply(table, state, ci)
     return table
+
+
+def _exact_smece(state: StatsState, view: str, values: dict[str, np.ndarray],
+                 reasons: dict[str, list[str | None]]) -> dict[str, str]:
+    """The smooth ECE of every group from its merged node masses, in place of the
+    sample's value, when the state kept them for every group (see
+    :mod:`calreport.stats.smooth_grid`); returns the kind it then has."""
+    from calreport.stats.smooth_grid import smece_from_masses
+    from calreport.stats.state import SCALARS
+
+    masses = state.smooth
+    if "smece" not in values or masses is None or any(
+            view not in masses.get(k, {}) for k in state.keys):
+        return {}
+    weight = state.sums["scalar"].to_float()[:, SCALARS.index("w")]
+    n_pos = state.counts["n_positive_weight"]
+    for gi, key in enumerate(state.keys):
+        values["smece"][gi] = smece_from_masses(masses[key][view], int(n_pos[gi]),
+                                                float(weight[gi]))
+        reasons["smece"][gi] = (None if np.isfinite(values["smece"][gi])
+                                else "all sample weights are zero")
+    return {"smece": "exact"}
 
 
 def dropped_metrics(table: _finish.MetricTable) -> dict[str, str]:

@@ -85,6 +85,10 @@ class StatsConfig:
         Rows of largest null variance kept per group (all rows, and rows below
         certainty) for the Monte Carlo null of P_risk where the normal approximation
         is invalid (:mod:`calreport.stats.verdict`).
+    smooth_groups : int
+        Most groups whose smooth-ECE node masses are kept (the smooth ECE from all
+        rows, about 0.33 MB per group; :mod:`calreport.stats.smooth_grid`); above, or
+        with 0, the smooth ECE is computed on the sample.
     """
 
     n_bins: int = 15
@@ -99,6 +103,7 @@ class StatsConfig:
     sample_size: int = 0
     top_errors: int = 0
     heavy_rows: int = 4096
+    smooth_groups: int = 64
 
     def __post_init__(self) -> None:
         if int(self.n_bins) < 1 or int(self.score_bins) < 2:
@@ -123,6 +128,8 @@ class StatsConfig:
             raise ValueError(f"`eps` must be in (0, 0.5), got {self.eps!r}.")
         if int(self.n_boot) < 0:
             raise ValueError(f"`n_boot` must be >= 0, got {self.n_boot!r}.")
+        if int(self.smooth_groups) < 0:
+            raise ValueError(f"`smooth_groups` must be >= 0, got {self.smooth_groups!r}.")
         if int(self.top_errors) < 0:
             raise ValueError(f"`top_errors` must be >= 0, got {self.top_errors!r}.")
         if int(self.sample_size) < 0:
@@ -222,6 +229,7 @@ class StatsState:
     top: dict[Any, dict[str, np.ndarray]] | None = None
     heavy: dict[Any, dict[str, np.ndarray]] | None = None
     fsums: dict[str, np.ndarray] = field(default_factory=dict)
+    smooth: dict[Any, dict[str, np.ndarray]] | None = None
 
     # ---------------------------------------------------------------- building
     @classmethod
@@ -293,8 +301,13 @@ class StatsState:
             from calreport.stats.sample import top_errors
 
             top = top_errors(profile, cfg, codes, keys, row_labels)
+        smooth = None
+        if 0 < int(np.count_nonzero(counts["n"])) <= cfg.smooth_groups:
+            from calreport.stats.smooth_grid import grid_masses
+
+            smooth = grid_masses(profile, codes, keys)
         state = cls(cfg, schema, keys, counts, sums, boot, sample=sample,
-                    top=top, heavy=heavy, fsums=fsums)
+                    top=top, heavy=heavy, fsums=fsums, smooth=smooth)
         return state._canonical()
 
     # ---------------------------------------------------------------- merging
@@ -311,7 +324,7 @@ class StatsState:
             {k: s[idx] for k, s in self.sums.items()},
             None if self.boot is None else self.boot[idx], dict(self.notes),
             {k: a[idx] for k, a in self.maxima.items()}, self.sample, self.top,
-            self.heavy, {k: a[idx] for k, a in self.fsums.items()},
+            self.heavy, {k: a[idx] for k, a in self.fsums.items()}, self.smooth,
         )
 
     def __add__(self, other: StatsState) -> StatsState:
@@ -373,8 +386,11 @@ class StatsState:
             out_f[ia] += a
             out_f[ib] += other.fsums[name]
             fsums[name] = out_f
+        from calreport.stats.smooth_grid import merge as merge_smooth
+
+        smooth = merge_smooth(self.smooth, other.smooth, self.config.smooth_groups)
         return StatsState(self.config, self.schema, union, counts, sums, boot, {}, maxima,
-                          sample, top, heavy, fsums)
+                          sample, top, heavy, fsums, smooth)
 
     def pooled(self, key: Any = "overall") -> StatsState:
         """All groups merged into one group named ``key`` (the pooled rows).
@@ -406,8 +422,15 @@ class StatsState:
         for (_, which), part in (self.heavy or {}).items():
             heavy = merge(heavy, {(key, which): part}, self.config.heavy_rows)
         fsums = {k: a.sum(axis=0, keepdims=True) for k, a in self.fsums.items()}
+        smooth = None
+        if self.smooth is not None and self.config.smooth_groups >= 1:
+            from calreport.stats.smooth_grid import merge as merge_smooth
+
+            smooth = {}
+            for part in self.smooth.values():
+                smooth = merge_smooth(smooth, {key: part}, self.config.smooth_groups)
         return StatsState(self.config, self.schema, [key], counts, sums, boot, {}, maxima,
-                          sample, top, heavy, fsums)
+                          sample, top, heavy, fsums, smooth)
 
     def __radd__(self, other: Any) -> StatsState:
         if other == 0:  # sum() starts at 0

@@ -78,6 +78,7 @@ def state_to_dict(st: StatsState) -> dict[str, Any]:
         "top": _groups_out(st.top),
         "heavy": _groups_out(st.heavy),
         "fsums": {k: _array(a) for k, a in st.fsums.items()},
+        "smooth": _groups_out(st.smooth),
     }
 
 
@@ -102,4 +103,5 @@ def state_from_dict(s: dict[str, Any], config: StatsConfig) -> StatsState:
         {}, {k: _unarray(a) for k, a in s.get("maxima", {}).items()},
         _groups_in(s.get("sample")), _groups_in(s.get("top")), _groups_in(s.get("heavy")),
         {k: _unarray(a) for k, a in s.get("fsums", {}).items()},
+        _groups_in(s.get("smooth")),
     )
