@@ -77,6 +77,10 @@ def write_section(name: str, body: str) -> None:
         "(`python benchmarks/run.py` reruns all of them). Times are wall-clock medians.\n"
     )
     block = f"{begin}\n{body.strip()}\n{end}"
+    if text.count(begin) > 1 or text.count(end) > 1 or (begin in text) != (end in text):
+        # a stray marker would make the replacement swallow the sections between them
+        raise ValueError(f"{RESULTS.name}: the markers of section {name!r} are not one "
+                         f"{begin} ... {end} pair; fix the file first.")
     if begin in text and end in text:
         text = re.sub(re.escape(begin) + r".*?" + re.escape(end), lambda _: block, text,
                       flags=re.S)
