@@ -642,9 +642,9 @@ def scaling_notes(result: Any, state: StatsState, source: str) -> dict[str, str]
             "counts are exact." if k else
             f"{', '.join(sampled)}: not computed (no sample was kept).")
     if result.ci is not None:
-        notes["Intervals"] = ("Poisson bootstrap with counter-based streams for the exact "
-                              "metrics; DeLong's for the binned AUC, widened by its bound; "
-                              "none for the other bounded and sampled ones (see reasons).")
+        notes["Intervals"] = ("Poisson bootstrap with counter-based streams from merged "
+                              "replicate sums; DeLong's for the binned AUC, widened by its "
+                              "bound; none where the reasons say why.")
     return notes
 
 

@@ -131,8 +131,9 @@ class _Base:
             pl, second = self._second_pass(st, table.view, n_bins, 10)
             q = quantile.ece_quantile(st, second, pl, n_bins=n_bins, min_count=min_count)
             table.values.update(q)
-            for m in q:
-                table.intervals.pop(m, None)
+            from calreport.stats.intervals import withdraw
+
+            withdraw(table, q, "strategy='quantile'")
             table.settings = {**table.settings, "strategy": "quantile"}
         if exact_auc:
             from calreport.stats.exact_auc import apply_exact_auc

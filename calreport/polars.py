@@ -153,8 +153,9 @@ sample_size, exact_auc, strategy
             pl_, second = self._second(st, by_t, t.view, n_bins, 10)
             q = quantile.ece_quantile(st, second, pl_, n_bins=n_bins, min_count=min_count)
             t.values.update(q)
-            for m in q:
-                t.intervals.pop(m, None)
+            from calreport.stats.intervals import withdraw
+
+            withdraw(t, q, "strategy='quantile'")
         if exact_auc:
             from calreport.stats.exact_auc import apply_exact_auc, score_tables
 

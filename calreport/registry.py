@@ -148,10 +148,13 @@ class Metric:
     bounds : tuple of float
         The range of the metric; interval bounds are clipped to it (a basic or
         normal interval can otherwise leave it, e.g. a negative ECE).
-    scaling : tuple of (str, str)
-        How the Dask accessor and the streaming accumulator compute it: ``(kind,
-        note)`` with kind ``"exact"`` (merged sums), ``"bounded"``, ``"sampled"`` or
-        ``"none"`` and a one-line note (:mod:`calreport.stats.scaling`).
+    scaling : tuple of (str, str, str, str)
+        How the Dask accessor and the streaming accumulator compute it and its
+        interval: ``(kind, note, interval, interval_note)`` with kind ``"exact"``
+        (merged sums), ``"bounded"``, ``"sampled"`` or ``"none"``, interval
+        ``"poisson"`` (Poisson bootstrap replicates merged with the sums),
+        ``"delong"`` or ``"none"``, and one-line notes saying how, or why there is no
+        interval (:mod:`calreport.stats.scaling`).
     """
 
     name: str
@@ -168,7 +171,8 @@ class Metric:
     target: float | None = None
     percent: bool = False
     bounds: tuple[float, float] = (-math.inf, math.inf)
-    scaling: tuple[str, str] = ("none", "not available out of core")
+    scaling: tuple[str, str, str, str] = ("none", "not available out of core", "none",
+                                          "not available out of core")
 
     @property
     def higher_is_better(self) -> bool | None:
@@ -404,6 +408,20 @@ def _aurc(k: Any, s: Settings) -> np.ndarray:
 # ------------------------------------------------------------------------ entries
 _M26 = "MartinMaroto2026"
 _S25 = "Shahnazari2025"
+#: Out-of-core intervals (the last two items of ``Metric.scaling``).
+_MERGED = "exact sums merged across partitions"
+_CI_POISSON = ("poisson", "percentile interval of the Poisson bootstrap replicates, "
+               "accumulated and merged with the sums")
+_CI_POISSON_UNIFORM = ("poisson", "percentile interval of the Poisson bootstrap replicates "
+                       "of the uniform-bin sums (default view); equal-mass bins have none: "
+                       "no replicate holds their edges, run the pandas accessor with ci on "
+                       "the rows")
+#: Why a metric computed on the uniform sample has no interval out of core.
+SAMPLED_NO_INTERVAL = ("computed on a uniform sample of sample_size rows per group: a "
+                       "bootstrap of it would give the (wider) uncertainty of that sample, "
+                       "not of the metric on all rows; run the pandas accessor with ci on "
+                       "the rows")
+_CI_SAMPLED = ("none", SAMPLED_NO_INTERVAL)
 #: Refitting bootstrap: the metric is recomputed on each resampled data set.
 _REFIT = Interval("refit", reason="refitting bootstrap (the metric refits a curve or "
                   "re-bins on every sample)",
@@ -418,7 +436,7 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: weighted.accuracy(p.correct, sample_weight=_w(p)),
         Interval(columns=("correct",), finish=_ratio("correct"), analytic="mean"),
         nan_reason="all sample weights are zero", bounds=(0.0, 1.0),
-        scaling=("exact", "exact sums merged across partitions")),
+        scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
         "cwa", "Confidence-weighted accuracy (cwA)", "accuracy", "higher",
         "cwA = Σ cᵢ·1[ŷᵢ = yᵢ] / Σ cᵢ, c = confidence in the predicted class",
@@ -427,7 +445,7 @@ _ENTRIES: tuple[Metric, ...] = (
         Interval(columns=("c_correct", "c"), finish=_ratio("c_correct", "c"),
                  analytic="ratio"),
         nan_reason="every confidence is 0", bounds=(0.0, 1.0),
-        scaling=("exact", "exact sums merged across partitions")),
+        scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
         "gain", "cwA gain over accuracy", "accuracy", "higher",
         "gain = (cwA − Acc) / (1 − min(cwA, Acc))",
@@ -435,7 +453,7 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: weighted.gain(p.conf, p.correct, sample_weight=_w(p)),
         Interval(columns=("correct", "c_correct", "c"), finish=_gain),
         nan_reason="undefined when accuracy or cwA equals 1", bounds=(-math.inf, 1.0),
-        scaling=("exact", "exact sums merged across partitions")),
+        scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
         "csr", "Calibrated Size Ratio (CSR)", "risk", "target",
         "CSR = (1/N) Σ_{i wrong} 1/(1 − cᵢ), confidences clipped to [ε, 1 − ε]; "
@@ -447,7 +465,7 @@ _ENTRIES: tuple[Metric, ...] = (
                  "heavy-tailed, 92-94 % otherwise"),
         target=1.0, settings=("eps",), nan_reason="all sample weights are zero",
         bounds=(0.0, math.inf),
-        scaling=("exact", "exact sums merged across partitions")),
+        scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
         "sigma_csr", "σ_CSR (spread of CSR under calibration)", "risk", "lower",
         "σ_CSR = √(Σ wᵢ² cᵢ/(1 − cᵢ)) / Σ wᵢ, the standard deviation of CSR when "
@@ -458,7 +476,7 @@ _ENTRIES: tuple[Metric, ...] = (
                  coverage="approximate: 89-94 % in simulation, 68-75 % when confident "
                  "errors are heavy-tailed"),
         settings=("eps",), nan_reason="all sample weights are zero", bounds=(0.0, math.inf),
-        scaling=("exact", "exact sums merged across partitions")),
+        scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
         "z_csr", "z = (CSR − 1) / σ_CSR", "risk", "lower",
         "z = (CSR − 1) / σ_CSR; bands z ≤ 1 no evidence, 1 < z ≤ 3 evidence, z > 3 risky",
@@ -466,7 +484,7 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: c.risk(p, s).z_csr,
         Interval(columns=("csr", "csr_var2"), finish=_z),
         settings=("eps",), nan_reason="σ_CSR is 0 (all confidences are 0)",
-        scaling=("exact", "exact sums merged across partitions")),
+        scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
         "p_risk", "P_risk", "risk", "lower",
         "P_risk = P(CSR under calibration < observed CSR) when CSR > 1, else 0; by the "
@@ -481,7 +499,8 @@ _ENTRIES: tuple[Metric, ...] = (
         nan_reason="σ_CSR is 0 (all confidences are 0)", bounds=(0.0, 1.0),
         scaling=("exact",
                  "exact sums, normal approximation; the report's verdict simulates "
-                 "the rows of largest variance where that is invalid")),
+                 "the rows of largest variance where that is invalid",
+                 *_CI_POISSON)),
     Metric(
         "ece", "Expected calibration error (ECE)", "calibration", "lower",
         "ECE = Σ_b (|B_b| / N) · |acc(B_b) − conf(B_b)| over n_bins bins of the score",
@@ -496,7 +515,7 @@ _ENTRIES: tuple[Metric, ...] = (
         scaling=("exact",
                  "exact per-bin sums; equal-mass bins (weighted too) by a second pass "
                  "for the exact quantile edges; Accumulator: bounded from the fine "
-                 "histogram")),
+                 "histogram", *_CI_POISSON_UNIFORM)),
     Metric(
         "mce", "Maximum calibration error (MCE)", "calibration", "lower",
         "MCE = max_b |acc(B_b) − conf(B_b)| over bins with at least min_count rows",
@@ -510,7 +529,7 @@ _ENTRIES: tuple[Metric, ...] = (
         scaling=("exact",
                  "exact per-bin sums; equal-mass bins (weighted too) by a second pass "
                  "for the exact quantile edges; Accumulator: bounded from the fine "
-                 "histogram")),
+                 "histogram", *_CI_POISSON_UNIFORM)),
     Metric(
         "signed_ece", "Signed ECE (confidence − accuracy)", "calibration", "target",
         "Σ_b (|B_b| / N) · (conf(B_b) − acc(B_b)); > 0 overconfident, < 0 underconfident",
@@ -522,7 +541,7 @@ _ENTRIES: tuple[Metric, ...] = (
         scaling=("exact",
                  "exact per-bin sums; equal-mass bins (weighted too) by a second pass "
                  "for the exact quantile edges; Accumulator: bounded from the fine "
-                 "histogram")),
+                 "histogram", *_CI_POISSON_UNIFORM)),
     Metric(
         "brier", "Brier score", "scores", "lower",
         "mean of Σ_k (p_k − 1[y = k])² (binary: mean of (p − y)²), as scikit-learn",
@@ -530,7 +549,7 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: scoring.brier_score(*_scoring_args(p), sample_weight=_w(p)),
         Interval(columns=("brier",), finish=_ratio("brier"), analytic="mean"),
         needs=frozenset({"proba"}), bounds=(0.0, 2.0),
-        scaling=("exact", "exact sums merged across partitions")),
+        scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
         "log_loss", "Log loss", "scores", "lower",
         "−mean of log p_y, p clipped to [ε, 1 − ε] with ε the float64 machine epsilon, "
@@ -539,7 +558,7 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: scoring.log_loss(p.y_true, p.proba, sample_weight=_w(p)),
         Interval(columns=("log_loss",), finish=_ratio("log_loss"), analytic="mean"),
         needs=frozenset({"proba"}), bounds=(0.0, math.inf),
-        scaling=("exact", "exact sums merged across partitions")),
+        scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
         "auc", "AUC (macro one-vs-rest)", "ranking", "higher",
         "one-vs-rest AUC of each class on its probability, ties count ½; macro average "
@@ -551,7 +570,9 @@ _ENTRIES: tuple[Metric, ...] = (
         nan_reason="needs both positives and negatives of at least one class", bounds=(0.0, 1.0),
         scaling=("bounded",
                  "2^16 fixed score bins, ties within a bin count 1/2; error bound "
-                 "reported (exact_auc=True: exact)")),
+                 "reported (exact_auc=True: exact)",
+                 "delong", "DeLong normal interval of the binned AUC, widened by its bound "
+                 "on each side (binary labels, no sample weights; otherwise none)")),
     Metric(
         "cwauc", "Confidence-weighted AUC (cwAUC)", "ranking", "higher",
         "pairs (i positive, j negative) weighted by cᵢ·cⱼ, ties count ½; macro average",
@@ -562,7 +583,9 @@ _ENTRIES: tuple[Metric, ...] = (
         nan_reason="needs both positives and negatives of at least one class", bounds=(0.0, 1.0),
         scaling=("bounded",
                  "2^16 fixed score bins, ties within a bin count 1/2; error bound "
-                 "reported (exact_auc=True: exact)")),
+                 "reported (exact_auc=True: exact)",
+                 "none", "the Poisson replicates would each need the fine score histogram "
+                 "(n_boot x score_bins sums per group); no variance formula for cwAUC")),
     Metric(
         "delta_auc", "cwAUC − AUC", "ranking", "higher",
         "ΔAUC = cwAUC − AUC; > 0 when confidence helps ranking",
@@ -572,7 +595,8 @@ _ENTRIES: tuple[Metric, ...] = (
         needs=frozenset({"proba"}),
         nan_reason="needs both positives and negatives of at least one class", bounds=(-1.0, 1.0),
         scaling=("bounded",
-                 "difference of the binned cwAUC and AUC; bound = sum of their bounds")),
+                 "difference of the binned cwAUC and AUC; bound = sum of their bounds",
+                 "none", "needs the joint replicates of cwAUC and AUC (none for cwAUC)")),
     Metric(
         "cwsa", "CWSA (confidence-weighted selective accuracy)", "selective", "higher",
         "mean over S_τ = {c ≥ τ} of φ(c)·(2·correct − 1), φ(c) = (c − τ)/(1 − τ)",
@@ -580,7 +604,8 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: selective.cwsa(p.conf, p.correct, tau=s.tau, sample_weight=_w(p)),
         Interval(columns=("sel", "cwsa"), finish=_ratio("cwsa", "sel"), analytic="ratio"),
         settings=("tau",), nan_reason="no prediction has confidence ≥ τ", bounds=(-1.0, 1.0),
-        scaling=("exact", "exact sums on the threshold grid (tau must be on the grid)")),
+        scaling=("exact", "exact sums on the threshold grid (tau must be on the grid)",
+                 *_CI_POISSON)),
     Metric(
         "cwsa_plus", "CWSA+", "selective", "higher",
         "mean over S_τ = {c ≥ τ} of φ(c)·correct, φ(c) = (c − τ)/(1 − τ)",
@@ -590,7 +615,8 @@ _ENTRIES: tuple[Metric, ...] = (
         Interval(columns=("sel", "cwsa_plus"), finish=_ratio("cwsa_plus", "sel"),
                  analytic="ratio"),
         settings=("tau",), nan_reason="no prediction has confidence ≥ τ", bounds=(0.0, 1.0),
-        scaling=("exact", "exact sums on the threshold grid (tau must be on the grid)")),
+        scaling=("exact", "exact sums on the threshold grid (tau must be on the grid)",
+                 *_CI_POISSON)),
     Metric(
         "aurc", "Area under the risk-coverage curve (AURC)", "selective", "lower",
         "mean over coverage levels of the selective risk when predictions are kept in "
@@ -599,7 +625,9 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: selective.aurc(p.conf, p.correct, sample_weight=_w(p)),
         Interval(finish=_aurc), bounds=(0.0, 1.0),
         scaling=("bounded",
-                 "2^16 fixed confidence bins as tie groups; error bound reported")),
+                 "2^16 fixed confidence bins as tie groups; error bound reported",
+                 "none", "the Poisson replicates would each need the fine confidence "
+                 "histogram (n_boot x score_bins sums per group)")),
     Metric(
         "lcs", "Local Calibration Score (LCS)", "calibration", "lower",
         "LCS = Σⱼ wⱼ (ĝ(lⱼ) − lⱼ)² / Σⱼ wⱼ, ĝ a LOWESS calibration curve on 100 grid "
@@ -607,7 +635,8 @@ _ENTRIES: tuple[Metric, ...] = (
         (Reference("FernandesMachado2024", "Local Calibration Score"),
          Reference("Cleveland1979")),
         _lcs, _REFIT, needs=frozenset({"unweighted"}), settings=("view",), bounds=(0.0, 1.0),
-        scaling=("sampled", "LOWESS on a fixed-size uniform sample per group")),
+        scaling=("sampled", "LOWESS on a fixed-size uniform sample per group",
+                 *_CI_SAMPLED)),
     Metric(
         "tce_bpm", "TCE_bpm (true calibration error, binomial process)", "calibration",
         "lower",
@@ -617,7 +646,8 @@ _ENTRIES: tuple[Metric, ...] = (
         _tce_bpm, _REFIT, needs=frozenset({"unweighted"}), settings=("view",),
         nan_reason="too few rows to fit the binomial-process curve", bounds=(0.0, 1.0),
         scaling=("sampled",
-                 "binomial-process fit on a fixed-size uniform sample per group")),
+                 "binomial-process fit on a fixed-size uniform sample per group",
+                 *_CI_SAMPLED)),
     Metric(
         "smece", "Smooth ECE (smECE)", "calibration", "lower",
         "smECE_σ = ∫ |r̂_σ(t) − t| δ̂_σ(t) dt, the calibration gap of the Gaussian-kernel "
@@ -627,7 +657,9 @@ _ENTRIES: tuple[Metric, ...] = (
         _smece, _REFIT, settings=("view",), bounds=(0.0, 1.0),
         scaling=("exact", "kernel smoothing on its 10 node grids (20,762 float64 node "
                           "sums per group, default view) while a state holds at most 64 "
-                          "groups (StatsConfig.smooth_groups); else on the uniform sample")),
+                          "groups (StatsConfig.smooth_groups); else on the uniform sample",
+                 "none", "each Poisson replicate would need its own node masses (n_boot x "
+                 "20,762 sums per group); run the pandas accessor with ci on the rows")),
     Metric(
         "classwise_ece", "Class-wise ECE", "calibration", "lower",
         "mean over classes k of the binned ECE of p_k against 1[y = k], n_bins "
@@ -635,40 +667,45 @@ _ENTRIES: tuple[Metric, ...] = (
         (Reference("Nixon2019", "section 3"), Reference("Kumar2019", "section 3")),
         _classwise_ece, _REFIT, needs=frozenset({"proba"}), settings=("n_bins",),
         bounds=(0.0, 1.0),
-        scaling=("sampled", "class-wise bins on a fixed-size uniform sample per group")),
+        scaling=("sampled", "class-wise bins on a fixed-size uniform sample per group",
+                 *_CI_SAMPLED)),
     Metric(
         "debiased_ece", "Debiased ECE (L2)", "calibration", "lower",
         "√max(0, Σ_b (|B_b|/N)·[(ȳ_b − s̄_b)² − ȳ_b(1 − ȳ_b)/(|B_b| − 1)]) over n_bins "
         "equal-mass bins: the squared plug-in gap minus its sampling variance",
         (Reference("Kumar2019", "section 5, Definition 5.2"),),
         _debiased_ece, _REFIT, settings=("view", "n_bins"), bounds=(0.0, 1.0),
-        scaling=("sampled", "equal-mass bins on a fixed-size uniform sample per group")),
+        scaling=("sampled", "equal-mass bins on a fixed-size uniform sample per group",
+                 *_CI_SAMPLED)),
     Metric(
         "eci", "Estimated calibration index (ECI)", "calibration", "lower",
         "ECI = 100 · mean over rows of (ĝ(sᵢ) − sᵢ)², ĝ the LOWESS calibration curve",
         (Reference("VanHoorde2015", "section 2"),),
         _eci, _REFIT, needs=frozenset({"unweighted"}), settings=("view",), bounds=(0.0, 100.0),
-        scaling=("sampled", "LOWESS on a fixed-size uniform sample per group")),
+        scaling=("sampled", "LOWESS on a fixed-size uniform sample per group",
+                 *_CI_SAMPLED)),
     Metric(
         "corp_mcb", "CORP miscalibration (MCB)", "calibration", "lower",
         "MCB = S(p) − S(p̂_PAV): Brier score of the scores minus that of their isotonic "
         "(PAV) recalibration; S = MCB − DSC + UNC",
         (Reference("Dimitriadis2021", "Eq. 3 and section 3"),),
         _corp("mcb"), _REFIT, settings=("view",), bounds=(0.0, 1.0),
-        scaling=("sampled", "isotonic (PAV) fit on a fixed-size uniform sample per group")),
+        scaling=("sampled", "isotonic (PAV) fit on a fixed-size uniform sample per group",
+                 *_CI_SAMPLED)),
     Metric(
         "corp_dsc", "CORP discrimination (DSC)", "calibration", "higher",
         "DSC = S(ȳ) − S(p̂_PAV): Brier score of the base rate minus that of the PAV "
         "recalibration",
         (Reference("Dimitriadis2021", "Eq. 3 and section 3"),),
         _corp("dsc"), _REFIT, settings=("view",), bounds=(0.0, 1.0),
-        scaling=("sampled", "isotonic (PAV) fit on a fixed-size uniform sample per group")),
+        scaling=("sampled", "isotonic (PAV) fit on a fixed-size uniform sample per group",
+                 *_CI_SAMPLED)),
     Metric(
         "corp_unc", "CORP uncertainty (UNC)", "calibration", "target",
         "UNC = S(ȳ) = ȳ(1 − ȳ): Brier score of the base rate (a property of the data)",
         (Reference("Dimitriadis2021", "Eq. 3 and section 3"),),
         _corp("unc"), _REFIT, settings=("view",), target=0.0, bounds=(0.0, 0.25),
-        scaling=("exact", "base rate from exact sums")),
+        scaling=("exact", "base rate from exact sums", *_CI_POISSON)),
 )
 
 #: Every summary metric, in summary order.

@@ -12,17 +12,19 @@ import calreport  # noqa: F401
 from calreport.accumulator import Accumulator, full_table
 from calreport.registry import REGISTRY, Metric
 from calreport.stats import KINDS as FINISH_KINDS
-from calreport.stats.scaling import KINDS, Scaling, scaling_of
+from calreport.stats.scaling import INTERVALS, KINDS, Scaling, scaling_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::calreport.metrics.risk.ClippedConfidenceWarning")
 
 
 def test_every_entry_has_a_kind_and_a_one_line_note():
     for name, spec in REGISTRY.items():
-        kind, note = spec.scaling
+        kind, note, interval, interval_note = spec.scaling
         assert kind in KINDS, name
+        assert interval in INTERVALS, name
         assert note and "\n" not in note, name
-        assert scaling_of(name) == Scaling(kind, note)
+        assert interval_note and "\n" not in interval_note, name
+        assert scaling_of(name) == Scaling(kind, note, interval, interval_note)
 
 
 def test_default_is_not_available_and_bad_kinds_are_refused():
@@ -32,6 +34,10 @@ def test_default_is_not_available_and_bad_kinds_are_refused():
         Scaling("approximate", "x")
     with pytest.raises(ValueError, match="one non-empty line"):
         Scaling("exact", "two\nlines")
+    with pytest.raises(ValueError, match="`interval` must be one of"):
+        Scaling("exact", "x", "jackknife", "y")
+    with pytest.raises(ValueError, match="`interval_note` must be one non-empty line"):
+        Scaling("exact", "x", "poisson", "")
     assert "scaling" in Metric.__dataclass_fields__
 
 

@@ -137,5 +137,7 @@ def apply(table: Any, state: StatsState, *, n_bins: int, min_count: int) -> None
         table.values[m] = val[m]
         table.bounds[m] = bnd[m]
         table.kinds[m] = "bounded"
-        table.intervals.pop(m, None)
+    from calreport.stats.intervals import withdraw
+
+    withdraw(table, list(val), "strategy='quantile'")
     table.settings = {**table.settings, "strategy": "quantile"}

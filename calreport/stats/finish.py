@@ -108,8 +108,9 @@ def summary(state: StatsState, *, view: str | None = None,
         View of ECE, MCE and signed ECE (default: positive class for binary input).
     ci : float, optional
         Level of percentile intervals from the Poisson replicates the state holds
-        (needs ``StatsConfig(n_boot=...)``; the binned metrics' replicates use the
-        default view).  AUC, cwAUC and AURC get no interval here.
+        (needs ``StatsConfig(n_boot=...)``).  The replicates hold the default view's
+        bins, so another ``view`` leaves the view's metrics without one; AUC, cwAUC and
+        AURC get none here (:mod:`calreport.stats.intervals`).
 
     Returns
     -------
@@ -204,6 +205,12 @@ def summary(state: StatsState, *, view: str | None = None,
         from calreport.stats.poisson import intervals
 
         iv = intervals(state, ci)
+        if view != _view(state, None):
+            # the replicates hold the default view's bins: not intervals of this view
+            from calreport.registry import REGISTRY
+
+            iv = {m: b for m, b in iv.items()
+                  if m not in REGISTRY or "view" not in REGISTRY[m].settings}
     return MetricTable(list(state.keys), {k: v[k] for k in KINDS}, dict(KINDS), bounds,
                        reasons, iv, view, cfg.to_dict())
 

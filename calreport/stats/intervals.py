@@ -1,20 +1,23 @@
-"""Intervals of the bounded and sampled metrics out of core, or the reason there are none.
+"""Intervals out of core that are not Poisson replicates, and the reasons for the rest.
 
-The Poisson bootstrap of a state (:mod:`calreport.stats.poisson`) gives percentile
-intervals for the exact metrics: each replicate is a handful of sums per group.  A
-replicate of a bounded metric would need its own fine score histogram (``n_boot x
-score_bins`` sums per group and partition: 200 x 2^16 x 2 for the AUC), too large to
-ship, so:
+Which interval each metric has out of core is recorded in the registry
+(``Metric.scaling``, read through :func:`calreport.stats.scaling.scaling_of`):
 
-* ``auc`` (binary, unweighted): DeLong's normal interval (DeLong, DeLong &
-  Clarke-Pearson 1988), from the fine histogram.  For the scores rounded to their
-  fine bin, the placement value of a positive in bin ``f`` is ``V10_f = (N_<f +
-  N_f / 2) / n`` (negatives below, ties counting one half) and that of a negative
-  ``V01_f = (P_>f + P_f / 2) / m``; ``se^2 = var(V10) / m + var(V01) / n`` with the
-  sample variances over the rows, so the interval is DeLong's for the binned AUC.
-  It is centred on the reported value and widened by its bound on each side, so it
-  contains the DeLong interval of the exact AUC's centre.
-* every other bounded metric and every sampled one: no interval, with the reason.
+* ``"poisson"``: percentile intervals of the Poisson bootstrap replicates the state
+  accumulates (:mod:`calreport.stats.poisson`); each replicate is a handful of sums
+  per group;
+* ``"delong"`` (the binary, unweighted AUC): a replicate of a bounded metric would
+  need its own fine score histogram (``n_boot x score_bins`` sums per group and
+  partition: 200 x 2^16 x 2 for the AUC), too large to ship, so DeLong's normal
+  interval (DeLong, DeLong & Clarke-Pearson 1988) is computed from the fine
+  histogram.  For the scores rounded to their fine bin, the placement value of a
+  positive in bin ``f`` is ``V10_f = (N_<f + N_f / 2) / n`` (negatives below, ties
+  counting one half) and that of a negative ``V01_f = (P_>f + P_f / 2) / m``;
+  ``se^2 = var(V10) / m + var(V01) / n`` with the sample variances over the rows, so
+  the interval is DeLong's for the binned AUC.  It is centred on the reported value
+  and widened by its bound on each side, so it contains the DeLong interval of the
+  exact AUC's centre;
+* ``"none"``: no interval, and the registry's note is the reason the output gives.
 """
 
 from __future__ import annotations
@@ -25,19 +28,7 @@ import numpy as np
 
 from calreport.stats.state import StatsState
 
-__all__ = ["apply", "binned_auc_delong"]
-
-_REASONS = {
-    "cwauc": "the Poisson replicates would each need the fine score histogram "
-             "(n_boot x score_bins sums per group); no variance formula for cwAUC",
-    "delta_auc": "needs the joint replicates of cwAUC and AUC (see cwauc)",
-    "aurc": "the Poisson replicates would each need the fine confidence histogram "
-            "(n_boot x score_bins sums per group)",
-    "auc": "DeLong's interval out of core needs binary labels and no sample weights",
-}
-_SAMPLED = ("computed on a uniform sample of sample_size rows per group: a bootstrap of "
-            "it would give the (wider) uncertainty of that sample, not of the metric on all "
-            "rows; run the pandas accessor with ci on the rows")
+__all__ = ["apply", "binned_auc_delong", "withdraw"]
 
 
 def binned_auc_delong(state: StatsState) -> tuple[np.ndarray, np.ndarray]:
@@ -98,19 +89,34 @@ def binned_auc_delong(state: StatsState) -> tuple[np.ndarray, np.ndarray]:
 
 
 def apply(table: Any, state: StatsState, ci: float) -> None:
-    """Add the AUC's DeLong interval to a :class:`MetricTable` and say, in
-    ``table.settings["intervals"]``, why the other bounded and sampled metrics have
-    none (``settings["interval_methods"]`` names the AUC's method)."""
+    """Add the AUC's DeLong interval to a :class:`MetricTable` and record, as the
+    registry says, the method of every interval (``table.settings["interval_methods"]``)
+    and why each other metric has none (``table.settings["intervals"]``)."""
     from scipy import special
 
-    reasons = {m: r for m, r in _REASONS.items() if m in table.values}
-    reasons.update({m: _SAMPLED for m, k in table.kinds.items() if k == "sampled"})
-    if table.kinds.get("smece") == "exact":
-        reasons["smece"] = ("exact from its node-grid sums, but each Poisson replicate would "
-                            "need its own (n_boot x 20,762 sums per group); run "
-                            "the pandas accessor with ci on the rows")
-    methods = {}
-    if "auc" in table.values:
+    from calreport.registry import REGISTRY, SAMPLED_NO_INTERVAL
+    from calreport.stats.finish import _view
+    from calreport.stats.scaling import scaling_of
+
+    reasons, methods = {}, {}
+    default = _view(state, None)
+    for m in table.values:
+        if m not in REGISTRY:
+            continue
+        sc = scaling_of(m)
+        if table.kinds.get(m) == "sampled" and sc.kind != "sampled":
+            reasons[m] = SAMPLED_NO_INTERVAL  # computed on the sample this time
+        elif sc.interval == "none":
+            reasons[m] = sc.interval_note
+        elif sc.interval == "poisson" and m in table.intervals:
+            methods[m] = sc.interval_note
+        elif sc.interval == "poisson" and "view" in REGISTRY[m].settings and \
+                table.view != default:
+            reasons[m] = (f"the Poisson replicates hold the bins of the default view "
+                          f"({default}), not of view={table.view!r}")
+        elif sc.interval == "poisson":
+            reasons[m] = "no Poisson replicates were accumulated for it"
+    if "auc" in table.values and scaling_of("auc").interval == "delong":
         _, se = binned_auc_delong(state)
         if np.isfinite(se).any():
             z = float(special.ndtri(0.5 + ci / 2.0))
@@ -119,7 +125,22 @@ def apply(table: Any, state: StatsState, ci: float) -> None:
             lo = np.clip(val - z * se - bound, 0.0, 1.0)
             hi = np.clip(val + z * se + bound, 0.0, 1.0)
             table.intervals["auc"] = (lo, hi)
-            methods["auc"] = ("DeLong normal interval of the binned AUC, widened by its "
-                              "bound")
-            reasons.pop("auc")
+            methods["auc"] = scaling_of("auc").interval_note
+        else:
+            reasons["auc"] = scaling_of("auc").interval_note
+    table.settings = {**table.settings, "intervals": reasons, "interval_methods": methods}
+
+
+def withdraw(table: Any, names: Any, context: str) -> None:
+    """Drop the intervals of ``names`` from a :class:`MetricTable` (their values were
+    replaced by ones the replicates do not describe, e.g. equal-mass bins), giving as
+    the reason ``context`` and the registry's interval note."""
+    from calreport.stats.scaling import scaling_of
+
+    reasons = dict(table.settings.get("intervals") or {})
+    methods = dict(table.settings.get("interval_methods") or {})
+    for m in names:
+        if table.intervals.pop(m, None) is not None or m in methods:
+            methods.pop(m, None)
+            reasons[m] = f"{context}: {scaling_of(m).interval_note}"
     table.settings = {**table.settings, "intervals": reasons, "interval_methods": methods}

@@ -159,6 +159,8 @@ def replicate_metrics(state: StatsState) -> dict[str, np.ndarray]:
         gaps = np.where(bw > 0, np.abs(by - bs) / np.where(bw > 0, bw, 1.0), -np.inf)
         v["mce"] = gaps.max(axis=-1)
         v["signed_ece"] = (bs - by).sum(axis=-1) / w
+        base = by.sum(axis=-1) / np.where(bw.sum(axis=-1) > 0, bw.sum(axis=-1), np.nan)
+        v["corp_unc"] = base * (1.0 - base)
         for name in ("brier", "log_loss"):
             v[name] = q[name] / w if state.schema.layout == "proba" else np.full(w.shape, np.nan)
         v["top_label_brier"] = q["top_brier"] / w
