@@ -120,6 +120,9 @@ def _memory_child(case: str, n: int, k: int) -> None:
                                                          average="macro"),
         "boot": lambda d, y, p: d.calib.summary(ci=0.95, n_boot=200, seed=0,
                                                 progress=False),
+        # the phases of "boot": validation alone, the point estimates alone
+        "boot_profile": lambda d, y, p: d.calib.profile(),
+        "boot_point": lambda d, y, p: d.calib.summary(),
         "boot_peer": lambda d, y, p: roc_auc_score(y, p),
     }
     if case not in calls:
@@ -282,8 +285,13 @@ def case_mc_boot(a: argparse.Namespace, rows: list) -> None:
 def case_boot_memory(a: argparse.Namespace, rows: list) -> None:
     mem, size = extra_memory("boot", a.boot_mem_n)
     peer, _ = extra_memory("boot_peer", a.boot_mem_n)
+    # where the peak is: the same frame, validation alone and the point estimates alone
+    phases = {name: extra_memory(f"boot_{name}", a.boot_mem_n)[0]
+              for name in ("profile", "point")}
     rows.append((f"`summary(ci=0.95, n_boot=200)`, {a.boot_mem_n:.0e} rows: extra memory",
-                 f"+{gib(mem)} ({mem / size:.1f}x the {gib(size)} input)",
+                 f"+{gib(mem)} ({mem / size:.1f}x the {gib(size)} input; `profile()` alone "
+                 f"{phases['profile'] / size:.1f}x, `summary()` without intervals "
+                 f"{phases['point'] / size:.1f}x)",
                  f"`roc_auc_score` +{gib(peer)}", "-", "<= 4x input"))
 
 
