@@ -25,7 +25,7 @@ from calreport import _labels as lab
 from calreport.profile import ConfidenceProfile
 from calreport.stats import StatsConfig, StatsState
 from calreport.stats import finish as _finish
-from calreport.stats.frames import calibration_error_frame
+from calreport.stats.frames import calibration_error_frame, risk_frame
 from calreport.stats.sampled import (
     dropped_metrics,
     full_table,
@@ -186,25 +186,15 @@ def summary_frame(table: _finish.MetricTable, by: Sequence[Hashable]) -> Any:
         out = pd.DataFrame(cols, index=_index(table.keys, by) if by else None)
         if not by:
             out = out.iloc[0].rename("value")
+    methods = table.settings.get("p_risk_methods")
+    if methods is not None:
+        out.attrs["p_risk_method"] = dict(zip(table.keys, methods, strict=True)) if by \
+            else methods[0]
     out.attrs["kinds"] = dict(table.kinds)
     out.attrs["dropped"] = dropped_metrics(table)
     out.attrs["view"], out.attrs["no_interval"] = table.view, table.settings.get("intervals")
     out.attrs["reasons"] = {k: r for k, r in table.reasons.items()}
     return out
-
-
-def risk_frame(table: _finish.MetricTable, by: Sequence[Hashable]) -> Any:
-    """CSR, sigma_CSR, z, P_risk and the risk band (Series, or DataFrame per group)."""
-    import pandas as pd
-
-    from calreport.metrics.risk import risk_band
-
-    cols = {k: table.values[k] for k in ("n", "csr", "sigma_csr", "z_csr", "p_risk",
-                                         "n_clipped")}
-    out = pd.DataFrame(cols, index=_index(table.keys, by) if by else None)
-    out["band"] = [risk_band(z)[0] for z in cols["z_csr"]]
-    out["p_risk_method"] = "normal"
-    return out if by else out.iloc[0].rename("value")
 
 
 def reliability_frame(rel: dict[str, Any], keys: list[Any], by: Sequence[Hashable]) -> Any:
@@ -394,9 +384,12 @@ top_errors, heavy_rows, smooth_groups
             "stored batches (Dask), or df.calib.calibration_tests() on the rows.")
         return out
 
-    def risk(self) -> Any:
-        """CSR, sigma_CSR, z, P_risk (normal) and the risk band."""
-        return risk_frame(_finish.summary(self._state()), self.by if self._grouped() else ())
+    def risk(self, *, seed: int = 0) -> Any:
+        """The risk assessment of ``risk()`` on the rows (every column of
+        :meth:`calreport.metrics.risk.RiskResult.to_dict`): the band, certainty claims,
+        the test below certainty and the Monte Carlo null where the normal
+        approximation is invalid, seeded with ``seed`` as ``df.calib.risk(seed=...)``."""
+        return risk_frame(self._state(), self.by if self._grouped() else (), seed=seed)
 
     def calibration_error(self, *, view: str | None = None) -> Any:
         """ICI, E50, E90, Emax on the uniform sample (needs ``sample_size``)."""
@@ -513,7 +506,6 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
     from calreport._grouping import _unique_names
     from calreport.registry import REGISTRY
     from calreport.result import CalibrationResult, GroupResult
-    from calreport.stats.verdict import risk_verdicts
 
     grouped = bool(by)
     view = _finish._view(state, view)
@@ -521,7 +513,7 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
 
     def results(st: StatsState, keys: list[Any], labels: list[str]) -> list[Any]:
         table = full_table(st, view=view, ci=ci)
-        verdicts = risk_verdicts(st)
+        verdicts = table.verdicts
         how, why = (table.settings.get(k) or {} for k in ("interval_methods", "intervals"))
         out = []
         for gi, key in enumerate(keys):
@@ -531,7 +523,7 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
             reasons = {m: r[gi] for m, r in table.reasons.items() if m in names and r[gi]}
             iv, methods = {}, {}
             for m, (lo, hi) in table.intervals.items():
-                if m in names:
+                if m in names and not np.isnan(lo[gi]):
                     iv[m] = (float(lo[gi]), float(hi[gi]))
                     methods[m] = how.get(m, "percentile (Poisson bootstrap)")
             if ci is not None:
@@ -539,7 +531,8 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
                     if m not in iv:
                         reasons.setdefault(m, "interval: " + why.get(m, "no out-of-core "
                                            f"interval ({table.kinds.get(m, 'none')})"))
-            out.append(GroupResult(key, labels[gi], values, iv, methods, reasons, "normal",
+            out.append(GroupResult(key, labels[gi], values, iv, methods, reasons,
+                                   verdicts[gi].p_risk_method,
                                    view, verdicts[gi]))
         return out, table
 

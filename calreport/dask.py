@@ -30,7 +30,6 @@ from calreport.accumulator import (
     reliability_frame,
     report_from_state,
     resolve_spec,
-    risk_frame,
     summary_frame,
 )
 from calreport.stats import StatsConfig, StatsState
@@ -38,6 +37,7 @@ from calreport.stats import finish as _finish
 from calreport.stats.frames import (
     calibration_error_frame,
     calibration_tests_frame,
+    risk_frame,
     scores_frame,
 )
 
@@ -245,10 +245,12 @@ class _Base:
         (second,) = dask.compute(parts[0])
         return pl, second
 
-    def risk(self, *, eps: float = 1e-8, weights: str = "importance") -> Any:
-        """CSR, sigma_CSR, z, P_risk (normal approximation) and the risk band."""
+    def risk(self, *, eps: float = 1e-8, weights: str = "importance", seed: int = 0) -> Any:
+        """The risk assessment of ``df.calib.risk()`` on the rows: the band, certainty
+        claims, the test below certainty and the Monte Carlo null where the normal
+        approximation is invalid (seeded with ``seed``)."""
         st = self.state(eps=eps, weights=weights, score_bins=2)
-        return risk_frame(_finish.summary(st), self._by)
+        return risk_frame(st, self._by, seed=seed)
 
     def reliability(self, *, view: str | None = None, n_bins: int = 15,
                     alpha: float = 0.05) -> Any:

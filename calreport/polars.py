@@ -24,13 +24,13 @@ from calreport.accumulator import (
     reliability_frame,
     report_from_state,
     resolve_spec,
-    risk_frame,
 )
 from calreport.stats import StatsConfig, StatsState
 from calreport.stats import finish as _finish
 from calreport.stats.frames import (
     calibration_error_frame,
     calibration_tests_frame,
+    risk_frame,
     scores_frame,
 )
 
@@ -170,11 +170,13 @@ sample_size, exact_auc, strategy
         return pl.DataFrame(data)
 
     def risk(self, *, by: str | Sequence[str] | None = None, eps: float = 1e-8,
-             weights: str = "importance") -> Any:
-        """CSR, sigma_CSR, z, P_risk (normal approximation) and the risk band."""
+             weights: str = "importance", seed: int = 0) -> Any:
+        """The risk assessment of ``df.calib.risk()`` on the rows: the band, certainty
+        claims, the test below certainty and the Monte Carlo null where the normal
+        approximation is invalid (seeded with ``seed``)."""
         by_t = _by(by)
         st = self.state(by=by_t or None, eps=eps, weights=weights, score_bins=2)
-        return _to_polars(risk_frame(_finish.summary(st), by_t), by_t)
+        return _to_polars(risk_frame(st, by_t, seed=seed), by_t)
 
     def reliability(self, *, by: str | Sequence[str] | None = None, view: str | None = None,
                     n_bins: int = 15, alpha: float = 0.05) -> Any:

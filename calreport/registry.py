@@ -498,9 +498,11 @@ _ENTRIES: tuple[Metric, ...] = (
         settings=("eps", "p_risk_method", "seed"), percent=True,
         nan_reason="σ_CSR is 0 (all confidences are 0)", bounds=(0.0, 1.0),
         scaling=("exact",
-                 "exact sums, normal approximation; the report's verdict simulates "
-                 "the rows of largest variance where that is invalid",
-                 *_CI_POISSON)),
+                 "the risk verdict's: Φ(z) from exact sums where the normal approximation "
+                 "is valid, else the Monte Carlo null of the rows of largest variance "
+                 "(kept exactly, StatsConfig.heavy_rows per group), as the pandas path",
+                 "poisson", "percentile interval of the Poisson bootstrap replicates of "
+                 "Φ(z); none for a group whose P_risk comes from the Monte Carlo null")),
     Metric(
         "ece", "Expected calibration error (ECE)", "calibration", "lower",
         "ECE = Σ_b (|B_b| / N) · |acc(B_b) − conf(B_b)| over n_bins bins of the score",

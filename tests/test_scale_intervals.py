@@ -40,9 +40,19 @@ def test_the_registry_claims_poisson_only_for_metrics_with_replicates(frame):
 def test_each_metric_has_the_interval_or_the_reason_the_registry_gives(frame):
     out = _acc(frame).summary(ci=0.95)
     why = out.attrs["no_interval"]
+    methods = out.attrs["p_risk_method"]
     for m in REGISTRY:
         sc = scaling_of(m)
         lo, hi, val = out[(m, "ci_low")], out[(m, "ci_high")], out[(m, "value")]
+        if m == "p_risk":
+            # Poisson replicates of Φ(z) where the normal approximation holds; none
+            # for a group whose P_risk comes from the Monte Carlo null
+            simulated = np.array([methods[k] != "normal" for k in out.index])
+            assert lo[simulated].isna().all() and hi[simulated].isna().all()
+            assert lo[~simulated].notna().all()
+            if simulated.any():
+                assert "Monte Carlo null" in why[m]
+            continue
         if sc.interval == "none":
             assert lo.isna().all() and hi.isna().all(), m
             want = SAMPLED_NO_INTERVAL if out.attrs["kinds"][m] == "sampled" else \

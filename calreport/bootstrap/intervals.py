@@ -35,6 +35,11 @@ __all__ = [
 #: Interval methods; None means each metric's registry default.
 CI_METHODS = ("percentile", "basic", "analytic")
 
+#: Why a P_risk from the Monte Carlo null has no bootstrap interval (pandas and out of
+#: core alike).
+MONTE_CARLO_NO_INTERVAL = ("no bootstrap interval for a P_risk from the Monte Carlo null "
+                           "(each replicate would need its own null); read the interval of "
+                           "z_csr")
 #: Replicates of the refitting bootstrap (each one refits the metric on a resample).
 REFIT_REPLICATES = 200
 #: ``refit=None`` refits only profiles up to this many rows (cost: 200 refits each).
@@ -220,9 +225,7 @@ def bootstrap_intervals(
         elif spec.kind != "bootstrap":
             reasons[k] = spec.reason
         elif k == "p_risk" and result.p_risk_method != "normal":
-            reasons[k] = ("no bootstrap interval for a P_risk from the Monte Carlo null "
-                          "(each replicate would need its own null); read the interval of "
-                          "z_csr")
+            reasons[k] = MONTE_CARLO_NO_INTERVAL
         else:
             wanted.append(k)
     reps: dict[str, np.ndarray] = {}

@@ -59,6 +59,9 @@ class MetricTable:
     view : str
         Calibration view of the binned metrics.
     settings : dict
+    verdicts : list of RiskResult, or None
+        The risk verdict of every group (:func:`calreport.stats.verdict.risk_verdicts`)
+        once :func:`calreport.stats.sampled.full_table` has taken P_risk from it.
     """
 
     keys: list[Any]
@@ -69,6 +72,7 @@ class MetricTable:
     intervals: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     view: str = "top_label"
     settings: dict[str, Any] = field(default_factory=dict)
+    verdicts: list[Any] | None = None
 
 
 def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -11,7 +11,8 @@ from calreport.stats import finish as _finish
 from calreport.stats.sampled import sample_profiles
 from calreport.stats.state import StatsState
 
-__all__ = ["calibration_error_frame", "calibration_tests_frame", "scores_frame"]
+__all__ = ["calibration_error_frame", "calibration_tests_frame", "risk_frame",
+           "scores_frame"]
 
 
 def _index(keys: list[Any], by: Sequence[Hashable]) -> Any:
@@ -20,6 +21,23 @@ def _index(keys: list[Any], by: Sequence[Hashable]) -> Any:
     if len(by) > 1:
         return pd.MultiIndex.from_tuples(keys, names=list(by))
     return pd.Index(keys, name=by[0], tupleize_cols=False)
+
+
+def risk_frame(state: StatsState, by: Sequence[Hashable], seed: int = 0) -> Any:
+    """The risk assessment per group, as ``df.calib.risk()`` gives it: a Series named
+    ``"risk"`` (ungrouped) or one row per group, the columns of
+    :meth:`calreport.metrics.risk.RiskResult.to_dict` from
+    :func:`calreport.stats.verdict.risk_verdicts` (the band, certainty claims, the
+    test below certainty, the Monte Carlo null where the normal approximation is
+    invalid)."""
+    import pandas as pd
+
+    from calreport.stats.verdict import risk_verdicts
+
+    rows = [r.to_dict() for r in risk_verdicts(state, seed=seed)]
+    if not by:
+        return pd.Series(rows[0], name="risk", dtype=object)
+    return pd.DataFrame(rows, index=_index(state.keys, by))
 
 
 def scores_frame(state: StatsState, by: Sequence[Hashable], view: str | None = None) -> Any:

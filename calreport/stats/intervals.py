@@ -116,6 +116,14 @@ def apply(table: Any, state: StatsState, ci: float) -> None:
                           f"({default}), not of view={table.view!r}")
         elif sc.interval == "poisson":
             reasons[m] = "no Poisson replicates were accumulated for it"
+    simulated = table.settings.get("p_risk_no_interval")
+    if simulated and "p_risk" in table.intervals:
+        if np.isnan(table.intervals["p_risk"][0]).all():
+            table.intervals.pop("p_risk")
+            methods.pop("p_risk", None)
+            reasons["p_risk"] = simulated
+        else:
+            reasons["p_risk"] = f"groups whose P_risk comes from the Monte Carlo null: {simulated}"
     if "auc" in table.values and scaling_of("auc").interval == "delong":
         _, se = binned_auc_delong(state)
         if np.isfinite(se).any():

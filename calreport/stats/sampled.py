@@ -37,7 +37,8 @@ def settings_of(state: StatsState, view: str | None) -> Any:
 
     cfg = state.config
     return Settings(n_bins=cfg.n_bins, strategy="uniform", tau=cfg.tau, view=view,
-                    p_risk_method="normal", eps=cfg.eps, min_count=cfg.min_count)
+                    p_risk_method="auto", eps=cfg.eps, min_count=cfg.min_count,
+                    seed=int(cfg.seed))
 
 
 def sample_profiles(state: StatsState) -> dict[Any, ConfidenceProfile]:
@@ -108,11 +109,32 @@ def full_table(state: StatsState, *, view: str | None = None, ci: float | None =
         if any(x is not None for x in r):
             table.reasons[m] = r
     table.settings = {**table.settings, "sampled": state.sample is not None}
+    _verdict_p_risk(table, state)
     if ci is not None:
         from calreport.stats import intervals
 
         intervals.apply(table, state, ci)
     return table
+
+
+def _verdict_p_risk(table: _finish.MetricTable, state: StatsState) -> None:
+    """P_risk of every group as ``df.calib.summary()`` computes it (``method="auto"``:
+    the Monte Carlo null where the normal approximation is invalid, seeded with the
+    state's seed), from the risk verdict; a Monte Carlo P_risk has no interval, as in
+    the pandas path."""
+    from calreport.bootstrap.intervals import MONTE_CARLO_NO_INTERVAL
+    from calreport.stats.verdict import risk_verdicts
+
+    verdicts = risk_verdicts(state, seed=int(state.config.seed))
+    table.verdicts = verdicts
+    table.values["p_risk"] = np.asarray([r.p_risk for r in verdicts], dtype=np.float64)
+    methods = [r.p_risk_method for r in verdicts]
+    table.settings = {**table.settings, "p_risk_methods": methods}
+    simulated = np.asarray([m != "normal" for m in methods])
+    if "p_risk" in table.intervals and simulated.any():
+        lo, hi = (np.where(simulated, np.nan, a) for a in table.intervals["p_risk"])
+        table.intervals["p_risk"] = (lo, hi)
+        table.settings = {**table.settings, "p_risk_no_interval": MONTE_CARLO_NO_INTERVAL}
 
 
 def _exact_smece(state: StatsState, view: str, values: dict[str, np.ndarray],

@@ -138,7 +138,8 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
             rest_method_reason=rest_test.reason if rest_test else "no rows below certainty",
             rest_power=power, lindeberg_ratio=fields.lindeberg_ratio,
             null_skewness=fields.skewness, lattice_ratio=fields.lattice_ratio,
-            n_sim=max(all_test.n_sim, rest_test.n_sim if rest_test else 0)))
+            n_sim=max(all_test.n_sim, rest_test.n_sim if rest_test else 0),
+            p_risk_se=all_test.se))
     return out
 
 
@@ -228,8 +229,10 @@ def _test(rs: _RowSet, n_sim: int, rng: np.random.Generator, cap: int, base: int
     why = (f"normal approximation invalid ({facts}): Monte Carlo null, {n_sim} draws "
            f"of the {heavy} rows of largest variance, exact normal law of the other "
            f"{rs.n_rows - heavy:g}")
+    # as the core's split null: the binomial bound of the conditional draws
+    se = math.sqrt(max(prob * (1.0 - prob), 0.0) / n_sim)
     return _Test(prob if csr_value > 1.0 else 0.0, power, "monte_carlo", why, n_sim,
-                 share, skew, lattice)
+                 share, skew, lattice, se if csr_value > 1.0 else 0.0)
 
 
 def _lattice_certificate(rs: _RowSet, var: float, removed: float) -> tuple[float, str]:
