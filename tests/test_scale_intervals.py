@@ -78,6 +78,24 @@ def test_corp_unc_replicates_equal_a_hand_resampled_base_rate(frame):
     np.testing.assert_allclose(got, base * (1 - base), rtol=1e-12)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_sigma_csr_replicates_count_a_row_drawn_k_times_as_k_rows(frame, weighted):
+    """Replicate b of sigma_CSR is sqrt(sum k w^2 c/(1-c)) / sum k w (the pandas
+    bootstrap's: a row drawn k times is k rows), not with k^2."""
+    one = frame[frame["g"] == "a"].reset_index(drop=True)
+    rng = np.random.default_rng(3)
+    w = rng.uniform(0.5, 2.0, len(one)) if weighted else np.ones(len(one))
+    acc = Accumulator(y="y", proba="proba", weight="w" if weighted else None, n_boot=25,
+                      seed=9).update(one.assign(w=w))
+    got = replicate_metrics(acc.state)["sigma_csr"][0]
+    k = poisson_counts(key_seed(9, acc.state.keys[0]), 0, len(one) * 25).reshape(len(one), 25)
+    p = one["proba"].to_numpy()
+    c = np.clip(np.maximum(p, 1 - p), 1e-8, 1 - 1e-8)
+    w = w / w.max()  # importance weights on their group's scale (sigma is scale-free)
+    want = np.sqrt((k * (w**2 * c / (1 - c))[:, None]).sum(axis=0)) / (k * w[:, None]).sum(0)
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
 def test_another_view_has_no_interval_from_the_default_views_bins(frame):
     acc = _acc(frame)
     default = acc.summary(ci=0.95)

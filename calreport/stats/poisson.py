@@ -24,6 +24,8 @@ __all__ = ["LINEAR", "QUADRATIC", "intervals", "poisson_counts", "replicate_sums
 
 LINEAR = ("w", "w_ok", "w_c", "w_c_ok", "csr_num", "sig_freq", "top_brier", "brier",
           "log_loss", "w_c2", "sel_w", "sel_ok", "sel_c", "sel_c_ok")
+#: Sums of squared weights.  A row drawn k times is k rows of the replicate, so these
+#: are linear in the counts too (``sum_i k_ib w_i^2 ...``), as the pandas bootstrap's.
 QUADRATIC = ("w2", "sig_imp")
 _LOG_EPS = float(np.finfo(np.float64).eps)
 _ROWS_PER_BLOCK = 1 << 22
@@ -68,8 +70,9 @@ def poisson_counts(key: int, start: int, n: int) -> np.ndarray:
 
 def _columns(p: ConfidenceProfile, cfg: StatsConfig, rows: np.ndarray
              ) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row quantities of ``rows`` whose replicate sums give the metrics (linear,
-    quadratic); built per block of rows, so memory stays at a block."""
+    """Per-row quantities of ``rows`` whose replicate sums give the metrics (the
+    :data:`LINEAR` ones with the bins, the :data:`QUADRATIC` ones); built per block
+    of rows, so memory stays at a block."""
     n = rows.size
     c = p.conf[rows]
     ok = p.correct[rows].astype(np.float64)
@@ -107,7 +110,7 @@ def _columns(p: ConfidenceProfile, cfg: StatsConfig, rows: np.ndarray
 
 def replicate_sums(p: ConfidenceProfile, cfg: StatsConfig, codes: np.ndarray,
                    keys: list[Any], offsets: dict[Any, int]) -> np.ndarray:
-    """Replicate sums ``sum_i k_ib q_i`` (and ``k_ib^2`` for the quadratic terms).
+    """Replicate sums ``sum_i k_ib q_i`` of the linear and the squared-weight terms.
 
     Returns an array of shape (G, n_boot, Q).  The rows of each group, in their
     order, occupy stream positions ``(offset + rank) * n_boot + b``.
@@ -126,7 +129,7 @@ def replicate_sums(p: ConfidenceProfile, cfg: StatsConfig, codes: np.ndarray,
             kf = k.astype(np.float64)
             lin, quad = _columns(p, cfg, r)
             out[gi, :, :n_lin] += kf.T @ lin
-            out[gi, :, n_lin:] += (kf * kf).T @ quad
+            out[gi, :, n_lin:] += kf.T @ quad
     return out
 
 
