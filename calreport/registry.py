@@ -410,12 +410,11 @@ _M26 = "MartinMaroto2026"
 _S25 = "Shahnazari2025"
 #: Out-of-core intervals (the last two items of ``Metric.scaling``).
 _MERGED = "exact sums merged across partitions"
-_CI_POISSON = ("poisson", "percentile interval of the Poisson bootstrap replicates, "
-               "accumulated and merged with the sums")
-_CI_POISSON_UNIFORM = ("poisson", "percentile interval of the Poisson bootstrap replicates "
-                       "of the uniform-bin sums (default view); equal-mass bins have none: "
-                       "no replicate holds their edges, run the pandas accessor with ci on "
-                       "the rows")
+_CI_POISSON = ("poisson", "from the Poisson bootstrap replicates, accumulated and merged "
+               "with the sums")
+_CI_POISSON_UNIFORM = ("poisson", "from the Poisson bootstrap replicates of the uniform-bin "
+                       "sums (default view); equal-mass bins have none: no replicate holds "
+                       "their edges, run the pandas accessor with ci on the rows")
 #: Why a metric computed on the uniform sample has no interval out of core.
 SAMPLED_NO_INTERVAL = ("computed on a uniform sample of sample_size rows per group: a "
                        "bootstrap of it would give the (wider) uncertainty of that sample, "
@@ -501,8 +500,8 @@ _ENTRIES: tuple[Metric, ...] = (
                  "the risk verdict's: Φ(z) from exact sums where the normal approximation "
                  "is valid, else the Monte Carlo null of the rows of largest variance "
                  "(kept exactly, StatsConfig.heavy_rows per group), as the pandas path",
-                 "poisson", "percentile interval of the Poisson bootstrap replicates of "
-                 "Φ(z); none for a group whose P_risk comes from the Monte Carlo null")),
+                 "poisson", "from the Poisson bootstrap replicates of Φ(z); none for a "
+                 "group whose P_risk comes from the Monte Carlo null")),
     Metric(
         "ece", "Expected calibration error (ECE)", "calibration", "lower",
         "ECE = Σ_b (|B_b| / N) · |acc(B_b) − conf(B_b)| over n_bins bins of the score",

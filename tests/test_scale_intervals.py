@@ -96,6 +96,34 @@ def test_sigma_csr_replicates_count_a_row_drawn_k_times_as_k_rows(frame, weighte
     np.testing.assert_allclose(got, want, rtol=1e-10)
 
 
+def test_mce_replicates_keep_the_min_count_rule_and_ece_mce_intervals_are_basic():
+    """20 wrong rows at 0.97 sit in a bin below min_count: the replicates leave that bin
+    out as the point estimate does (hand-drawn counts), and ECE and MCE get the basic
+    interval the registry names, as in the pandas path."""
+    rng = np.random.default_rng(2)
+    p = np.r_[rng.uniform(0.05, 0.9, 3000), np.full(20, 0.97)]
+    y = np.r_[(rng.random(3000) < p[:3000]).astype(int), np.zeros(20, int)]
+    df = pd.DataFrame({"y": y, "proba": p})
+    acc = Accumulator(y="y", proba="proba", n_boot=40, seed=5, min_count=100).update(df)
+    reps = replicate_metrics(acc.state)
+    k = poisson_counts(key_seed(5, acc.state.keys[0]), 0, len(df) * 40).reshape(len(df), 40)
+    bins = np.clip(np.ceil(p * 15).astype(int) - 1, 0, 14)
+    hand = []
+    for b in range(40):
+        n = np.bincount(bins, weights=k[:, b], minlength=15)
+        gap = np.abs(np.bincount(bins, weights=k[:, b] * (y - p), minlength=15))
+        ok = n >= 100
+        hand.append((gap[ok] / n[ok]).max())
+    np.testing.assert_allclose(reps["mce"][0], hand, rtol=1e-10)
+    out = acc.summary(ci=0.9)
+    for m in ("ece", "mce"):
+        q_lo, q_hi = np.quantile(reps[m][0], [0.05, 0.95])
+        v = out.loc[m, "value"]
+        assert out.loc[m, "ci_low"] == pytest.approx(max(0.0, 2 * v - q_hi), rel=1e-12)
+        assert out.loc[m, "ci_high"] == pytest.approx(2 * v - q_lo, rel=1e-12)
+    assert REGISTRY["mce"].interval.method == "basic"
+
+
 def test_another_view_has_no_interval_from_the_default_views_bins(frame):
     acc = _acc(frame)
     default = acc.summary(ci=0.95)
@@ -125,3 +153,12 @@ def test_readme_table_shows_each_interval():
         sc = scaling_of(m)
         assert line.rstrip(" |").endswith(sc.interval_note), m
         assert ("| none: " in line) == (sc.interval == "none"), m
+
+
+def test_replicates_of_another_layout_are_refused_not_misread(frame):
+    import dataclasses
+
+    st = _acc(frame).state
+    old = dataclasses.replace(st, boot=st.boot[..., 15:])  # 15 per-bin sums fewer
+    with pytest.raises(ValueError, match="older calreport"):
+        replicate_metrics(old)

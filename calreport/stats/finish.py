@@ -208,7 +208,7 @@ def summary(state: StatsState, *, view: str | None = None,
     if ci is not None:
         from calreport.stats.poisson import intervals
 
-        iv = intervals(state, ci)
+        iv = intervals(state, ci, v)
         if view != _view(state, None):
             # the replicates hold the default view's bins: not intervals of this view
             from calreport.registry import REGISTRY

@@ -109,7 +109,7 @@ def apply(table: Any, state: StatsState, ci: float) -> None:
         elif sc.interval == "none":
             reasons[m] = sc.interval_note
         elif sc.interval == "poisson" and m in table.intervals:
-            methods[m] = sc.interval_note
+            methods[m] = f"{REGISTRY[m].interval.method}, {sc.interval_note}"
         elif sc.interval == "poisson" and "view" in REGISTRY[m].settings and \
                 table.view != default:
             reasons[m] = (f"the Poisson replicates hold the bins of the default view "

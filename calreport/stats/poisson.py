@@ -28,6 +28,8 @@ LINEAR = ("w", "w_ok", "w_c", "w_c_ok", "csr_num", "sig_freq", "top_brier", "bri
 #: are linear in the counts too (``sum_i k_ib w_i^2 ...``), as the pandas bootstrap's.
 QUADRATIC = ("w2", "sig_imp")
 _LOG_EPS = float(np.finfo(np.float64).eps)
+#: Per-bin sums of a replicate: weight, weighted score, weighted outcome, squared weight.
+_BIN_BLOCKS = 4
 _ROWS_PER_BLOCK = 1 << 22
 
 
@@ -100,11 +102,12 @@ def _columns(p: ConfidenceProfile, cfg: StatsConfig, rows: np.ndarray
     s, y = s[rows], y[rows]
     nb = cfg.n_bins
     idx = np.searchsorted(np.arange(1, nb, dtype=np.float64) / nb, s, side="left")
-    onehot = np.zeros((n, 3 * nb))
+    onehot = np.zeros((n, _BIN_BLOCKS * nb))
     at = np.arange(n)
     onehot[at, idx] = w
     onehot[at, nb + idx] = w * s
     onehot[at, 2 * nb + idx] = w * y
+    onehot[at, 3 * nb + idx] = w * w  # Kish's occupancy of the bin (MCE's min_count)
     return np.column_stack([*lin, onehot]), np.column_stack([w * w, w * w * odds])
 
 
@@ -116,7 +119,7 @@ def replicate_sums(p: ConfidenceProfile, cfg: StatsConfig, codes: np.ndarray,
     order, occupy stream positions ``(offset + rank) * n_boot + b``.
     """
     b = int(cfg.n_boot)
-    n_lin = len(LINEAR) + 3 * cfg.n_bins
+    n_lin = len(LINEAR) + _BIN_BLOCKS * cfg.n_bins
     out = np.zeros((len(keys), b, n_lin + len(QUADRATIC)))
     block = max(1, _ROWS_PER_BLOCK // b)
     for gi, key in enumerate(keys):
@@ -142,12 +145,20 @@ def replicate_metrics(state: StatsState) -> dict[str, np.ndarray]:
             "StatsConfig(n_boot=200) (or pass n_boot= to the accessor)."
         )
     nb = cfg.n_bins
+    width = len(LINEAR) + _BIN_BLOCKS * nb + len(QUADRATIC)
+    if state.boot.shape[-1] != width:
+        raise ValueError(
+            f"This state's bootstrap replicates hold {state.boot.shape[-1]} sums each, not "
+            f"the {width} of this version (a state stored by an older calreport): rebuild "
+            "it from the rows, or drop its replicates (n_boot=0) to keep the point values.")
     q = {name: state.boot[..., i] for i, name in enumerate(LINEAR)}
     off = len(LINEAR)
     bw = state.boot[..., off:off + nb]
     bs = state.boot[..., off + nb:off + 2 * nb]
     by = state.boot[..., off + 2 * nb:off + 3 * nb]
-    q.update({name: state.boot[..., off + 3 * nb + i] for i, name in enumerate(QUADRATIC)})
+    bw2 = state.boot[..., off + 3 * nb:off + 4 * nb]
+    q.update({name: state.boot[..., off + _BIN_BLOCKS * nb + i]
+              for i, name in enumerate(QUADRATIC)})
     with np.errstate(divide="ignore", invalid="ignore"):
         w = np.where(q["w"] > 0, q["w"], np.nan)
         v = {"accuracy": q["w_ok"] / w, "cwa": q["w_c_ok"] / np.where(q["w_c"] > 0, q["w_c"],
@@ -159,8 +170,13 @@ def replicate_metrics(state: StatsState) -> dict[str, np.ndarray]:
         v["z_csr"] = (v["csr"] - 1.0) / v["sigma_csr"]
         v["p_risk"] = np.where(v["csr"] > 1.0, _phi(v["z_csr"]), 0.0)
         v["ece"] = np.abs(by - bs).sum(axis=-1) / w
-        gaps = np.where(bw > 0, np.abs(by - bs) / np.where(bw > 0, bw, 1.0), -np.inf)
-        v["mce"] = gaps.max(axis=-1)
+        # bins with at least min_count rows (Kish's count with importance weights), as
+        # the point estimate's
+        occ = (bw * bw / np.where(bw2 > 0, bw2, np.inf)
+               if state.schema.weighted and cfg.weights == "importance" else bw)
+        ok = (bw > 0) & (occ >= cfg.min_count * (1.0 - 1e-12))
+        gaps = np.where(ok, np.abs(by - bs) / np.where(bw > 0, bw, 1.0), -np.inf)
+        v["mce"] = np.where(ok.any(axis=-1), gaps.max(axis=-1), np.nan)
         v["signed_ece"] = (bs - by).sum(axis=-1) / w
         base = by.sum(axis=-1) / np.where(bw.sum(axis=-1) > 0, bw.sum(axis=-1), np.nan)
         v["corp_unc"] = base * (1.0 - base)
@@ -184,8 +200,14 @@ def _phi(z: np.ndarray) -> np.ndarray:
     return special.ndtr(z)
 
 
-def intervals(state: StatsState, ci: float = 0.95) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Percentile intervals of level ``ci`` from the accumulated Poisson replicates.
+def intervals(state: StatsState, ci: float = 0.95,
+              values: dict[str, np.ndarray] | None = None
+              ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Intervals of level ``ci`` from the accumulated Poisson replicates, by each
+    metric's interval method in the registry (``Interval.method``), as the pandas
+    path: percentile, or basic (``2 value - quantiles``, clipped to the metric's
+    bounds; needs ``values``, the point estimates).  A group where fewer than half
+    the replicates define the metric gets NaN, as in the pandas path.
 
     Examples
     --------
@@ -197,16 +219,25 @@ def intervals(state: StatsState, ci: float = 0.95) -> dict[str, tuple[np.ndarray
     >>> bool(lo[0] < 0.75 < hi[0])
     True
     """
+    import warnings
+
+    from calreport.registry import REGISTRY
+
     if not 0.0 < ci < 1.0:
         raise ValueError(f"`ci` must be in (0, 1), got {ci!r}.")
     out = {}
     for name, reps in replicate_metrics(state).items():
         reps = np.where(np.isfinite(reps), reps, np.nan)
-        with np.errstate(invalid="ignore"):
-            import warnings
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                lo, hi = np.nanpercentile(reps, [50 * (1 - ci), 50 * (1 + ci)], axis=1)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            lo, hi = np.nanpercentile(reps, [50 * (1 - ci), 50 * (1 + ci)], axis=1)
+        few = np.count_nonzero(np.isfinite(reps), axis=1) < max(2, reps.shape[1] // 2)
+        lo, hi = np.where(few, np.nan, lo), np.where(few, np.nan, hi)
+        spec = REGISTRY.get(name)
+        if spec is not None and spec.interval.method == "basic":
+            if values is None or name not in values:
+                raise ValueError(f"the basic interval of {name} needs its point values")
+            v = np.asarray(values[name], dtype=np.float64)
+            lo, hi = (np.clip(2 * v - hi, *spec.bounds), np.clip(2 * v - lo, *spec.bounds))
         out[name] = (lo, hi)
     return out

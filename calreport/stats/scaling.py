@@ -15,8 +15,10 @@ interval_note)`` (a plain tuple: the registry sits below this package);
 
 ``interval`` is
 
-* ``"poisson"`` -- percentile interval of the Poisson bootstrap replicates, which are
-  sums accumulated and merged with the state (:mod:`calreport.stats.poisson`);
+* ``"poisson"`` -- from the Poisson bootstrap replicates, which are sums accumulated
+  and merged with the state (:mod:`calreport.stats.poisson`), by the metric's interval
+  method in the registry (``Interval.method``: percentile, or basic), as the pandas
+  path;
 * ``"delong"`` -- DeLong's normal interval of the binned AUC, widened by its bound
   (:mod:`calreport.stats.intervals`);
 * ``"none"`` -- no interval; ``interval_note`` says why and is the reason the output
@@ -90,6 +92,8 @@ def markdown_table() -> str:
     lines = ["| metric | out of core | how | interval (`ci=`) |", "| --- | --- | --- | --- |"]
     for name in REGISTRY:
         sc = scaling_of(name)
-        ci = sc.interval_note if sc.interval != "none" else f"none: {sc.interval_note}"
+        ci = (f"none: {sc.interval_note}" if sc.interval == "none" else
+              f"{REGISTRY[name].interval.method}, {sc.interval_note}"
+              if sc.interval == "poisson" else sc.interval_note)
         lines.append(f"| `{name}` | {sc.kind} | {sc.note} | {ci} |")
     return "\n".join(lines)
