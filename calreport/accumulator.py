@@ -25,7 +25,7 @@ from calreport import _labels as lab
 from calreport.profile import ConfidenceProfile
 from calreport.stats import StatsConfig, StatsState
 from calreport.stats import finish as _finish
-from calreport.stats.frames import calibration_error_frame, risk_frame
+from calreport.stats.frames import calibration_error_frame, reliability_frame, risk_frame
 from calreport.stats.sampled import (
     dropped_metrics,
     full_table,
@@ -120,15 +120,16 @@ def frame_profile(frame: Any, spec: FrameSpec
     return profile, codes[kept], keys, frame.index.to_numpy()[kept]
 
 
-def frame_state(frame: Any, spec: FrameSpec, offsets: dict[Any, int] | None = None
-                ) -> StatsState | None:
-    """The state of a pandas frame's rows (None for no rows)."""
+def frame_state(frame: Any, spec: FrameSpec, offsets: dict[Any, int] | None = None,
+                base: int = 0) -> StatsState | None:
+    """The state of a pandas frame's rows (None for no rows); ``offsets`` and ``base``
+    as ``row_offsets`` and ``row_base`` of :meth:`StatsState.from_profile`."""
     got = frame_profile(frame, spec)
     if got is None:
         return None
     profile, codes, keys, labels = got
     return StatsState.from_profile(profile, config=spec.config, codes=codes, keys=keys,
-                                   row_offsets=offsets,
+                                   row_offsets=offsets, row_base=base,
                                    row_labels=labels if spec.config.top_errors else None)
 
 
@@ -197,26 +198,6 @@ def summary_frame(table: _finish.MetricTable, by: Sequence[Hashable]) -> Any:
     return out
 
 
-def reliability_frame(rel: dict[str, Any], keys: list[Any], by: Sequence[Hashable]) -> Any:
-    """Reliability table as a DataFrame (one row per bin; grouped: (group, bin) rows)."""
-    import pandas as pd
-
-    nb = len(rel["lower"])
-    fields = ("count", "weight_sum", "n_eff", "mean_score", "mean_outcome", "gap",
-              "ci_low", "ci_high")
-    frames = []
-    for gi in range(len(keys)):
-        d = {"lower": rel["lower"], "upper": rel["upper"]}
-        d.update({f: rel[f][gi] for f in fields})
-        frames.append(pd.DataFrame(d, index=pd.RangeIndex(nb, name="bin")))
-    if not by:
-        out = frames[0]
-    else:
-        out = pd.concat(frames, keys=_index(keys, by))
-    out.attrs["view"] = rel["view"]
-    return out
-
-
 # =============================================================================
 # the accumulator
 # =============================================================================
@@ -240,6 +221,12 @@ top_errors, heavy_rows, smooth_groups
         See :class:`calreport.stats.StatsConfig`.  ``sample_size`` rows per group are
         kept in a uniform sample for the sampled metrics and the report's figures;
         ``top_errors`` keeps the errors of largest CSR term (the report's lists).
+    stream : int, default 0
+        Where this accumulator's rows sit in the counter-based streams of the Poisson
+        bootstrap and the sample (positions from ``stream * 2**40``).  Accumulators
+        built independently of each other and merged later (one per day, per worker)
+        need distinct streams, or their rows would draw the same counts: merging
+        overlapping ones raises.  Continuing one with ``update`` needs none.
 
     Examples
     --------
@@ -280,6 +267,7 @@ top_errors, heavy_rows, smooth_groups
         top_errors: int = 0,
         heavy_rows: int = 4096,
         smooth_groups: int = 64,
+        stream: int = 0,
     ) -> None:
         cfg_kw: dict[str, Any] = dict(
             n_bins=n_bins, score_bins=score_bins, tau=tau, eps=eps, weights=weights,
@@ -296,6 +284,10 @@ top_errors, heavy_rows, smooth_groups
             by, (list, tuple)) else (by,))
         self._spec: FrameSpec | None = None
         self.state: StatsState | None = None
+        if isinstance(stream, bool) or not isinstance(stream, (int, np.integer)) or \
+                not 0 <= stream < 1 << 20:
+            raise ValueError(f"`stream` must be an integer in [0, 2**20), got {stream!r}.")
+        self.stream = int(stream)
 
     # ------------------------------------------------------------------ update
     def update(self, batch: Any = None, **arrays: Any) -> Accumulator:
@@ -305,7 +297,9 @@ top_errors, heavy_rows, smooth_groups
         ``proba``, ``y_pred``, ``conf``, ``correct``, ``sample_weight``) plus
         ``groups`` (one key per row).  Returns ``self``.
         """
+        # this accumulator's stream positions: after every row it holds
         offsets = {} if self.state is None else self.state.row_counts()
+        base = self.stream << 40
         if batch is not None and not isinstance(batch, ConfidenceProfile):
             if self._spec is None:
                 labels = preds = None
@@ -318,7 +312,7 @@ top_errors, heavy_rows, smooth_groups
                     preds = batch[roles.pred].unique() if roles.pred is not None else None
                     self._spec = resolve_spec(batch, self._role_kw, self.by, self.config,
                                               labels, preds)
-            new = frame_state(batch, self._spec, offsets)
+            new = frame_state(batch, self._spec, offsets, base)
         else:
             groups = arrays.pop("groups", None)
             if batch is None:
@@ -335,7 +329,7 @@ top_errors, heavy_rows, smooth_groups
                 codes, uniques = pd.factorize(np.asarray(groups, dtype=object))
                 keys = list(uniques)
             new = StatsState.from_profile(batch, config=self.config, codes=codes, keys=keys,
-                                          row_offsets=offsets)
+                                          row_offsets=offsets, row_base=base)
         self.state = add_states(self.state, new)
         return self
 
@@ -345,6 +339,7 @@ top_errors, heavy_rows, smooth_groups
         out = Accumulator.__new__(Accumulator)
         out.config, out._role_kw, out.by, out._spec = (self.config, self._role_kw, self.by,
                                                        self._spec or other._spec)
+        out.stream = self.stream
         out.state = add_states(self.state, other.state)
         return out
 
@@ -468,7 +463,8 @@ top_errors, heavy_rows, smooth_groups
 def _dump(acc: Accumulator) -> dict[str, Any]:
     st = acc.state
     out: dict[str, Any] = {"format": _FORMAT, "config": acc.config.to_dict(),
-                           "roles": acc._role_kw, "by": list(acc.by), "state": None}
+                           "roles": acc._role_kw, "by": list(acc.by), "state": None,
+                           "stream": acc.stream}
     if acc._spec is not None:
         out["classes"] = (None if acc._spec.roles.classes is None
                           else [normalise_key(c) for c in acc._spec.roles.classes])
@@ -481,7 +477,8 @@ def _load(d: dict[str, Any]) -> Accumulator:
     if d.get("format") != _FORMAT:
         raise ValueError(f"Not a calreport statistics state (format {d.get('format')!r}).")
     cfg = d["config"]
-    acc = Accumulator(**{k: v for k, v in cfg.items()}, by=d["by"] or None)
+    acc = Accumulator(**{k: v for k, v in cfg.items()}, by=d["by"] or None,
+                      stream=int(d.get("stream", 0)))
     acc._role_kw = d["roles"]
     if d.get("classes") is not None:
         acc._role_kw = {**acc._role_kw, "classes": d["classes"]}

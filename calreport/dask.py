@@ -27,7 +27,6 @@ from calreport.accumulator import (
     frame_state,
     full_table,
     group_counts,
-    reliability_frame,
     report_from_state,
     resolve_spec,
     summary_frame,
@@ -37,6 +36,7 @@ from calreport.stats import finish as _finish
 from calreport.stats.frames import (
     calibration_error_frame,
     calibration_tests_frame,
+    reliability_frame,
     risk_frame,
     scores_frame,
 )

@@ -21,7 +21,6 @@ from calreport.accumulator import (
     frame_profile,
     frame_state,
     full_table,
-    reliability_frame,
     report_from_state,
     resolve_spec,
 )
@@ -30,6 +29,7 @@ from calreport.stats import finish as _finish
 from calreport.stats.frames import (
     calibration_error_frame,
     calibration_tests_frame,
+    reliability_frame,
     risk_frame,
     scores_frame,
 )

@@ -155,3 +155,34 @@ def test_hosmer_lemeshow_is_nan_with_the_fix_named(frame):
     assert "hl_statistic" not in t
     assert "second pass" in t.attrs["dropped"]["hl_statistic"]
     assert "ddf.calib.calibration_tests()" in t.attrs["dropped"]["hl_statistic"]
+
+
+def test_independent_accumulators_with_replicates_need_distinct_streams(frame):
+    """Two accumulators built apart number their rows from 0: merged, their rows would
+    draw the same Poisson counts (the same rows twice gave a narrower interval than one
+    accumulator of both copies), so the merge is refused with the fix; distinct streams
+    merge, and their replicates are those of the rows' own positions."""
+    a_rows, b_rows = frame.iloc[:2500], frame.iloc[2500:]
+    with pytest.raises(ValueError, match=r"stream=<day number>"):
+        _acc(n_boot=30, seed=2).update(a_rows) + _acc(n_boot=30, seed=2).update(b_rows)
+    day1 = _acc(n_boot=30, seed=2, stream=1).update(a_rows)
+    day2 = _acc(n_boot=30, seed=2, stream=2).update(b_rows)
+    merged = Accumulator.from_bytes(day1.to_bytes()) + day2
+    # the exact sums: those of all rows
+    assert merged.state.equals(_acc(n_boot=30, seed=2).update(frame).state)
+    # day 2's replicates are those of its rows at stream 2's positions, whatever merged
+    alone = _acc(n_boot=30, seed=2, stream=2).update(b_rows.iloc[:900]).update(b_rows.iloc[900:])
+    np.testing.assert_allclose(alone.state.boot, day2.state.boot, rtol=1e-12)
+    np.testing.assert_allclose(merged.state.boot, day1.state.boot + day2.state.boot,
+                               rtol=1e-12)
+    assert (merged.summary(ci=0.9)[("accuracy", "ci_low")] > 0).all()
+    # the same stream twice is refused too, but states without replicates or sample merge
+    with pytest.raises(ValueError, match="Cannot merge"):
+        day1 + _acc(n_boot=30, seed=2, stream=1).update(b_rows)
+    plain = _acc().update(a_rows) + _acc().update(b_rows)
+    assert plain.state.equals(_acc().update(frame).state)
+    # continuing a stored state needs no stream: it takes the positions after its rows
+    later = Accumulator.from_bytes(day1.to_bytes()).update(b_rows)
+    assert later.stream == 1
+    with pytest.raises(ValueError, match="`stream` must be"):
+        _acc(stream=-1)

@@ -11,8 +11,8 @@ from calreport.stats import finish as _finish
 from calreport.stats.sampled import sample_profiles
 from calreport.stats.state import StatsState
 
-__all__ = ["calibration_error_frame", "calibration_tests_frame", "risk_frame",
-           "scores_frame"]
+__all__ = ["calibration_error_frame", "calibration_tests_frame", "reliability_frame",
+           "risk_frame", "scores_frame"]
 
 
 def _index(keys: list[Any], by: Sequence[Hashable]) -> Any:
@@ -21,6 +21,26 @@ def _index(keys: list[Any], by: Sequence[Hashable]) -> Any:
     if len(by) > 1:
         return pd.MultiIndex.from_tuples(keys, names=list(by))
     return pd.Index(keys, name=by[0], tupleize_cols=False)
+
+
+def reliability_frame(rel: dict[str, Any], keys: list[Any], by: Sequence[Hashable]) -> Any:
+    """Reliability table as a DataFrame (one row per bin; grouped: (group, bin) rows)."""
+    import pandas as pd
+
+    nb = len(rel["lower"])
+    fields = ("count", "weight_sum", "n_eff", "mean_score", "mean_outcome", "gap",
+              "ci_low", "ci_high")
+    frames = []
+    for gi in range(len(keys)):
+        d = {"lower": rel["lower"], "upper": rel["upper"]}
+        d.update({f: rel[f][gi] for f in fields})
+        frames.append(pd.DataFrame(d, index=pd.RangeIndex(nb, name="bin")))
+    if not by:
+        out = frames[0]
+    else:
+        out = pd.concat(frames, keys=_index(keys, by))
+    out.attrs["view"] = rel["view"]
+    return out
 
 
 def risk_frame(state: StatsState, by: Sequence[Hashable], seed: int = 0) -> Any:

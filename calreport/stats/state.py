@@ -215,6 +215,11 @@ class StatsState:
         ``auc`` (G, R, score_bins, 4), ``confusion`` (G, K, K, 2).
     boot : ndarray of float64, shape (G, n_boot, Q), or None
         Poisson-bootstrap replicate sums (see :mod:`calreport.stats.poisson`).
+    ranks : dict of key -> ndarray of int64, shape (R, 2), or None
+        The ranges ``[start, stop)`` of row positions each group's rows took in the
+        counter-based streams (bootstrap counts, sample priorities).  States whose
+        ranges overlap drew the same counts for different rows: with replicates or
+        a sample they refuse to merge (see :meth:`__add__`).
     """
 
     config: StatsConfig
@@ -230,6 +235,7 @@ class StatsState:
     heavy: dict[Any, dict[str, np.ndarray]] | None = None
     fsums: dict[str, np.ndarray] = field(default_factory=dict)
     smooth: dict[Any, dict[str, np.ndarray]] | None = None
+    ranks: dict[Any, np.ndarray] | None = None
 
     # ---------------------------------------------------------------- building
     @classmethod
@@ -242,6 +248,7 @@ class StatsState:
         keys: list[Any] | None = None,
         row_offsets: dict[Any, int] | None = None,
         row_labels: np.ndarray | None = None,
+        row_base: int = 0,
     ) -> StatsState:
         """State of a profile whose rows fall into groups.
 
@@ -260,6 +267,10 @@ class StatsState:
         row_labels : ndarray, optional
             A label per row (e.g. the frame index) naming the errors kept by
             ``config.top_errors``; default: none.
+        row_base : int, default 0
+            Added to every group's offset: states built independently of each other
+            (another day, another worker) take disjoint stream positions with distinct
+            bases (``Accumulator(stream=...)`` uses ``stream * 2**40``).
 
         Returns
         -------
@@ -284,6 +295,11 @@ class StatsState:
         counts, sums, floats = _accumulate(profile, cfg, schema, codes, g)
         from calreport.stats.sample import heavy_rows
 
+        given = {normalise_key(k): int(v) for k, v in (row_offsets or {}).items()}
+        row_offsets = {k: int(row_base) + given.get(k, 0) for k in keys}
+        sizes = np.bincount(codes, minlength=g)
+        ranks = {k: np.asarray([[row_offsets[k], row_offsets[k] + int(sizes[i])]],
+                               dtype=np.int64) for i, k in enumerate(keys) if sizes[i]}
         heavy, fsums = heavy_rows(profile, cfg, codes, keys, row_offsets)
         fsums.update(floats)
         boot = None
@@ -307,7 +323,7 @@ class StatsState:
 
             smooth = grid_masses(profile, codes, keys)
         state = cls(cfg, schema, keys, counts, sums, boot, sample=sample,
-                    top=top, heavy=heavy, fsums=fsums, smooth=smooth)
+                    top=top, heavy=heavy, fsums=fsums, smooth=smooth, ranks=ranks)
         return state._canonical()
 
     # ---------------------------------------------------------------- merging
@@ -325,6 +341,7 @@ class StatsState:
             None if self.boot is None else self.boot[idx], dict(self.notes),
             {k: a[idx] for k, a in self.maxima.items()}, self.sample, self.top,
             self.heavy, {k: a[idx] for k, a in self.fsums.items()}, self.smooth,
+            self.ranks,
         )
 
     def __add__(self, other: StatsState) -> StatsState:
@@ -341,6 +358,8 @@ class StatsState:
                 f"({self.schema} vs {other.schema}); fix `classes`/`pos_label` and the "
                 "columns up front so every batch agrees."
             )
+        ranks = _merge_ranks(self.ranks, other.ranks,
+                             check=self.boot is not None or self.sample is not None)
         union = sorted({*self.keys, *other.keys}, key=_sort_key)
         pos = {k: i for i, k in enumerate(union)}
         ia = np.asarray([pos[k] for k in self.keys], dtype=np.intp)
@@ -390,7 +409,7 @@ class StatsState:
 
         smooth = merge_smooth(self.smooth, other.smooth, self.config.smooth_groups)
         return StatsState(self.config, self.schema, union, counts, sums, boot, {}, maxima,
-                          sample, top, heavy, fsums, smooth)
+                          sample, top, heavy, fsums, smooth, ranks)
 
     def pooled(self, key: Any = "overall") -> StatsState:
         """All groups merged into one group named ``key`` (the pooled rows).
@@ -447,6 +466,40 @@ class StatsState:
     def row_counts(self) -> dict[Any, int]:
         """Rows seen per group key."""
         return {k: int(n) for k, n in zip(self.keys, self.counts["n"], strict=True)}
+
+
+def _merge_ranks(a: dict[Any, np.ndarray] | None, b: dict[Any, np.ndarray] | None,
+                 check: bool) -> dict[Any, np.ndarray] | None:
+    """Union of two states' stream ranges per group (None if either is unknown).
+
+    With ``check`` (the states hold bootstrap replicates or a sample), overlapping
+    ranges of a group mean different rows drew the same counter-based numbers, so the
+    merged replicates would repeat draws: refused, with the fix.
+    """
+    if a is None or b is None:
+        return None
+    out = dict(a)
+    for key, rb in b.items():
+        if key not in out:
+            out[key] = rb
+            continue
+        both = np.concatenate([out[key], rb])
+        both = both[np.argsort(both[:, 0], kind="stable")]
+        if check and (both[1:, 0] < both[:-1, 1]).any():
+            raise ValueError(
+                f"Cannot merge: both states took stream positions {int(rb[0, 0]):,}.. of "
+                f"group {key!r} for different rows, so their bootstrap counts and sample "
+                "priorities would repeat. Continue one accumulator with .update(batch) "
+                "(e.g. Accumulator.from_bytes(stored).update(today)), or give each "
+                "independently built one its own stream (Accumulator(..., stream=<day "
+                "number>))."
+            )
+        # coalesce touching ranges
+        keep = np.r_[True, both[1:, 0] > both[:-1, 1]]
+        starts = both[keep, 0]
+        stops = np.maximum.reduceat(both[:, 1], np.flatnonzero(keep))
+        out[key] = np.column_stack([starts, stops])
+    return out
 
 
 # ----------------------------------------------------------------------- kernels

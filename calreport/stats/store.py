@@ -79,6 +79,8 @@ def state_to_dict(st: StatsState) -> dict[str, Any]:
         "heavy": _groups_out(st.heavy),
         "fsums": {k: _array(a) for k, a in st.fsums.items()},
         "smooth": _groups_out(st.smooth),
+        "ranks": None if st.ranks is None else _groups_out(
+            {k: {"r": a} for k, a in st.ranks.items()}),
     }
 
 
@@ -104,4 +106,7 @@ def state_from_dict(s: dict[str, Any], config: StatsConfig) -> StatsState:
         _groups_in(s.get("sample")), _groups_in(s.get("top")), _groups_in(s.get("heavy")),
         {k: _unarray(a) for k, a in s.get("fsums", {}).items()},
         _groups_in(s.get("smooth")),
+        None if s.get("ranks") is None else {
+            k: np.asarray(v["r"], dtype=np.int64).reshape(-1, 2)
+            for k, v in _groups_in(s["ranks"]).items()},
     )
