@@ -131,7 +131,8 @@ def calibration_tests_series(prof: ConfidenceProfile, view: str | None, n_groups
         except ValueError:
             out.update(hl_statistic=math.nan, hl_df=math.nan, hl_pvalue=math.nan)
         try:
-            sp = clinical.spiegelhalter_z(score, outcome, sample_weight=w)
+            sp = clinical.spiegelhalter_z(score, outcome, sample_weight=w,
+                                          weights=prof.weights)
             out.update(spiegelhalter_z=sp.z, spiegelhalter_pvalue=sp.pvalue)
         except ValueError:
             out.update(spiegelhalter_z=math.nan, spiegelhalter_pvalue=math.nan)

@@ -248,7 +248,7 @@ class SpiegelhalterResult(NamedTuple):
 
 
 def spiegelhalter_z(
-    score: Any, outcome: Any, *, sample_weight: Any = None
+    score: Any, outcome: Any, *, sample_weight: Any = None, weights: str = "frequency"
 ) -> SpiegelhalterResult:
     """Spiegelhalter's Z test of calibration, two-sided.
 
@@ -259,7 +259,11 @@ def spiegelhalter_z(
     outcome : array-like of shape (n,)
         Observed 0/1 outcome.
     sample_weight : array-like of shape (n,), optional
-        Frequency weights.
+        Row weights.
+    weights : {"frequency", "importance"}, default "frequency"
+        Meaning of ``sample_weight``: counts (the variance sums ``w v``, equal to
+        repeating rows) or relative importance weights (the variance of the weighted
+        numerator, ``w^2 v``: Z is then the same for any scale of the weights).
 
     Returns
     -------
@@ -305,10 +309,15 @@ def spiegelhalter_z(
     >>> round(z, 6), round(p, 6)
     (0.816497, 0.414216)
     """
+    if weights not in ("frequency", "importance"):
+        raise ValueError(f"`weights` must be 'frequency' or 'importance', got {weights!r}.")
     p, y, w = _inputs(score, outcome, sample_weight)
-    weights = np.ones_like(p) if w is None else w
-    num = float(np.sum(weights * (y - p) * (1.0 - 2.0 * p)))
-    var = float(np.sum(weights * (1.0 - 2.0 * p) ** 2 * p * (1.0 - p)))
+    wt = np.ones_like(p) if w is None else w
+    num = float(np.sum(wt * (y - p) * (1.0 - 2.0 * p)))
+    # the variance of sum w (y - p)(1 - 2p) under calibration: w^2 v for importance
+    # weights (each row once), w v for counts (w copies)
+    wv = wt * wt if weights == "importance" else wt
+    var = float(np.sum(wv * (1.0 - 2.0 * p) ** 2 * p * (1.0 - p)))
     if not var > 0:
         warnings.warn(
             "Spiegelhalter's Z is undefined (NaN): every score is 0, 0.5 or 1, so the "

@@ -648,7 +648,9 @@ def _risk_parts(p: ConfidenceProfile, cfg: StatsConfig, codes: np.ndarray, g: in
     p1 = np.minimum(2.0 * q, 1.0)
     s, y = p.view(None)  # Spiegelhalter's Z on the default view (no clipping)
     sp = w * (y - s) * (1.0 - 2.0 * s)
-    cols = [np.maximum(sp, 0.0), np.maximum(-sp, 0.0), w * (1.0 - 2.0 * s) ** 2 * s * (1.0 - s)]
+    # its variance: w v for counts, w^2 v for importance weights (scale-free Z)
+    wv = w if cfg.weights == "frequency" else w * w
+    cols = [np.maximum(sp, 0.0), np.maximum(-sp, 0.0), wv * (1.0 - 2.0 * s) ** 2 * s * (1.0 - s)]
     parts = [exact_bincount(codes, x, g) for x in cols]
     is_cert = (raw >= 1.0 - cfg.eps) & keep
     mean1, var1 = ka * p1, ka * a * p1 * (1.0 - p1)

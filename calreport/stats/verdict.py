@@ -312,8 +312,10 @@ def _note(csr_value: float, test: Any, z: float) -> str:
 def spiegelhalter(state: StatsState) -> dict[str, np.ndarray]:
     """Spiegelhalter's Z and its two-sided p-value per group, on the default view.
 
-    ``Z = sum w (y - s)(1 - 2s) / sqrt(sum w (1 - 2s)^2 s (1 - s))`` (Spiegelhalter
-    1986), from exact sums (the numerator's positive and negative parts separately).
+    ``Z = sum w (y - s)(1 - 2s) / sqrt(sum w' (1 - 2s)^2 s (1 - s))`` (Spiegelhalter
+    1986), ``w' = w`` for frequency weights and ``w^2`` for importance weights (as
+    :func:`calreport.metrics.clinical.spiegelhalter_z`), from exact sums (the
+    numerator's positive and negative parts separately).
 
     Examples
     --------
