@@ -65,7 +65,8 @@ def resolve_spec(frame: Any, role_kw: dict[str, Any], by: Sequence[Hashable] | N
     from calreport._roles import resolve_roles
 
     by = tuple(by or ())
-    roles = resolve_roles(frame, exclude=by, **role_kw)
+    # the weights' meaning is the state's: frequency weights are checked to be counts
+    roles = resolve_roles(frame, exclude=by, **{**role_kw, "weights": config.weights})
     if roles.classes is None and (roles.proba or roles.pred is not None):
         roles = dataclasses.replace(roles, classes=_infer_classes(roles, labels, preds))
     return FrameSpec(roles, by, config, dropna)
@@ -336,6 +337,9 @@ top_errors, heavy_rows, smooth_groups
     def __add__(self, other: Accumulator) -> Accumulator:
         if not isinstance(other, Accumulator):
             return NotImplemented
+        if tuple(self.by) != tuple(other.by):
+            raise ValueError(f"Cannot merge an accumulator grouped by {list(self.by)} with "
+                             f"one grouped by {list(other.by)}: build both with the same by=.")
         out = Accumulator.__new__(Accumulator)
         out.config, out._role_kw, out.by, out._spec = (self.config, self._role_kw, self.by,
                                                        self._spec or other._spec)

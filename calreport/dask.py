@@ -421,15 +421,22 @@ def _chains(parts: list[Any], offsets: list[dict[Any, int]], spec: Any, n: int
     for c in range(n):
         state = None
         for i in range(bounds[c], bounds[c + 1]):
-            state = delayed(_fold)(state, parts[i], spec, offsets[i])
+            state = delayed(_fold)(state, parts[i], spec, offsets[i], (i, len(parts)))
         out.append(state)
     return out
 
 
-def _fold(state: StatsState | None, part: Any, spec: Any, offsets: dict[Any, int]
-          ) -> StatsState | None:
-    """The running state of a chain plus one partition's state."""
-    return add_states(state, frame_state(part, spec, offsets))
+def _fold(state: StatsState | None, part: Any, spec: Any, offsets: dict[Any, int],
+          where: tuple[int, int] = (0, 1)) -> StatsState | None:
+    """The running state of a chain plus one partition's state; bad input names the
+    partition (the counts and positions of the message are within it)."""
+    try:
+        new = frame_state(part, spec, offsets)
+    except ValueError as exc:
+        raise ValueError(f"Dask partition {where[0]} of {where[1]} (the counts and positions "
+                         f"that follow are within it; others may hold more): {exc}"
+                         ) from None
+    return add_states(state, new)
 
 
 def compute_score_table(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable],

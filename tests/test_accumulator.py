@@ -186,3 +186,17 @@ def test_independent_accumulators_with_replicates_need_distinct_streams(frame):
     assert later.stream == 1
     with pytest.raises(ValueError, match="`stream` must be"):
         _acc(stream=-1)
+
+
+def test_accumulators_grouped_differently_do_not_merge(frame):
+    with pytest.raises(ValueError, match="grouped by \\['model'\\] with one grouped by \\[\\]"):
+        _acc().update(frame) + Accumulator(y="y", proba="proba", classes=[0, 1]).update(frame)
+
+
+def test_frequency_weights_must_be_counts_out_of_core(frame):
+    df = frame.assign(w=np.linspace(0.5, 3.0, len(frame)))
+    with pytest.raises(ValueError, match=r"frequency weights .* not a whole number"):
+        Accumulator(y="y", proba="proba", weight="w", weights="frequency").update(df)
+    ok = Accumulator(y="y", proba="proba", weight="w", weights="frequency").update(
+        df.assign(w=np.ceil(df["w"])))
+    assert ok.summary()["n"] == len(df)

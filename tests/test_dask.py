@@ -219,3 +219,14 @@ def test_auc_delong_interval_and_reasons_for_the_others(client, frame):
     g = result.groups[0]
     assert g.interval_methods["auc"].startswith("DeLong")
     assert "fine confidence histogram" in g.reasons["aurc"]
+
+
+def test_bad_rows_name_their_partition_and_frequency_weights_are_counts(frame):
+    bad = frame.copy()
+    bad.loc[bad.index[[3, 500]], "proba"] = 1.5
+    with pytest.raises(ValueError, match=r"Dask partition \d of 2 .*outside \[0, 1\]"):
+        dd.from_pandas(bad, npartitions=2).calib(y="y", proba="proba").summary()
+    w = frame.assign(w=np.linspace(0.5, 3.0, len(frame)))
+    with pytest.raises(ValueError, match="not a whole number"):
+        dd.from_pandas(w, npartitions=2).calib(y="y", proba="proba", weight="w").summary(
+            weights="frequency")
