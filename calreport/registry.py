@@ -31,9 +31,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from calreport import references
+from calreport._finishers import (
+    _auc,
+    _aurc,
+    _cwauc,
+    _delta_auc,
+    _ece,
+    _gain,
+    _mce,
+    _p_risk,
+    _ratio,
+    _sigma,
+    _signed_ece,
+    _z,
+)
 from calreport.metrics import binned, ranking, risk, scoring, selective, weighted
 from calreport.profile import ConfidenceProfile
 from calreport.settings import Settings
@@ -342,69 +355,6 @@ def _corp(term: str) -> Callable[[ConfidenceProfile, Settings, MetricCache], flo
     return compute
 
 
-# ------------------------------------------------------------- replicate finishers
-# Each takes the replicate sums (calreport.bootstrap.kernels.ReplicateSums) and the
-# settings and returns one value per replicate, with the point computation's formula.
-def _ratio(num: str, den: str = "one") -> Callable[[Any, Settings], np.ndarray]:
-    def finish(k: Any, s: Settings) -> np.ndarray:
-        return k.ratio(num, den)
-    return finish
-
-
-def _gain(k: Any, s: Settings) -> np.ndarray:
-    acc, cwa = k.ratio("correct"), k.ratio("c_correct", "c")
-    return (cwa - acc) / (1.0 - np.minimum(cwa, acc))
-
-
-def _sigma(k: Any, s: Settings) -> np.ndarray:
-    return np.sqrt(k.sum("csr_var2")) / k.sum("one")
-
-
-def _z(k: Any, s: Settings) -> np.ndarray:
-    return (k.ratio("csr") - 1.0) / _sigma(k, s)
-
-
-def _p_risk(k: Any, s: Settings) -> np.ndarray:
-    csr, z = k.ratio("csr"), _z(k, s)
-    out = np.where(csr > 1.0, special.ndtr(z), 0.0)
-    out[np.isnan(z)] = np.nan
-    return out
-
-
-def _ece(k: Any, s: Settings) -> np.ndarray:
-    return np.abs(k.per_bin("bin_diff")).sum(axis=1) / k.sum("one")
-
-
-def _signed_ece(k: Any, s: Settings) -> np.ndarray:
-    return -k.per_bin("bin_diff").sum(axis=1) / k.sum("one")
-
-
-def _mce(k: Any, s: Settings) -> np.ndarray:
-    cnt, dsum = k.per_bin("one"), k.per_bin("bin_diff")
-    occ = k.bin_occupancy()
-    ok = (cnt > 0) & (occ >= s.min_count * (1.0 - 1e-12))
-    gaps = np.where(ok, np.abs(dsum) / np.where(cnt > 0, cnt, 1.0), -np.inf)
-    mce = gaps.max(axis=1)
-    return np.where(np.isfinite(mce), mce, np.nan)
-
-
-def _auc(k: Any, s: Settings) -> np.ndarray:
-    return k.auc()[0]
-
-
-def _cwauc(k: Any, s: Settings) -> np.ndarray:
-    return k.auc()[1]
-
-
-def _delta_auc(k: Any, s: Settings) -> np.ndarray:
-    auc, cw = k.auc()
-    return cw - auc
-
-
-def _aurc(k: Any, s: Settings) -> np.ndarray:
-    return k.aurc()
-
-
 # ------------------------------------------------------------------------ entries
 _M26 = "MartinMaroto2026"
 _S25 = "Shahnazari2025"
@@ -415,6 +365,11 @@ _CI_POISSON = ("poisson", "from the Poisson bootstrap replicates, accumulated an
 _CI_POISSON_UNIFORM = ("poisson", "from the Poisson bootstrap replicates of the uniform-bin "
                        "sums (default view); equal-mass bins have none: no replicate holds "
                        "their edges, run the pandas accessor with ci on the rows")
+#: Why a P_risk from the Monte Carlo null has no bootstrap interval (pandas and out of
+#: core alike).
+MONTE_CARLO_NO_INTERVAL = ("no bootstrap interval for a P_risk from the Monte Carlo null "
+                           "(each replicate would need its own null); read the interval of "
+                           "z_csr")
 #: Why a metric computed on the uniform sample has no interval out of core.
 SAMPLED_NO_INTERVAL = ("computed on a uniform sample of sample_size rows per group: a "
                        "bootstrap of it would give the (wider) uncertainty of that sample, "

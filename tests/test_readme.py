@@ -57,4 +57,10 @@ def test_scaling_out_snippet_runs(tmp_path, monkeypatch):
     frame.to_parquet(tmp_path / "predictions" / "part0.parquet")
     frame.to_parquet(tmp_path / "day.parquet")
     monkeypatch.chdir(tmp_path)
-    exec(code, {"daily_batches": [frame.iloc[:200], frame.iloc[200:]]})
+    import calreport
+
+    yesterday = calreport.Accumulator(y="y", proba="p", by="model", classes=[0, 1],
+                                      n_boot=200, sample_size=20_000, top_errors=10,
+                                      stream=1).update(frame.iloc[:100])
+    exec(code, {"todays_batches": [frame.iloc[100:250], frame.iloc[250:]], "day": 2,
+                "stored": {1: yesterday.to_bytes()}})

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 import calreport
-from calreport.bootstrap.intervals import MONTE_CARLO_NO_INTERVAL
+from calreport.registry import MONTE_CARLO_NO_INTERVAL
 
 pytestmark = pytest.mark.filterwarnings("ignore::calreport.metrics.risk.ClippedConfidenceWarning")
 

@@ -21,7 +21,7 @@ from calreport import _validate as v
 from calreport.bootstrap.kernels import bootstrap_replicates, canonical_order, row_columns
 from calreport.bootstrap.resampling import RESAMPLING, _master
 from calreport.profile import ConfidenceProfile
-from calreport.registry import COUNT_COLUMNS, REGISTRY, MetricCache
+from calreport.registry import COUNT_COLUMNS, MONTE_CARLO_NO_INTERVAL, REGISTRY, MetricCache
 from calreport.summary import SummaryResult
 
 __all__ = [
@@ -35,11 +35,6 @@ __all__ = [
 #: Interval methods; None means each metric's registry default.
 CI_METHODS = ("percentile", "basic", "analytic")
 
-#: Why a P_risk from the Monte Carlo null has no bootstrap interval (pandas and out of
-#: core alike).
-MONTE_CARLO_NO_INTERVAL = ("no bootstrap interval for a P_risk from the Monte Carlo null "
-                           "(each replicate would need its own null); read the interval of "
-                           "z_csr")
 #: Replicates of the refitting bootstrap (each one refits the metric on a resample).
 REFIT_REPLICATES = 200
 #: ``refit=None`` refits only profiles up to this many rows (cost: 200 refits each).

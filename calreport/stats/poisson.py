@@ -214,8 +214,9 @@ def intervals(state: StatsState, ci: float = 0.95,
     >>> from calreport.stats import StatsConfig, StatsState
     >>> p = ConfidenceProfile.from_arrays(conf=[0.6, 0.7, 0.8, 0.9] * 25,
     ...                                   correct=[1, 0, 1, 1] * 25)
+    >>> from calreport.stats.finish import summary
     >>> st = StatsState.from_profile(p, config=StatsConfig(n_boot=200, seed=1))
-    >>> lo, hi = intervals(st)["accuracy"]
+    >>> lo, hi = intervals(st, 0.95, summary(st).values)["accuracy"]
     >>> bool(lo[0] < 0.75 < hi[0])
     True
     """

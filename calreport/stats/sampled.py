@@ -122,7 +122,7 @@ def _verdict_p_risk(table: _finish.MetricTable, state: StatsState) -> None:
     the Monte Carlo null where the normal approximation is invalid, seeded with the
     state's seed), from the risk verdict; a Monte Carlo P_risk has no interval, as in
     the pandas path."""
-    from calreport.bootstrap.intervals import MONTE_CARLO_NO_INTERVAL
+    from calreport.registry import MONTE_CARLO_NO_INTERVAL
     from calreport.stats.verdict import risk_verdicts
 
     verdicts = risk_verdicts(state, seed=int(state.config.seed))
