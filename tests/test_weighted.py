@@ -158,3 +158,14 @@ def test_mixed_extreme_weights_match_sklearn_after_rescaling():
     assert out["mcc"] == pytest.approx(ref, rel=1e-9)
     assert out["accuracy"] == pytest.approx(
         skm.accuracy_score(y, pred, sample_weight=w / w.max()), rel=1e-9)
+
+
+@pytest.mark.parametrize("scale", [1.0, 10.0, 1e-300, 1e300])
+def test_mcc_of_a_single_true_class_is_zero_at_every_weight_scale(scale):
+    """Every true label is 0: the row-sum factor of R_K is exactly 0, so R_K is 0 (it
+    was 1.06e-8 at scale 10 and 0 at scale 1 from the rounding of 1 - t.t)."""
+    y, pred = np.array([0, 0, 0, 0]), np.array([0, 1, 0, 0])
+    w = np.random.default_rng(249).uniform(0.1, 1.0, 4) * scale
+    out = weighted.classification_metrics(y, pred, np.array([0.5, 1.0, 0.75, 1.0]),
+                                          n_classes=2, sample_weight=w)
+    assert out["mcc"] == 0.0

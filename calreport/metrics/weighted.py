@@ -230,8 +230,10 @@ def _mcc(m: np.ndarray) -> float:
 
     ``R_K = (c s - t.p) / sqrt((s^2 - p.p)(s^2 - t.t))`` with row sums t, column sums
     p, total s and trace c.  Computed on ``m / s`` (R_K is scale-free), so no product
-    overflows; each radicand factor is a sum of squares' complement that is >= 0
-    mathematically, and is clipped at 0 because rounding can make it -1e-16.
+    overflows.  Each radicand factor is written ``sum_i t_i (s - t_i)``: when a single
+    class holds every true (or every predicted) label it is exactly 0 whatever the
+    rounding of ``m / s`` (``1 - t.t`` left about 1e-16 there, and R_K came out near
+    1e-8 at some weight scales and 0 at others); it is clipped at 0 against rounding.
     """
     s = float(m.sum())
     if not s > 0:
@@ -239,8 +241,9 @@ def _mcc(m: np.ndarray) -> float:
     f = m / s
     t = f.sum(axis=1)
     p = f.sum(axis=0)
-    num = float(np.trace(f) - t @ p)
-    den = math.sqrt(max(1.0 - float(p @ p), 0.0) * max(1.0 - float(t @ t), 0.0))
+    total = float(f.sum())
+    num = float(np.trace(f) * total - t @ p)
+    den = math.sqrt(max(float(p @ (total - p)), 0.0) * max(float(t @ (total - t)), 0.0))
     return num / den if den > 0 else 0.0
 
 
