@@ -302,3 +302,32 @@ def test_normal_power_matches_simulation():
     wrong = rng.random((20000, 400)) < 2 * (1 - c)
     z = (wrong @ (1 / (1 - c)) / 400 - 1) / risk.sigma_csr(c)
     assert r.rest_power == pytest.approx(np.mean(z > 1), abs=0.03)
+
+
+def test_card_shows_the_figures_that_decided_the_band_when_there_are_certainty_claims():
+    """Certainty claims weigh 1/eps in the all-row z (z about 0 whatever the errors); the
+    band is decided on the rows below certainty, so the card shows their z, P_risk and
+    CSR and says so (the demo's isotonic group read "evidence" beside z 0.00 and
+    P_risk 0.00 %)."""
+    import pandas as pd
+
+    from calreport.metrics.risk import _band_of_p
+
+    rng = np.random.default_rng(7)
+    p = rng.uniform(0.7, 0.95, 400)
+    y = (rng.random(400) < p - 0.15).astype(int)  # overconfident below certainty
+    p = np.r_[p, np.ones(60)]
+    y = np.r_[y, np.ones(60, dtype=int)]  # 60 correct certainty claims
+    df = pd.DataFrame({"y": y, "p": p})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = df.calib(y="y", proba="p").risk()
+        card = df.calib(y="y", proba="p").report().context["groups"][0]
+    assert r["band"] in ("evidence", "risky") and abs(r["z_csr"]) < 0.5  # all rows: ~0
+    assert card["band"] == r["band"]
+    assert card["z_csr"] == pytest.approx(r["rest_z_csr"])
+    assert card["p_risk"] == pytest.approx(r["rest_p_risk"])
+    assert card["csr"] == pytest.approx(r["rest_csr"])
+    assert _band_of_p(card["p_risk"]) == card["band"]
+    assert "rows below certainty" in card["decided_on"] and "60 certainty" in card["decided_on"]
+    assert math.isnan(card["csr_ci"][0])  # an all-row interval is not shown beside them

@@ -91,7 +91,25 @@ def group_facts(g: Any, prof: ConfidenceProfile | None, eps: float,
         note = "CSR ≤ 1: no overconfidence to assess"
     band_reason = str(_get(r, "band_reason", "")) or _z_reason(z, g)
     method = str(_get(r, "p_risk_method", g.p_risk_method))
+    method_reason = str(_get(r, "method_reason", ""))
+    sigma = _f(_get(r, "sigma_csr", g.get("sigma_csr")))
     certain = _certainty(r, prof, eps)
+    csr_ci = list(g.intervals.get("csr", (math.nan, math.nan)))
+    p_risk_ci = list(g.intervals.get("p_risk", (math.nan, math.nan)))
+    decided_on = ""
+    rest_z = _f(_get(r, "rest_z_csr", math.nan))
+    if certain["n_certain"] and not math.isnan(rest_z):
+        # the band is decided on the rows below certainty (each certainty claim weighs
+        # 1/eps in the all-row z): the card shows the figures that decided it
+        csr, z, sigma = _f(_get(r, "rest_csr")), rest_z, _f(_get(r, "rest_sigma_csr"))
+        p_risk = _f(_get(r, "rest_p_risk"))
+        method = str(_get(r, "rest_p_risk_method", method))
+        method_reason = str(_get(r, "rest_method_reason", method_reason))
+        note = "CSR ≤ 1: no overconfidence to assess" if csr <= 1.0 and p_risk == 0.0 else ""
+        csr_ci = p_risk_ci = [math.nan, math.nan]  # the intervals are of all rows
+        decided_on = (f"z, P_risk and CSR of the {_f(_get(r, 'rest_n')):,.0f} rows below "
+                      f"certainty; the {certain['n_certain']:,} certainty claim(s) are "
+                      "judged on their own")
     n = _f(g.get("n"))
     n_errors = math.nan
     if prof is not None:
@@ -104,17 +122,18 @@ def group_facts(g: Any, prof: ConfidenceProfile | None, eps: float,
         "band_reason": band_reason,
         "severity": _SEVERITY[band],
         "csr": csr,
-        "csr_ci": list(g.intervals.get("csr", (math.nan, math.nan))),
-        "sigma_csr": _f(_get(r, "sigma_csr", g.get("sigma_csr"))),
+        "csr_ci": csr_ci,
+        "sigma_csr": sigma,
         "z_csr": z,
         "p_risk": p_risk,
-        "p_risk_ci": list(g.intervals.get("p_risk", (math.nan, math.nan))),
+        "p_risk_ci": p_risk_ci,
+        "decided_on": decided_on,
         "p_risk_note": note,
         # cards print only what a reader needs beside the value: why P_risk is 0
         "p_risk_card_note": note.split(" (")[0] if not math.isnan(csr) and csr <= 1 else "",
         "p_risk_method": method,
         "p_risk_method_text": method.replace("_", " "),
-        "method_reason": str(_get(r, "method_reason", "")),
+        "method_reason": method_reason,
         "n": n,
         "n_eff": _f(_get(r, "n_eff", math.nan)),
         "n_errors": n_errors,
