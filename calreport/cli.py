@@ -146,13 +146,39 @@ def _accessor(df: Any, args: argparse.Namespace) -> Any:
         base = df.calib
     kw = dict(y=args.y, proba=proba, pred=args.pred, conf=args.conf, correct=args.correct,
               weight=args.weight, missing=args.missing, threshold=args.threshold,
-              pos_label=args.pos_label, weights=getattr(args, "weights", "importance"))
+              pos_label=_pos_label(df, args, proba), weights=getattr(args, "weights",
+                                                                  "importance"))
     if any(kw[k] is not None for k in ("y", "proba", "pred", "conf", "correct", "weight")) or (
         args.missing != "raise" or args.pos_label is not None or args.threshold != 0.5
         or kw["weights"] != "importance"
     ):
         return base(**kw)
     return base
+
+
+def _pos_label(df: Any, args: argparse.Namespace, proba: Any) -> Any:
+    """--pos-label as the label column's own value (a command line gives text; labels
+    1/2, 0/1 or True/False are not strings), matched by its printed form; unmatched
+    text is passed on, and the library's error names the labels found."""
+    text = args.pos_label
+    if text is None:
+        return None
+    from calreport._roles import resolve_roles
+
+    try:
+        y = resolve_roles(df, y=args.y, proba=proba, pred=args.pred, conf=args.conf,
+                          correct=args.correct, weight=args.weight).y
+    except ValueError:
+        return text
+    if y is None or y not in df.columns:
+        return text
+    found = [v for v in df[y].dropna().unique()
+             if str(v) == text or (str(v) in ("True", "False")
+                                   and str(v).lower() == text.lower())]
+    if len(found) != 1:
+        return text
+    value = found[0]
+    return value.item() if hasattr(value, "item") else value
 
 
 def _summary_kwargs(args: argparse.Namespace, gates: Sequence[Any]) -> dict[str, Any]:
@@ -168,7 +194,9 @@ def _summary_kwargs(args: argparse.Namespace, gates: Sequence[Any]) -> dict[str,
 
 def _level(args: argparse.Namespace, gates: Sequence[Any], default: float | None) -> Any:
     """The interval level: --ci, else 0.95 when a gate reads an interval bound."""
-    if args.ci:
+    if args.ci is not None:
+        if not 0.0 < args.ci < 1.0:
+            raise UsageError(f"--ci must be a level in (0, 1), e.g. 0.95; got {args.ci}")
         return args.ci
     if any(g.needs_interval for g in gates):
         return 0.95

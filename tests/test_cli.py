@@ -156,3 +156,31 @@ def test_python_dash_m_runs_the_cli(csv_file):
                          check=False)
     assert out.returncode == EXIT_OK, out.stderr
     assert "accuracy" in out.stdout
+
+
+@pytest.mark.parametrize("labels, given, positive", [
+    ((1, 2), "2", 2), ((0, 1), "0", 0), ((False, True), "true", True),
+])
+def test_pos_label_takes_the_label_columns_own_type(tmp_path, capsys, labels, given, positive):
+    """A command line gives text: --pos-label 2 must name the integer label 2 (labels
+    {1, 2} could not be audited from the CLI at all), True the boolean."""
+    import calreport  # noqa: F401
+
+    rng = np.random.default_rng(3)
+    p = rng.random(300)
+    y = np.where(rng.random(300) < p, labels[1], labels[0])
+    path = tmp_path / "lab.csv"
+    pd.DataFrame({"y": y, "p": p}).to_csv(path, index=False)
+    assert main(["summary", str(path), "--y", "y", "--proba", "p", "--pos-label", given,
+                 "--metrics", "auc", "--format", "json"]) == EXIT_OK
+    got = json.loads(capsys.readouterr().out)
+    df = pd.read_csv(path)
+    want = df.calib(y="y", proba="p", pos_label=positive).auc()
+    assert got["data"]["positive_class"] == positive
+    assert got["groups"][0]["metrics"]["auc"]["value"] == pytest.approx(want, rel=1e-12)
+    assert main(["summary", str(path), "--y", "y", "--proba", "p", "--pos-label", "7"]) == \
+        EXIT_USAGE
+
+
+def test_ci_outside_zero_one_is_a_usage_error(csv_file):
+    assert main(["summary", str(csv_file), "--ci", "0"]) == EXIT_USAGE
