@@ -212,6 +212,10 @@ def _gate_exit(result: Any, gates: Sequence[Any], allow_undefined: bool) -> int:
         outcomes = check(result, gates, allow_undefined=allow_undefined)
     except UndefinedGateError as exc:
         raise UsageError(str(exc)) from None
+    for o in outcomes:
+        if not o.decided:
+            print(f"calreport: gate not evaluated: {o.gate} in group {o.group} "
+                  f"({o.reason}; --allow-undefined)", file=sys.stderr)
     failed = [o for o in outcomes if o.failed]
     for o in failed:
         print(f"calreport: gate failed: {o.gate} (value {o.value:.6g}, group {o.group})",

@@ -301,6 +301,10 @@ class GateResult:
     group: str
     value: float
     failed: bool
+    #: False for a group skipped with ``allow_undefined`` (its value is NaN); ``reason``
+    #: says why the value is undefined there
+    decided: bool = True
+    reason: str = ""
 
 
 def parse_gate(expr: str | Gate) -> Gate:
@@ -342,7 +346,9 @@ def check(result: CalibrationResult, gates: Iterable[str | Gate], *,
     result : CalibrationResult
     gates : iterable of str or Gate
     allow_undefined : bool, default False
-        Skip groups where the gated value is undefined instead of raising.
+        Skip groups where the gated value is undefined instead of raising; they are
+        returned with ``decided=False`` and the reason.  A gate undefined in every
+        group still raises: it would pass without having been evaluated.
 
     Returns
     -------
@@ -369,17 +375,25 @@ def check(result: CalibrationResult, gates: Iterable[str | Gate], *,
         if gate.needs_interval and result.ci is None:
             raise ValueError(f"The gate {gate} reads an interval bound; compute intervals "
                              "(ci=0.95).")
+        decided = 0
         for g in groups:
             value = g.get(gate.metric, gate.stat)
             if math.isnan(value):
-                if allow_undefined:
-                    continue
                 why = g.reasons.get(gate.metric, "undefined")
+                if allow_undefined:
+                    out.append(GateResult(gate, g.name, value, False, False, why))
+                    continue
                 raise UndefinedGateError(
                     f"The gate {gate} cannot be decided in group {g.name!r}: "
                     f"{gate.metric} {'' if gate.stat == 'value' else gate.stat + ' '}is "
                     f"undefined ({why})."
                 )
+            decided += 1
             out.append(GateResult(gate, g.name, value, bool(_OPS[gate.op](value,
                                                                            gate.threshold))))
+        if groups and not decided:
+            raise UndefinedGateError(
+                f"The gate {gate} is undefined in every group "
+                f"({groups[0].reasons.get(gate.metric, 'undefined')}): it would pass "
+                "without having been evaluated, allow_undefined or not.")
     return out

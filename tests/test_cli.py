@@ -121,7 +121,30 @@ def test_gate_on_undefined_metric_is_usage_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "cannot be decided in group 'all'" in err and "auc" in err
     assert len(err.strip().splitlines()) == 1
-    assert main(["summary", str(f), "--fail-on", "auc<0.8", "--allow-undefined"]) == EXIT_OK
+    # undefined in every group: --allow-undefined cannot make it pass unevaluated
+    assert main(["summary", str(f), "--fail-on", "auc<0.8", "--allow-undefined"]) == EXIT_USAGE
+    assert "undefined in every group" in capsys.readouterr().err
+
+
+def test_allow_undefined_skips_groups_and_says_which(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    p = rng.random(200)
+    y = (rng.random(200) < p).astype(int)
+    g = np.r_[["a"] * 150, ["b"] * 50]
+    y[150:] = 1  # group b has one class: its AUC is undefined
+    f = tmp_path / "g.csv"
+    pd.DataFrame({"y": y, "p": p, "g": g}).to_csv(f, index=False)
+    assert main(["summary", str(f), "--y", "y", "--proba", "p", "--by", "g",
+                 "--fail-on", "auc<0.01", "--allow-undefined"]) == EXIT_OK
+    err = capsys.readouterr().err
+    assert "gate not evaluated: auc<0.01 in group b" in err
+    from calreport.result import check
+
+    res = pd.DataFrame({"y": y, "p": p, "g": g}).groupby("g").calib(y="y", proba="p").evaluate(
+        metrics=["auc"])
+    out = check(res, ["auc<0.01"], allow_undefined=True)
+    assert [(o.group, o.decided) for o in out] == [("a", True), ("b", False), ("overall", True)]
+    assert "positives and negatives" in out[1].reason
 
 
 def test_gate_on_interval_bound_computes_intervals(csv_file, capsys):
