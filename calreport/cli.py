@@ -67,8 +67,9 @@ def _add_columns(p: argparse.ArgumentParser) -> None:
     o.add_argument("--seed", type=_seed, default=0)
     o.add_argument("--fail-on", action="append", default=[],
                    help="gate, e.g. 'p_risk>0.99' or 'ece.ci_high>0.05': exit 1 when true "
-                   "for any group; a gated metric is always computed, and undefined in "
-                   "some group is exit 2")
+                   "for any group or, with --by, for the pooled rows (as the report's "
+                   "gates); a gated metric is always computed, and undefined in some "
+                   "group is exit 2")
     o.add_argument("--allow-undefined", action="store_true",
                    help="skip groups where a gated metric is undefined instead of exit 2")
 
@@ -229,7 +230,10 @@ def _run_summary(args: argparse.Namespace) -> int:
     acc = _accessor(df, args)
     kw = _summary_kwargs(args, gates)
     ci = _level(args, gates, None)
-    result = acc.evaluate(ci=ci, n_boot=args.n_boot, seed=args.seed, overall=False, **kw)
+    # gates read the pooled rows too, as the report's do (the same exit code for the
+    # same gate); without gates, --by prints the groups only
+    result = acc.evaluate(ci=ci, n_boot=args.n_boot, seed=args.seed,
+                          overall=bool(gates and args.by), **kw)
     res = result.summary()
     if args.format == "csv":
         sys.stdout.write(res.to_csv())

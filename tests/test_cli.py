@@ -207,3 +207,23 @@ def test_pos_label_takes_the_label_columns_own_type(tmp_path, capsys, labels, gi
 
 def test_ci_outside_zero_one_is_a_usage_error(csv_file):
     assert main(["summary", str(csv_file), "--ci", "0"]) == EXIT_USAGE
+
+
+def test_summary_and_report_gate_the_same_rows(tmp_path):
+    """A gate that only the pooled rows fail (pooling adds power: P_risk 0.706 pooled,
+    0.669 and 0.630 in the groups) fails summary --by as it fails report."""
+    rng = np.random.default_rng(0)
+    n = 1200
+    p = rng.uniform(0.55, 0.9, n)
+    df = pd.DataFrame({"y": (rng.random(n) < p - 0.02).astype(int), "p": p,
+                       "g": rng.choice(["a", "b"], n)})
+    f = tmp_path / "pool.csv"
+    df.to_csv(f, index=False)
+    res = df.groupby("g").calib(y="y", proba="p").evaluate(metrics=["p_risk"])
+    pooled = res.overall.get("p_risk", "value")
+    worst = max(gr.get("p_risk", "value") for gr in res.groups)
+    assert pooled > worst  # the data separate the pooled rows from the groups
+    args = ["--y", "y", "--proba", "p", "--by", "g", "--fail-on",
+            f"p_risk>{(pooled + worst) / 2}"]
+    assert main(["summary", str(f), *args]) == EXIT_GATE_FAILED
+    assert main(["report", str(f), *args, "-o", str(tmp_path / "r.html")]) == EXIT_GATE_FAILED
