@@ -311,6 +311,26 @@ def _float_matrix(df: pd.DataFrame, cols: Sequence[Hashable],
     return values
 
 
+def _check_named_columns(cols: Sequence[Hashable], classes: np.ndarray, yt: Any, yp: Any,
+                         label_names: tuple[Any, ...]) -> None:
+    """``classes=`` given in another order than the classes the column names name:
+    one of the two declarations would silently win, so neither does."""
+    labels = lab.infer_classes(lab.label_array(classes), yt, yp,
+                               names=("classes", *label_names))
+    named = _column_classes(cols, labels)
+    if named is None:
+        return
+    given = [lab._key(c) for c in classes.tolist()]
+    said = [lab._key(c) for c in named[0]]
+    if given != said:
+        bad = next(i for i, (a, b) in enumerate(zip(given, said, strict=True)) if a != b)
+        raise ValueError(
+            f"classes={classes.tolist()} maps the column {_name(cols[bad])!r} to "
+            f"{classes.tolist()[bad]!r}, but its name says {named[0][bad]!r}. Pass the "
+            f"classes in column order, classes={list(named[0])}, or a mapping "
+            "proba={class: column}.")
+
+
 def _column_classes(cols: Sequence[Hashable], labels: np.ndarray | None
                     ) -> tuple[list[Any], str] | None:
     """Classes named by the probability columns, or None when the names do not
@@ -399,6 +419,8 @@ def build_profile(df: pd.DataFrame, roles: Roles, *, normalize_weights: bool = T
         classes = lab.as_classes(roles.classes)
         rule = {"classes": "given: classes=[...]", "mapping": "given: proba={class: column}"
                 }[roles.class_source]
+        if roles.class_source == "classes" and len(roles.proba) > 1:
+            _check_named_columns(roles.proba, classes, yt, yp, label_names)
     elif len(roles.proba) > 1 and yt is not None:
         # classes fixed from a larger frame widen the label set (a group may lack one)
         wider = None if roles.classes is None else lab.label_array(roles.classes)

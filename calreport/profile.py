@@ -396,6 +396,15 @@ class ConfidenceProfile:
                         f"A one-column `{nm['proba']}` needs exactly two classes "
                         f"[negative, positive], got classes={cl.tolist()[:10]}."
                     )
+                if pos_label is not None and lab._key(pos_label) != lab._key(cl[1]):
+                    # two declarations of the positive class that disagree: neither
+                    # silently wins
+                    neg, pos = cl.tolist()
+                    raise ValueError(
+                        f"classes={[neg, pos]} makes {pos!r} the positive class of "
+                        f"`{nm['proba']}`, but pos_label={pos_label!r}. Pass one of them: "
+                        f"classes=[negative, positive] alone, or pos_label alone."
+                    )
             # column-major [1 - p, p]: both columns are contiguous, and the second is
             # the profile's own copy of the scores (never the caller's array)
             full = np.empty((n, 2), order="F")

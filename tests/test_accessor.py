@@ -380,3 +380,30 @@ def test_scores_match_core():
     g = df.groupby("model").calib.scores()
     assert g.loc["m1", "sharpness"] == pytest.approx(
         df[df["model"] == "m1"].calib.scores()["sharpness"])
+
+
+def test_classes_and_pos_label_that_disagree_raise():
+    """classes=[0, 1] makes 1 positive; pos_label=0 says otherwise: it was ignored."""
+    df = pd.DataFrame({"y": [0, 1, 1, 0], "p": [0.2, 0.8, 0.6, 0.3]})
+    with pytest.raises(ValueError, match=r"classes=\[0, 1\] makes 1 the positive class .* "
+                                         r"pos_label=0"):
+        df.calib(y="y", proba="p", classes=[0, 1], pos_label=0).accuracy()
+    assert df.calib(y="y", proba="p", classes=[0, 1], pos_label=1).accuracy() == 1.0
+    assert df.calib(y="y", proba="p", classes=[1, 0], pos_label=0).accuracy() == 0.0
+
+
+def test_classes_that_contradict_the_column_names_raise():
+    """proba_cat/proba_dog/proba_emu with classes=['dog', 'cat', 'emu']: the classes
+    silently overrode the names (accuracy 0.74 -> 0.32); unnamed columns keep classes."""
+    rng = np.random.default_rng(0)
+    probs = rng.dirichlet([1, 1, 1], 60)
+    y = np.array(["cat", "dog", "emu"])[probs.argmax(1)]
+    cols = ["proba_cat", "proba_dog", "proba_emu"]
+    df = pd.DataFrame({"y": y, **dict(zip(cols, probs.T, strict=True))})
+    with pytest.raises(ValueError, match=r"maps the column 'proba_cat' to 'dog'.*"
+                                         r"classes=\['cat', 'dog', 'emu'\]"):
+        df.calib(y="y", proba=cols, classes=["dog", "cat", "emu"]).accuracy()
+    assert df.calib(y="y", proba=cols, classes=["cat", "dog", "emu"]).accuracy() == 1.0
+    plain = df.rename(columns=dict(zip(cols, ["s1", "s2", "s3"], strict=True)))
+    got = plain.calib(y="y", proba=["s1", "s2", "s3"], classes=["dog", "cat", "emu"])
+    assert got.accuracy() < 1.0  # unnamed columns: classes= is the only declaration
