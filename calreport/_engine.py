@@ -56,8 +56,11 @@ class _Collector:
             category, text = key[0], self.first.get(key, key[1])
             uniq = list(dict.fromkeys(groups))
             if n_groups > 1:
-                shown = ", ".join(uniq[:5]) + (" ..." if len(uniq) > 5 else "")
-                text = f"{text} (in {len(uniq)} of {n_groups} groups: {shown})"
+                # the pooled rows ("overall") are not one of the groups
+                named = [u for u in uniq if u != "overall"]
+                pooled = " and the pooled rows" if len(named) < len(uniq) else ""
+                shown = ", ".join(named[:5]) + (" ..." if len(named) > 5 else "")
+                text = f"{text} (in {len(named)} of {n_groups} groups{pooled}: {shown})"
             warnings.warn(text, category, stacklevel=stacklevel)
 
 
@@ -302,6 +305,8 @@ def _data_facts(split: Split) -> dict[str, Any]:
     for k in ("class_columns", "class_rule"):
         if k in p.notes:
             facts[k] = p.notes[k]
+    if split.n_no_key:
+        facts["n_no_group_key"] = split.n_no_key
     return facts
 
 

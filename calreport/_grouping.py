@@ -67,6 +67,9 @@ class Split:
     roles : Roles
     frame : pandas.DataFrame
         The frame the profile was built from (never modified).
+    n_no_key : int
+        Rows whose group key is missing: pandas' ``groupby`` puts them in no group
+        (``dropna=False`` keeps them as one); counted, never silently gone.
     """
 
     profile: ConfidenceProfile
@@ -77,6 +80,7 @@ class Split:
     as_index: bool
     roles: Roles
     frame: pd.DataFrame | None = None
+    n_no_key: int = 0
 
     @property
     def grouped(self) -> bool:
@@ -201,5 +205,13 @@ def split_groupby(gb: Any, roles: Roles) -> Split:
     for g, key in enumerate(keys):
         rows = order[bounds[g]:bounds[g + 1]]
         groups.append(Group(key, names[g], rows, int(dropped[g])))
+    n_no_key = int(np.count_nonzero(row_group < 0))
+    if n_no_key:
+        import warnings
+
+        warnings.warn(
+            f"{n_no_key:,} row(s) have a missing group key and are in no group (pandas' "
+            "groupby drops them, and so does the pooled 'overall' row); use "
+            "groupby(..., dropna=False) to keep them as a group.", UserWarning, stacklevel=4)
     return Split(profile, groups, index, obj.index[keep], group_label(gb), as_index, roles,
-                 obj)
+                 obj, n_no_key)

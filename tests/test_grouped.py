@@ -261,3 +261,17 @@ def test_bad_arguments_fail_the_whole_grouped_call(method, kw, match):
     gb = _frame(n=300).groupby("g").calib(**ROLES)
     with pytest.raises(ValueError, match=match):
         getattr(gb, method)(**kw)
+
+
+def test_rows_without_a_group_key_are_counted_and_said():
+    """pandas' groupby drops rows whose key is missing: they are counted (result data,
+    report) and a warning says so, never silently gone."""
+    df = pd.DataFrame({"y": [0, 1, 1, 0, 1, 0], "p": [0.2, 0.8, 0.6, 0.3, 0.7, 0.4],
+                       "g": ["a", "a", None, "b", "b", None]})
+    with pytest.warns(UserWarning, match=r"2 row\(s\) have a missing group key"):
+        res = df.groupby("g").calib(y="y", proba="p").evaluate(metrics=["accuracy"])
+    assert res.data["n_no_group_key"] == 2
+    assert sum(g.get("n", "value") for g in res.groups) == 4
+    with pytest.warns(UserWarning, match="missing group key"):
+        text = df.groupby("g").calib(y="y", proba="p").report().to_markdown()
+    assert "Rows without a group key (in no group, nor in the pooled rows): 2" in text

@@ -331,3 +331,25 @@ def test_card_shows_the_figures_that_decided_the_band_when_there_are_certainty_c
     assert _band_of_p(card["p_risk"]) == card["band"]
     assert "rows below certainty" in card["decided_on"] and "60 certainty" in card["decided_on"]
     assert math.isnan(card["csr_ci"][0])  # an all-row interval is not shown beside them
+
+
+@pytest.mark.parametrize("kind", ["importance", "frequency"])
+def test_card_counts_rows_and_errors_in_one_unit(kind):
+    """Importance weights: rows and wrong rows (a sum of relative weights counts
+    nothing); frequency weights: the units they count, both."""
+    import pandas as pd
+
+    rng = np.random.default_rng(2)
+    p = rng.uniform(0.5, 1.0, 300)
+    y = (rng.random(300) < p).astype(int)
+    w = rng.integers(1, 5, 300).astype(float)
+    df = pd.DataFrame({"y": y, "p": p, "w": w})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        card = df.calib(y="y", proba="p", weight="w", weights=kind).report().context[
+            "groups"][0]
+    wrong = (p >= 0.5) != (y == 1)
+    if kind == "frequency":
+        assert (card["n"], card["n_errors"]) == (w.sum(), w[wrong].sum())
+    else:
+        assert (card["n"], card["n_errors"]) == (300, wrong.sum())

@@ -113,8 +113,14 @@ def group_facts(g: Any, prof: ConfidenceProfile | None, eps: float,
     n = _f(g.get("n"))
     n_errors = math.nan
     if prof is not None:
+        # rows and errors in one unit: rows (importance weights are relative: a sum of
+        # them counts nothing), or the units frequency weights count
         w = prof.sample_weight
-        n_errors = float(np.sum(~prof.correct) if w is None else np.sum(w[~prof.correct]))
+        if w is not None and prof.weights == "frequency":
+            n, n_errors = float(np.sum(w)), float(np.sum(w[~prof.correct]))
+        else:
+            wrong = ~prof.correct if w is None else ~prof.correct & (w > 0)
+            n_errors = float(np.count_nonzero(wrong))
     return {
         "name": g.name,
         "band": band,
