@@ -431,3 +431,31 @@ def test_resampler_tables_are_built_once_and_read_only():
         a.table[0] = 1
     fresh = _Resampler(1234, "multinomial")
     assert np.array_equal(fresh.pair_table, a.pair_table)
+
+
+def test_frequency_weight_intervals_equal_those_of_the_repeated_rows():
+    """Frequency weights count repeated rows: the bootstrap resamples those rows, so the
+    intervals equal the repeated frame's (they were the importance-weight intervals,
+    much wider here)."""
+    import warnings
+
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    p = rng.uniform(0.5, 1.0, 400)
+    y = (rng.random(400) < p).astype(int)
+    w = rng.integers(1, 5, 400)
+    df = pd.DataFrame({"y": y, "p": p, "w": w.astype(float)})
+    rep = df.loc[df.index.repeat(w)].reset_index(drop=True)
+    names = ["accuracy", "ece", "csr", "auc"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = df.calib(y="y", proba="p", weight="w", weights="frequency").summary(
+            names, ci=0.95, n_boot=150, seed=3)
+        want = rep.calib(y="y", proba="p").summary(names, ci=0.95, n_boot=150, seed=3)
+        rel = df.calib(y="y", proba="p", weight="w").summary(names, ci=0.95, n_boot=150,
+                                                              seed=3)
+    np.testing.assert_allclose(got.loc[names, ["ci_low", "ci_high"]],
+                               want.loc[names, ["ci_low", "ci_high"]], rtol=1e-12)
+    assert (got.loc["accuracy", "ci_high"] - got.loc["accuracy", "ci_low"]
+            < rel.loc["accuracy", "ci_high"] - rel.loc["accuracy", "ci_low"])

@@ -9,6 +9,7 @@ without an interval gets NaN and the reason.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
@@ -190,6 +191,14 @@ def bootstrap_intervals(
     """
     ci = _check(ci, method, resampling)
     names = [k for k in result.values if k not in COUNT_COLUMNS]
+    profile, too_many = _as_repeated_rows(profile)
+    if profile is None:  # frequency weights counting too many rows to resample
+        res = dict.fromkeys([*COUNT_COLUMNS, *names], (math.nan, math.nan))
+        if return_replicates:
+            return BootstrapResult({}, res, {k: method or REGISTRY[k].interval.method
+                                             for k in names}, ci, n_boot,
+                                   dict.fromkeys(names, too_many), resampling, {})
+        return res
     reasons: dict[str, str] = {}
     methods = {k: method or REGISTRY[k].interval.method for k in names}
     intervals: dict[str, tuple[float, float]] = dict.fromkeys(
@@ -251,6 +260,27 @@ def bootstrap_intervals(
         return BootstrapResult(reps, intervals, methods, ci, n_boot, reasons, resampling,
                                degenerate)
     return intervals
+
+
+#: Most rows a frequency-weighted profile is expanded to for its bootstrap.
+MAX_REPEATED_ROWS = 50_000_000
+
+
+def _as_repeated_rows(profile: ConfidenceProfile) -> tuple[ConfidenceProfile | None, str]:
+    """Frequency weights count repeated rows, so the bootstrap resamples those rows:
+    the intervals are then those of the frame with each row repeated (resampling the
+    weighted rows instead would describe another, coarser data set).  None, with the
+    reason, above :data:`MAX_REPEATED_ROWS`."""
+    w = profile.sample_weight
+    if w is None or profile.weights != "frequency":
+        return profile, ""
+    total = float(w.sum())
+    if total > MAX_REPEATED_ROWS:
+        return None, (f"the frequency weights count {total:,.0f} rows, more than the "
+                      f"{MAX_REPEATED_ROWS:,} the bootstrap of the repeated rows holds")
+    rows = np.repeat(np.arange(profile.n), w.astype(np.int64))
+    return dataclasses.replace(profile.take(rows), sample_weight=None,
+                               weights="importance"), ""
 
 
 def _refit_replicates(profile: ConfidenceProfile, result: SummaryResult, names: list[str],
