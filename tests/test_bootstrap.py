@@ -459,3 +459,23 @@ def test_frequency_weight_intervals_equal_those_of_the_repeated_rows():
                                want.loc[names, ["ci_low", "ci_high"]], rtol=1e-12)
     assert (got.loc["accuracy", "ci_high"] - got.loc["accuracy", "ci_low"]
             < rel.loc["accuracy", "ci_high"] - rel.loc["accuracy", "ci_low"])
+
+
+def test_a_single_row_gets_no_interval_and_the_reason():
+    """Every resample of one row is that row: the card showed 'CSR 100.00 (100.00 to
+    100.00)', a zero-width interval claiming certainty."""
+    import warnings
+
+    import pandas as pd
+
+    df = pd.DataFrame({"y": [0, 1, 1, 0, 1, 0, 1], "p": [0.2, 0.8, 0.6, 0.3, 0.7, 0.4, 0.99],
+                       "g": ["a"] * 6 + ["b"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = df.groupby("g").calib(y="y", proba="p").evaluate(
+            metrics=["accuracy", "csr"], ci=0.9, n_boot=50)
+    one = res.groups[1]
+    assert one.name == "b"
+    assert all(np.isnan(one.intervals[m]).all() for m in ("accuracy", "csr"))
+    assert "single row" in one.reasons["csr"]
+    assert not np.isnan(res.groups[0].intervals["csr"]).any()

@@ -192,7 +192,12 @@ def bootstrap_intervals(
     ci = _check(ci, method, resampling)
     names = [k for k in result.values if k not in COUNT_COLUMNS]
     profile, too_many = _as_repeated_rows(profile)
-    if profile is None:  # frequency weights counting too many rows to resample
+    if profile is not None and _rows_with_weight(profile) < 2:
+        # every resample of one row is that row: a zero-width interval would claim
+        # certainty where there is none
+        profile, too_many = None, ("a bootstrap of a single row only ever draws that row: "
+                                   "no interval")
+    if profile is None:  # no resampling to do (see the reason)
         res = dict.fromkeys([*COUNT_COLUMNS, *names], (math.nan, math.nan))
         if return_replicates:
             return BootstrapResult({}, res, {k: method or REGISTRY[k].interval.method
@@ -260,6 +265,11 @@ def bootstrap_intervals(
         return BootstrapResult(reps, intervals, methods, ci, n_boot, reasons, resampling,
                                degenerate)
     return intervals
+
+
+def _rows_with_weight(profile: ConfidenceProfile) -> int:
+    w = profile.sample_weight
+    return int(profile.n if w is None else np.count_nonzero(w > 0))
 
 
 #: Most rows a frequency-weighted profile is expanded to for its bootstrap.
