@@ -50,6 +50,9 @@ def _add_columns(p: argparse.ArgumentParser) -> None:
     g.add_argument("--weight", help="sample-weight column")
     g.add_argument("--pos-label", help="positive class of a binary probability column "
                    "(required unless the labels are 0/1, False/True or -1/1)")
+    g.add_argument("--classes", help="comma-separated class labels in --proba column order "
+                   "(overrides the sorted-label rule for unnamed columns), e.g. "
+                   "'cat,dog,emu'")
     g.add_argument("--weights", choices=("importance", "frequency"), default="importance",
                    help="meaning of --weight: relative importance (default) or integer "
                    "frequency counts")
@@ -148,13 +151,23 @@ def _accessor(df: Any, args: argparse.Namespace) -> Any:
     kw = dict(y=args.y, proba=proba, pred=args.pred, conf=args.conf, correct=args.correct,
               weight=args.weight, missing=args.missing, threshold=args.threshold,
               pos_label=_pos_label(df, args, proba), weights=getattr(args, "weights",
-                                                                  "importance"))
-    if any(kw[k] is not None for k in ("y", "proba", "pred", "conf", "correct", "weight")) or (
+                                                                  "importance"),
+              classes=_classes(df, args, proba))
+    if any(kw[k] is not None for k in ("y", "proba", "pred", "conf", "correct", "weight",
+                                        "classes")) or (
         args.missing != "raise" or args.pos_label is not None or args.threshold != 0.5
         or kw["weights"] != "importance"
     ):
         return base(**kw)
     return base
+
+
+def _classes(df: Any, args: argparse.Namespace, proba: Any) -> list[Any] | None:
+    """--classes as the label column's own values (each as for --pos-label)."""
+    text = getattr(args, "classes", None)
+    if text is None:
+        return None
+    return [_label_value(df, args, proba, part.strip()) for part in text.split(",")]
 
 
 def _pos_label(df: Any, args: argparse.Namespace, proba: Any) -> Any:
@@ -164,6 +177,11 @@ def _pos_label(df: Any, args: argparse.Namespace, proba: Any) -> Any:
     text = args.pos_label
     if text is None:
         return None
+    return _label_value(df, args, proba, text)
+
+
+def _label_value(df: Any, args: argparse.Namespace, proba: Any, text: str) -> Any:
+    """The label of the label column printed as ``text``, else ``text``."""
     from calreport._roles import resolve_roles
 
     try:

@@ -227,3 +227,28 @@ def test_summary_and_report_gate_the_same_rows(tmp_path):
             f"p_risk>{(pooled + worst) / 2}"]
     assert main(["summary", str(f), *args]) == EXIT_GATE_FAILED
     assert main(["report", str(f), *args, "-o", str(tmp_path / "r.html")]) == EXIT_GATE_FAILED
+
+
+def test_classes_option_maps_unnamed_columns(tmp_path, capsys):
+    """Unnamed probability columns follow the sorted labels unless --classes says their
+    order (the library's mismatch error shows classes=[...], which the CLI could not
+    pass); the labels take the column's own type."""
+    import calreport  # noqa: F401
+
+    rng = np.random.default_rng(4)
+    probs = rng.dirichlet([2, 2, 2], 300)
+    labels = np.array([2, 0, 1])  # the columns' classes, not in sorted order
+    y = labels[[rng.choice(3, p=row) for row in probs]]
+    df = pd.DataFrame({"y": y, "a": probs[:, 0], "b": probs[:, 1], "c": probs[:, 2]})
+    path = tmp_path / "mc.csv"
+    df.to_csv(path, index=False)
+    args = ["summary", str(path), "--y", "y", "--proba", "a", "--proba", "b", "--proba", "c",
+            "--metrics", "accuracy", "--format", "json"]
+    assert main([*args, "--classes", "2,0,1"]) == EXIT_OK
+    got = json.loads(capsys.readouterr().out)
+    want = df.calib(y="y", proba=["a", "b", "c"], classes=[2, 0, 1]).accuracy()
+    assert got["groups"][0]["metrics"]["accuracy"]["value"] == pytest.approx(want)
+    assert got["data"]["classes"] == [2, 0, 1]
+    assert main(args) == EXIT_OK  # the sorted-label rule, a different reading
+    sorted_rule = json.loads(capsys.readouterr().out)
+    assert sorted_rule["groups"][0]["metrics"]["accuracy"]["value"] != pytest.approx(want)
