@@ -167,37 +167,39 @@ def _classes(df: Any, args: argparse.Namespace, proba: Any) -> list[Any] | None:
     text = getattr(args, "classes", None)
     if text is None:
         return None
-    return [_label_value(df, args, proba, part.strip()) for part in text.split(",")]
+    return _label_values(df, args, proba, [part.strip() for part in text.split(",")])
 
 
 def _pos_label(df: Any, args: argparse.Namespace, proba: Any) -> Any:
     """--pos-label as the label column's own value (a command line gives text; labels
     1/2, 0/1 or True/False are not strings), matched by its printed form; unmatched
     text is passed on, and the library's error names the labels found."""
-    text = args.pos_label
-    if text is None:
+    if args.pos_label is None:
         return None
-    return _label_value(df, args, proba, text)
+    return _label_values(df, args, proba, [args.pos_label])[0]
 
 
-def _label_value(df: Any, args: argparse.Namespace, proba: Any, text: str) -> Any:
-    """The label of the label column printed as ``text``, else ``text``."""
+def _label_values(df: Any, args: argparse.Namespace, proba: Any, texts: list[str]
+                  ) -> list[Any]:
+    """The label of the label column printed as each text, else the text itself."""
     from calreport._roles import resolve_roles
 
     try:
         y = resolve_roles(df, y=args.y, proba=proba, pred=args.pred, conf=args.conf,
                           correct=args.correct, weight=args.weight).y
     except ValueError:
-        return text
+        return list(texts)
     if y is None or y not in df.columns:
-        return text
-    found = [v for v in df[y].dropna().unique()
-             if str(v) == text or (str(v) in ("True", "False")
-                                   and str(v).lower() == text.lower())]
-    if len(found) != 1:
-        return text
-    value = found[0]
-    return value.item() if hasattr(value, "item") else value
+        return list(texts)
+    labels = df[y].dropna().unique()
+    out = []
+    for text in texts:
+        found = [v for v in labels
+                 if str(v) == text or (str(v) in ("True", "False")
+                                       and str(v).lower() == text.lower())]
+        value = found[0] if len(found) == 1 else text
+        out.append(value.item() if hasattr(value, "item") else value)
+    return out
 
 
 def _summary_kwargs(args: argparse.Namespace, gates: Sequence[Any]) -> dict[str, Any]:

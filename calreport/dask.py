@@ -427,7 +427,7 @@ def _chains(parts: list[Any], offsets: list[dict[Any, int]], spec: Any, n: int
 
 
 def _fold(state: StatsState | None, part: Any, spec: Any, offsets: dict[Any, int],
-          where: tuple[int, int] = (0, 1)) -> StatsState | None:
+          where: tuple[int, int]) -> StatsState | None:
     """The running state of a chain plus one partition's state; bad input names the
     partition (the counts and positions of the message are within it)."""
     try:

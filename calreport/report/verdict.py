@@ -70,6 +70,10 @@ def _f(x: Any) -> float:
         return math.nan
 
 
+#: Why P_risk is 0 where CSR ≤ 1 (printed beside it).
+_NO_OVERCONFIDENCE = "CSR ≤ 1: no overconfidence to assess"
+
+
 def group_facts(g: Any, prof: ConfidenceProfile | None, eps: float,
                 labels: Mapping[str, str]) -> dict[str, Any]:
     """The verdict card of one group: band, why, z, P_risk with its meaning and method.
@@ -88,7 +92,7 @@ def group_facts(g: Any, prof: ConfidenceProfile | None, eps: float,
         band = "undetermined"
     note = str(_get(r, "p_risk_note", ""))
     if not note and not math.isnan(csr) and csr <= 1.0 and p_risk == 0.0:
-        note = "CSR ≤ 1: no overconfidence to assess"
+        note = _NO_OVERCONFIDENCE
     band_reason = str(_get(r, "band_reason", "")) or _z_reason(z, g)
     method = str(_get(r, "p_risk_method", g.p_risk_method))
     method_reason = str(_get(r, "method_reason", ""))
@@ -105,7 +109,7 @@ def group_facts(g: Any, prof: ConfidenceProfile | None, eps: float,
         p_risk = _f(_get(r, "rest_p_risk"))
         method = str(_get(r, "rest_p_risk_method", method))
         method_reason = str(_get(r, "rest_method_reason", method_reason))
-        note = "CSR ≤ 1: no overconfidence to assess" if csr <= 1.0 and p_risk == 0.0 else ""
+        note = _NO_OVERCONFIDENCE if csr <= 1.0 and p_risk == 0.0 else ""
         csr_ci = p_risk_ci = [math.nan, math.nan]  # the intervals are of all rows
         decided_on = (f"z, P_risk and CSR of the {_f(_get(r, 'rest_n')):,.0f} rows below "
                       f"certainty; the {certain['n_certain']:,} certainty claim(s) are "

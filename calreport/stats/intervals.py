@@ -3,9 +3,9 @@
 Which interval each metric has out of core is recorded in the registry
 (``Metric.scaling``, read through :func:`calreport.stats.scaling.scaling_of`):
 
-* ``"poisson"``: percentile intervals of the Poisson bootstrap replicates the state
-  accumulates (:mod:`calreport.stats.poisson`); each replicate is a handful of sums
-  per group;
+* ``"poisson"``: intervals of the Poisson bootstrap replicates the state accumulates
+  (:mod:`calreport.stats.poisson`), by the registry's interval method; each replicate
+  is a handful of sums per group;
 * ``"delong"`` (the binary, unweighted AUC): a replicate of a bounded metric would
   need its own fine score histogram (``n_boot x score_bins`` sums per group and
   partition: 200 x 2^16 x 2 for the AUC), too large to ship, so DeLong's normal
@@ -94,7 +94,7 @@ def apply(table: Any, state: StatsState, ci: float) -> None:
     and why each other metric has none (``table.settings["intervals"]``)."""
     from scipy import special
 
-    from calreport.registry import REGISTRY, SAMPLED_NO_INTERVAL
+    from calreport.registry import MONTE_CARLO_NO_INTERVAL, REGISTRY, SAMPLED_NO_INTERVAL
     from calreport.stats.finish import _view
     from calreport.stats.scaling import scaling_of
 
@@ -116,14 +116,18 @@ def apply(table: Any, state: StatsState, ci: float) -> None:
                           f"({default}), not of view={table.view!r}")
         elif sc.interval == "poisson":
             reasons[m] = "no Poisson replicates were accumulated for it"
-    simulated = table.settings.get("p_risk_no_interval")
-    if simulated and "p_risk" in table.intervals:
-        if np.isnan(table.intervals["p_risk"][0]).all():
+    # a P_risk from the Monte Carlo null has no interval (the replicates are of Φ(z))
+    simulated = np.asarray([m != "normal" for m in table.settings.get("p_risk_methods") or []])
+    if simulated.any() and "p_risk" in table.intervals:
+        if simulated.all():
             table.intervals.pop("p_risk")
             methods.pop("p_risk", None)
-            reasons["p_risk"] = simulated
+            reasons["p_risk"] = MONTE_CARLO_NO_INTERVAL
         else:
-            reasons["p_risk"] = f"groups whose P_risk comes from the Monte Carlo null: {simulated}"
+            table.intervals["p_risk"] = tuple(np.where(simulated, np.nan, a)
+                                              for a in table.intervals["p_risk"])
+            reasons["p_risk"] = ("groups whose P_risk comes from the Monte Carlo null: "
+                                 f"{MONTE_CARLO_NO_INTERVAL}")
     if "auc" in table.values and scaling_of("auc").interval == "delong":
         _, se = binned_auc_delong(state)
         if np.isfinite(se).any():

@@ -120,21 +120,16 @@ def full_table(state: StatsState, *, view: str | None = None, ci: float | None =
 def _verdict_p_risk(table: _finish.MetricTable, state: StatsState) -> None:
     """P_risk of every group as ``df.calib.summary()`` computes it (``method="auto"``:
     the Monte Carlo null where the normal approximation is invalid, seeded with the
-    state's seed), from the risk verdict; a Monte Carlo P_risk has no interval, as in
-    the pandas path."""
-    from calreport.registry import MONTE_CARLO_NO_INTERVAL
+    state's seed), from the risk verdict; its method per group goes to
+    ``table.settings["p_risk_methods"]`` (:func:`calreport.stats.intervals.apply`
+    withdraws the interval of a Monte Carlo P_risk, as the pandas path has none)."""
     from calreport.stats.verdict import risk_verdicts
 
     verdicts = risk_verdicts(state, seed=int(state.config.seed))
     table.verdicts = verdicts
     table.values["p_risk"] = np.asarray([r.p_risk for r in verdicts], dtype=np.float64)
-    methods = [r.p_risk_method for r in verdicts]
-    table.settings = {**table.settings, "p_risk_methods": methods}
-    simulated = np.asarray([m != "normal" for m in methods])
-    if "p_risk" in table.intervals and simulated.any():
-        lo, hi = (np.where(simulated, np.nan, a) for a in table.intervals["p_risk"])
-        table.intervals["p_risk"] = (lo, hi)
-        table.settings = {**table.settings, "p_risk_no_interval": MONTE_CARLO_NO_INTERVAL}
+    table.settings = {**table.settings,
+                      "p_risk_methods": [r.p_risk_method for r in verdicts]}
 
 
 def _exact_smece(state: StatsState, view: str, values: dict[str, np.ndarray],
