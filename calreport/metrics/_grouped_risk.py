@@ -24,36 +24,12 @@ from calreport.metrics import _risk_rows as rows_mod
 
 __all__ = ["grouped_p_risk"]
 
-#: (row, draw) pairs per tile of a look.
-_PAIRS = 1 << 18
 #: Groups per batch of the sequential null (their draws are held at once).
 _GROUPS = 2048
 
 
 def _segment_sum(x: np.ndarray, g: np.ndarray, n_groups: int) -> np.ndarray:
     return np.bincount(g, weights=x, minlength=n_groups)
-
-
-def _look(g: np.ndarray, local: np.ndarray, atom: np.ndarray, p: np.ndarray,
-          n_groups: int, b: int, base: int, look: int, kind: int) -> np.ndarray:
-    """``_risk_null._look_draws`` (pooled blocks of sorted uniforms) of every group:
-    rows in canonical order, grouped; returns (n_groups, b) draws of ``S``."""
-    sizes = np.bincount(g, minlength=n_groups)
-    us, idx = null._sorted_uniforms(base, look, kind, int(sizes.max()), b)
-    out = np.empty((n_groups, b))
-    starts = np.r_[0, np.cumsum(sizes)]
-    per_tile = max(1, _PAIRS // (b * max(1, int(sizes.max()))))
-    for g0 in range(0, n_groups, per_tile):
-        g1 = min(n_groups, g0 + per_tile)
-        sl = slice(starts[g0], starts[g1])
-        rows, grp = local[sl], g[sl] - g0
-        count = np.searchsorted(us, rows + p[sl]) - rows * b
-        before = np.cumsum(count) - count
-        picked = idx[np.arange(int(count.sum())) + np.repeat(rows * b - before, count)]
-        key = picked + np.repeat(grp * b, count)
-        out[g0:g1] = np.bincount(key, weights=np.repeat(atom[sl], count),
-                                 minlength=(g1 - g0) * b).reshape(g1 - g0, b)
-    return out
 
 
 def _far(x: np.ndarray, t: float, n: np.ndarray | float) -> np.ndarray:
@@ -244,8 +220,8 @@ def _sequential(gl: np.ndarray, loc: np.ndarray, atom: np.ndarray, p: np.ndarray
         b = min(null.SEQ_FIRST if not m else (null.SEQ_GROWTH - 1) * m, rows_mod.N_SIM - m)
         rows = _rows_of(gl, act, n)
         null_draws = np.concatenate(
-            [null_draws, _look(rows[0], loc[rows[1]], atom[rows[1]], p[rows[1]], act.size,
-                               b, base, look, 0)], axis=1)
+            [null_draws, null._pooled_sums(rows[0], loc[rows[1]], atom[rows[1]], p[rows[1]],
+                                           act.size, b, base, look, 0)], axis=1)
         m += b
         thr = (s_obs - tol)[act]
         prob = np.count_nonzero(null_draws < thr[:, None], axis=1) / m
@@ -261,7 +237,7 @@ def _sequential(gl: np.ndarray, loc: np.ndarray, atom: np.ndarray, p: np.ndarray
         if alt.any():
             who = act[alt]
             r_alt = _rows_of(gl, who, n)
-            new_alt[alt] = _look(r_alt[0], loc[r_alt[1]], atom[r_alt[1]], p1[r_alt[1]],
+            new_alt[alt] = null._pooled_sums(r_alt[0], loc[r_alt[1]], atom[r_alt[1]], p1[r_alt[1]],
                                  who.size, b_alt, base, look, 1)
             m_alt[who] += b_alt
         alt_draws = np.concatenate([alt_draws, new_alt], axis=1)

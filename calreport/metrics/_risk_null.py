@@ -360,17 +360,89 @@ def _sorted_uniforms(base: int, look: int, kind: int, n_rows: int, b: int
     return block[0][:n_rows * b], block[1][:n_rows * b]
 
 
+#: (row, draw) pairs per tile of :func:`_pooled_sums` (a tile's sums stay in cache).
+_PAIRS = 1 << 18
+
+
+def _pooled_sums(group: np.ndarray, rows: np.ndarray, atom: np.ndarray, p: np.ndarray,
+                 n_groups: int, b: int, base: int, look: int, kind: int) -> np.ndarray:
+    """``b`` draws of ``S`` for each of ``n_groups`` profiles from the pooled blocks.
+
+    Parameters
+    ----------
+    group : ndarray of int, shape (n,)
+        Profile of each row, non-decreasing.
+    rows : ndarray of int, shape (n,)
+        Rank of each row in its profile's canonical order (0, 1, ...): the block row
+        it takes.
+    atom, p : ndarray of float, shape (n,)
+        Error size and error probability of each row.
+    n_groups, b, base, look, kind : int
+        Profiles, draws, and the stream of the block (:func:`_sorted_uniforms`).
+
+    Returns
+    -------
+    ndarray of float, shape (n_groups, b)
+
+    Notes
+    -----
+    Row ``i`` is wrong in draw ``j`` when ``U[i, j] < p_i``.  With each row of ``U``
+    sorted, those draws are the first ``count_i`` entries of the row (one
+    ``searchsorted`` for all rows), so a draw touches only the wrong rows.  A row with
+    ``p_i > 1/2`` enters through its right draws instead, the last ``b - count_i``
+    entries: ``S = sum_wrong a_i = sum_{p > 1/2} a_i - sum_{p > 1/2, right} a_i +
+    sum_{p <= 1/2, wrong} a_i``, so a draw touches at most half of the entries.  The
+    sums run over each profile's entries in row order, whatever the other profiles
+    of the call: a profile's draws do not depend on what it is computed with.
+    """
+    sizes = np.bincount(group, minlength=n_groups)
+    n_max = max(1, int(sizes.max()))
+    us, idx = _sorted_uniforms(base, look, kind, n_max, b)
+    per_tile = max(1, _PAIRS // (b * n_max))
+    span = n_max * b
+    # a block per profile of the tile, each entry shifted to its profile's draws; the
+    # second half holds the right draws' keys (shifted past the wrong draws' sums)
+    table = (idx.reshape(1, 1, span)
+             + (np.arange(2)[:, None, None] * per_tile
+                + np.arange(per_tile)[None, :, None]) * b).ravel()
+    flip = p > 0.5
+    size = atom * flip
+    total = np.bincount(group, weights=size, minlength=n_groups)  # row order, as below
+    starts = np.r_[0, np.cumsum(sizes)]
+    out = np.empty((n_groups, b))
+    for g0 in range(0, n_groups, per_tile):
+        g1 = min(n_groups, g0 + per_tile)
+        sl = slice(starts[g0], starts[g1])
+        r, t, fl = rows[sl], group[sl] - g0, flip[sl]
+        wrong = np.searchsorted(us, r + p[sl]) - r * b
+        at = np.where(fl, per_tile * span + wrong, 0) + t * span + r * b
+        count = np.where(fl, b - wrong, wrong)
+        keep = count > 0
+        at, count, a = at[keep], count[keep], np.where(fl, -atom[sl], atom[sl])[keep]
+        # the table positions at[s], at[s] + 1, ... of every segment, by cumulated steps
+        step = np.ones(int(count.sum()), dtype=np.int64)
+        if at.size:
+            ends = np.cumsum(count)
+            step[0] = at[0]
+            step[ends[:-1]] = at[1:] - (at[:-1] + count[:-1] - 1)
+        np.cumsum(step, out=step)
+        n_t = g1 - g0
+        sums = np.bincount(table[step], weights=np.repeat(a, count),
+                           minlength=(per_tile + n_t) * b)
+        wrong_sums = sums[:n_t * b].reshape(n_t, b)
+        right_sums = sums[per_tile * b:(per_tile + n_t) * b].reshape(n_t, b)
+        out[g0:g1] = wrong_sums + (total[g0:g1, None] + right_sums)
+    return out
+
+
 def _look_draws(r: _Rows, p: np.ndarray, b: int, base: int, look: int, kind: int
                 ) -> np.ndarray:
     """``b`` draws of ``S`` with error probabilities ``p`` for one look.
 
-    Row ``i`` is wrong in draw ``j`` when ``U[i, j] < p_i``.  With each row of ``U``
-    sorted, those draws are the first ``count_i`` entries of the row (one
-    ``searchsorted`` for all rows), so a draw touches only the wrong rows, about
-    ``sum_i p_i`` of them, instead of comparing every row.  Rows take the block's
-    rows in increasing (confidence, error size), so the draws do not depend on the
-    order of the input rows.  Rows tied in (error size, probability) are drawn as
-    one binomial count when that halves the rows.
+    Rows take the block's rows in increasing (confidence, error size)
+    (:func:`_pooled_sums`), so the draws do not depend on the order of the input
+    rows.  Rows tied in (error size, probability) are drawn as one binomial count
+    when that halves the rows.
     """
     first, inv = r.ties
     n = p.size
@@ -385,12 +457,8 @@ def _look_draws(r: _Rows, p: np.ndarray, b: int, base: int, look: int, kind: int
         u = _stream(base, look, kind).random((n, b))
         return np.einsum("i,ij->j", r.atom[order],
                          (u < p[order][:, None]).astype(np.float64))
-    us, idx = _sorted_uniforms(base, look, kind, n, b)
-    rows = np.arange(n)
-    count = np.searchsorted(us, rows + p[order]) - rows * b
-    before = np.cumsum(count) - count
-    picked = idx[np.arange(int(count.sum())) + np.repeat(rows * b - before, count)]
-    return np.bincount(picked, weights=np.repeat(r.atom[order], count), minlength=b)
+    return _pooled_sums(np.zeros(n, dtype=np.int64), np.arange(n), r.atom[order],
+                        p[order], 1, b, base, look, kind)[0]
 
 
 _CHERNOFF_GRID = np.geomspace(0.02, 50.0, 48)[:, None]
@@ -546,44 +614,22 @@ def _batched_first(r: _Rows, method: str, n_sim: int, base: int) -> bool:
             and _pooled(base, len(r.c), b))
 
 
-#: (row, draw) pairs of one tile of :func:`_first_looks`.
-_BATCH = 1 << 18
-
-
 def _first_looks(profiles: list[_Rows], n_sim: int, base: int
                  ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The first look of :func:`_sequential` for many profiles in one pass.
 
     Exactly the draws of :func:`_look_draws` for each profile (the same block rows,
-    the same order of the sums), from one ``searchsorted`` and one ``bincount`` over
-    all profiles instead of one each.
+    the same order of the sums), from one :func:`_pooled_sums` over all profiles
+    instead of one each.
     """
     b = min(SEQ_FIRST, n_sim)
     b_alt = max(b // 4, min(b, SEQ_FIRST))
     sizes = np.array([len(r.c) for r in profiles])
-    n_max = int(sizes.max())
-    blocks = [_sorted_uniforms(base, 0, kind, n_max, bb)
-              for kind, bb in ((0, b), (1, b_alt))]
-    # tiles of profiles with about _BATCH (row, draw) pairs: bounded memory, in cache
-    ends = np.cumsum(sizes) * max(b, b_alt)
-    cuts = np.searchsorted(ends, np.arange(1, int(ends[-1]) // _BATCH + 1) * _BATCH)
-    out: list[tuple[np.ndarray, np.ndarray]] = []
-    for lo, hi in zip(np.r_[0, cuts + 1], np.r_[cuts + 1, len(profiles)], strict=True):
-        tile = profiles[lo:hi]
-        if not tile:
-            continue
-        n_rows = sizes[lo:hi]
-        rows = np.arange(n_rows.sum()) - np.repeat(np.cumsum(n_rows) - n_rows, n_rows)
-        group = np.repeat(np.arange(len(tile)), n_rows)
-        atom = np.concatenate([r.atom[r.canonical] for r in tile])
-        p0 = np.concatenate([r.p[r.canonical] for r in tile])
-        sums = []
-        for (us, idx), p, bb in zip(blocks, (p0, _alt_p(p0)), (b, b_alt), strict=True):
-            count = np.searchsorted(us, rows + p) - rows * bb
-            before = np.cumsum(count) - count
-            picked = idx[np.arange(int(count.sum())) + np.repeat(rows * bb - before, count)]
-            key = picked + np.repeat(group * bb, count)
-            sums.append(np.bincount(key, weights=np.repeat(atom, count),
-                                    minlength=len(tile) * bb).reshape(len(tile), bb))
-        out.extend(zip(sums[0], sums[1], strict=True))
-    return out
+    rows = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    group = np.repeat(np.arange(len(profiles)), sizes)
+    atom = np.concatenate([r.atom[r.canonical] for r in profiles])
+    p0 = np.concatenate([r.p[r.canonical] for r in profiles])
+    null_draws, alt_draws = (
+        _pooled_sums(group, rows, atom, p, len(profiles), bb, base, 0, kind)
+        for kind, p, bb in ((0, p0, b), (1, _alt_p(p0), b_alt)))
+    return list(zip(null_draws, alt_draws, strict=True))
