@@ -37,6 +37,10 @@ __all__ = ["SummaryResult", "summarize", "summary"]
 _SORT_BY_SCORE = frozenset({"auc", "cwauc", "delta_auc", "lcs", "eci", "tce_bpm",
                             "corp_mcb", "corp_dsc", "corp_unc", "debiased_ece"})
 _SORT_BY_CONF = frozenset({"aurc"})
+#: Metrics that read nothing but the calibration view (and the weights): when the
+#: rows are sorted for the metrics above, these read the sorted view too, so the
+#: profile's own order never builds a second copy of the view's outcomes.
+_VIEW_ONLY = frozenset({"ece", "mce", "signed_ece", "smece"})
 #: Below this many rows the sorts are cheap: the profile keeps its order.
 PRESORT_MIN_ROWS = 20_000
 #: Metrics that sort by the top-label confidence, not the view's score.
@@ -186,6 +190,7 @@ def _presorted(profile: ConfidenceProfile, names: Sequence[str], s: Settings
     # The sorting metrics read the view, the confidence and (AUC) the labels and
     # score, never the probability matrix or the predicted labels: those are not copied
     packed = _sorted_by_packed_keys(profile, view)
+    sorting = sorting | _VIEW_ONLY.intersection(names)
     if packed is not None:
         return packed, sorting
     drop = ("proba", "y_pred") + (("y_true",) if view == "top_label" else ())
