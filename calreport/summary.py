@@ -41,6 +41,8 @@ _SORT_BY_CONF = frozenset({"aurc"})
 #: rows are sorted for the metrics above, these read the sorted view too, so the
 #: profile's own order never builds a second copy of the view's outcomes.
 _VIEW_ONLY = frozenset({"ece", "mce", "signed_ece", "smece"})
+#: Metrics that share the LOWESS moment trees of the sorted view.
+_TREE_USERS = frozenset({"lcs", "eci"})
 #: Below this many rows the sorts are cheap: the profile keeps its order.
 PRESORT_MIN_ROWS = 20_000
 #: Metrics that sort by the top-label confidence, not the view's score.
@@ -123,7 +125,11 @@ def summarize(
     # the metrics that sort get the rows in order; every other metric (P_risk's Monte
     # Carlo null draws one variate per row) sees them as given
     ordered, sorting = _presorted(profile, names, s) if not zero_weight else (profile, ())
-    for name in names:
+    # the last metric that fits LOWESS on the sorted view frees its moment trees
+    last_tree_user = max((i for i, m in enumerate(names) if m in _TREE_USERS), default=-1)
+    for i, name in enumerate(names):
+        if i == last_tree_user + 1 and i:
+            cache.drop_trees()
         spec = REGISTRY[name]
         why = "all sample weights are zero" if zero_weight else spec.missing_need(profile)
         val = math.nan
