@@ -34,8 +34,9 @@ class Group:
         The pandas group key (``None`` for an ungrouped frame).
     name : str
         Display name, unique among the groups of a call.
-    rows : ndarray of intp
-        Positions of its rows in the validated profile.
+    rows : ndarray of integers
+        Positions of its rows in the validated profile (intp, or int32 for the one
+        group of an ungrouped frame of fewer than 2**31 rows).
     n_dropped : int
         Rows of the group dropped for missing values (``missing="drop"``).
     """
@@ -129,7 +130,8 @@ def _type_tag(key: Any) -> str:
 def split_frame(df: pd.DataFrame, roles: Roles) -> Split:
     """The one-group split of an ungrouped frame."""
     profile, n_dropped, keep = build_profile(df, roles)
-    rows = np.arange(profile.n)
+    # every row kept: the kept positions are the group's rows (one array, not two)
+    rows = keep if n_dropped == 0 else np.arange(profile.n)
     # the index itself when no row was dropped: taking every position copies it
     labels = df.index if n_dropped == 0 else df.index[keep]
     return Split(profile, [Group(None, "all", rows, int(n_dropped))], None,

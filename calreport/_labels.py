@@ -312,12 +312,14 @@ def as_classes(classes: Any, name: str = "classes") -> np.ndarray:
 
 
 def encode_labels(
-    y: Any, classes: np.ndarray, name: str, *, classes_name: str = "the proba columns"
+    y: Any, classes: np.ndarray, name: str, *, classes_name: str = "the proba columns",
+    dtype: Any = np.int64,
 ) -> np.ndarray:
     """Map labels to integer codes ``0..K-1`` following the order of ``classes``.
 
     Vectorised: the labels are factorised once and only their distinct values are
-    looked up among ``classes``.
+    looked up among ``classes``.  The codes are made directly in ``dtype`` (a type
+    that holds ``0..K-1``), without an int64 copy first.
 
     Raises
     ------
@@ -342,7 +344,9 @@ def encode_labels(
     cls = as_classes(classes)
     mapping = _match_classes(lc.uniques, cls)
     if mapping.size == cls.size and (mapping == np.arange(cls.size)).all():
-        return lc.codes.copy()  # labels already coded in class order (e.g. 0/1)
+        # labels already coded in class order (e.g. 0/1): a copy (the codes may be the
+        # caller's own array)
+        return lc.codes.astype(dtype, copy=True)
     unknown_u = mapping < 0
     if unknown_u.any():
         bad = unknown_u[lc.codes]
@@ -362,7 +366,7 @@ def encode_labels(
             "(proba_<class>) or pass the class of each column, in column order, e.g. "
             f"classes={_example_classes(cls, lc.uniques)}."
         )
-    return mapping[lc.codes]
+    return mapping.astype(dtype)[lc.codes]
 
 
 def _example_classes(cls: np.ndarray, labels: np.ndarray) -> str:

@@ -366,8 +366,9 @@ def build_profile(df: pd.DataFrame, roles: Roles, *, normalize_weights: bool = T
         class and ``profile.notes["class_rule"]`` says which rule decided it.
     n_dropped : int
         Rows dropped for missing values (``missing="drop"``).
-    kept_rows : ndarray of int64
-        Positions in ``df`` of the profile's rows.
+    kept_rows : ndarray of integers
+        Positions in ``df`` of the profile's rows (int32 when no row was dropped and
+        there are fewer than 2**31 rows, else intp).
 
     Raises
     ------
@@ -395,7 +396,8 @@ def build_profile(df: pd.DataFrame, roles: Roles, *, normalize_weights: bool = T
                 raise v.missing_values_error(_name(col), int(na.sum()), df.index[first],
                                              labels=is_label, position=first)
             any_na = na if any_na is None else (any_na | na)
-    keep = np.arange(n)
+    # int32 positions below 2**31 rows (half the bytes of the default integer)
+    keep = np.arange(n, dtype=np.int32 if n < 2**31 else np.intp)
     n_dropped = 0
     if any_na is not None:
         keep = np.flatnonzero(~any_na)

@@ -330,8 +330,11 @@ class ConfidenceProfile:
             else:
                 cl = lab.as_classes(classes)
                 notes["class_rule"] = "given"
-            codes_true = lab.encode_labels(yt, cl, nm["y_true"], classes_name="the labels")
-            codes_pred = lab.encode_labels(yp, cl, nm["y_pred"], classes_name="the labels")
+            small = _code_dtype(len(cl))
+            codes_true = lab.encode_labels(yt, cl, nm["y_true"], classes_name="the labels",
+                                           dtype=small)
+            codes_pred = lab.encode_labels(yp, cl, nm["y_pred"], classes_name="the labels",
+                                           dtype=small)
             v.check_consistent_length(**{nm["y_true"]: len(codes_true),
                                          nm["y_pred"]: len(codes_pred), nm["conf"]: len(c)})
             lab.check_top_label_confidence(c, len(cl), nm["conf"])
@@ -412,7 +415,8 @@ class ConfidenceProfile:
             full[:, 1] = p
             score = full[:, 1]
             predicted = score >= threshold
-            pred_codes = predicted.astype(np.int64)
+            # the codes 0/1 are the bytes of the boolean array (int8, no copy)
+            pred_codes = predicted.view(np.int8)
         else:
             score = None
             full = p
@@ -430,13 +434,14 @@ class ConfidenceProfile:
                         f"`{nm['proba']}` has {k} columns. Pass one class per column, in "
                         f"column order, e.g. classes={lab._example_classes(cl[:k], cl)}."
                     )
-            pred_codes = np.argmax(p, axis=1).astype(np.int64)
+            pred_codes = _small_codes(np.argmax(p, axis=1), len(cl))
             if k == 2:
                 score = p[:, 1]
-        codes_true = lab.encode_labels(yt, cl, nm["y_true"])
+        small = _code_dtype(len(cl))
+        codes_true = lab.encode_labels(yt, cl, nm["y_true"], dtype=small)
         v.check_consistent_length(**{nm["y_true"]: len(codes_true), nm["proba"]: n})
         if yp is not None:
-            pred_codes = lab.encode_labels(yp, cl, nm["y_pred"])
+            pred_codes = lab.encode_labels(yp, cl, nm["y_pred"], dtype=small)
             v.check_consistent_length(**{nm["y_pred"]: len(pred_codes), nm["proba"]: n})
         if conf is not None:
             c = v.check_probability(conf, nm["conf"])
@@ -455,11 +460,16 @@ class ConfidenceProfile:
                     y_pred=pred_codes, proba=full, classes=cl, score=score)
 
 
+def _code_dtype(n_classes: int) -> np.dtype:
+    """The smallest signed integer type holding the codes ``0..n_classes-1``."""
+    return np.min_scalar_type(-max(n_classes, 1))
+
+
 def _small_codes(codes: np.ndarray, n_classes: int) -> np.ndarray:
     """Class codes ``0..n_classes-1`` in the smallest signed integer type (int8 up to
     128 classes): 1 byte a row instead of 8.  Arithmetic on the codes converts them
     first (:func:`calreport._validate.check_class_codes` returns int64)."""
-    dtype = np.min_scalar_type(-max(n_classes, 1))
+    dtype = _code_dtype(n_classes)
     return codes if codes.dtype == dtype else codes.astype(dtype)
 
 

@@ -37,6 +37,12 @@ __all__ = ["SummaryResult", "summarize", "summary"]
 _SORT_BY_SCORE = frozenset({"auc", "cwauc", "delta_auc", "lcs", "eci", "tce_bpm",
                             "corp_mcb", "corp_dsc", "corp_unc", "debiased_ece"})
 _SORT_BY_CONF = frozenset({"aurc"})
+#: Metrics that read nothing but the calibration view (and the weights): when the
+#: rows are sorted for the metrics above, these read the sorted view too, so the
+#: profile's own order never builds a second copy of the view's outcomes.
+_VIEW_ONLY = frozenset({"ece", "mce", "signed_ece", "smece"})
+#: Metrics that share the LOWESS moment trees of the sorted view.
+_TREE_USERS = frozenset({"lcs", "eci"})
 #: Below this many rows the sorts are cheap: the profile keeps its order.
 PRESORT_MIN_ROWS = 20_000
 #: Metrics that sort by the top-label confidence, not the view's score.
@@ -119,7 +125,11 @@ def summarize(
     # the metrics that sort get the rows in order; every other metric (P_risk's Monte
     # Carlo null draws one variate per row) sees them as given
     ordered, sorting = _presorted(profile, names, s) if not zero_weight else (profile, ())
-    for name in names:
+    # the last metric that fits LOWESS on the sorted view frees its moment trees
+    last_tree_user = max((i for i, m in enumerate(names) if m in _TREE_USERS), default=-1)
+    for i, name in enumerate(names):
+        if i == last_tree_user + 1 and i:
+            cache.drop_trees()
         spec = REGISTRY[name]
         why = "all sample weights are zero" if zero_weight else spec.missing_need(profile)
         val = math.nan
@@ -186,6 +196,7 @@ def _presorted(profile: ConfidenceProfile, names: Sequence[str], s: Settings
     # The sorting metrics read the view, the confidence and (AUC) the labels and
     # score, never the probability matrix or the predicted labels: those are not copied
     packed = _sorted_by_packed_keys(profile, view)
+    sorting = sorting | _VIEW_ONLY.intersection(names)
     if packed is not None:
         return packed, sorting
     drop = ("proba", "y_pred") + (("y_true",) if view == "top_label" else ())

@@ -32,6 +32,9 @@ from calreport.metrics.local import (
     _smooth,
 )
 
+#: Rows read at a time when the fitted curve is interpolated at every row.
+GAP_CHUNK_ROWS = 1 << 16
+
 __all__ = ["CalibrationErrorSummary", "calibration_error_summary", "eci", "eci_multiclass",
            "ici"]
 
@@ -168,20 +171,28 @@ def _gap_at_rows(s: np.ndarray, y: np.ndarray, *, method: str, frac: float, k: i
     """
     if n_nodes is not None:
         n_nodes = v.check_positive_int(n_nodes, "n_nodes", minimum=2)
-    first = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-    distinct = s[first]
-    counts = np.diff(np.r_[first, s.size])
-    exact = method == "local_constant" or n_nodes is None or distinct.size <= n_nodes
+    exact = method == "local_constant" or n_nodes is None or (
+        1 + int(np.count_nonzero(s[1:] != s[:-1])) <= n_nodes)
     if exact:
+        first = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+        distinct = s[first]
+        counts = np.diff(np.r_[first, s.size])
         g = _smooth(s, y, distinct, method=method, frac=frac, k=k, trees=trees)
-    else:
-        assert n_nodes is not None
-        at_quantiles = s[np.round(np.linspace(0, s.size - 1, n_nodes)).astype(np.int64)]
-        nodes = np.unique(np.concatenate(
-            (at_quantiles, np.linspace(s[0], s[-1], n_nodes // 5 + 2))))
-        g = np.interp(distinct, nodes, _smooth(s, y, nodes, method=method, frac=frac, k=k,
-                                               trees=trees))
-    return np.repeat(np.clip(g, 0.0, 1.0) - distinct, counts), bool(exact)
+        return np.repeat(np.clip(g, 0.0, 1.0) - distinct, counts), True
+    assert n_nodes is not None
+    at_quantiles = s[np.round(np.linspace(0, s.size - 1, n_nodes)).astype(np.int64)]
+    nodes = np.unique(np.concatenate(
+        (at_quantiles, np.linspace(s[0], s[-1], n_nodes // 5 + 2))))
+    fitted = _smooth(s, y, nodes, method=method, frac=frac, k=k, trees=trees)
+    # the curve read at each row, a chunk of rows at a time: the same numbers as at the
+    # distinct scores repeated, without N-row temporaries beside the result
+    gap = np.empty(s.size)
+    for a in range(0, s.size, GAP_CHUNK_ROWS):
+        part = s[a:a + GAP_CHUNK_ROWS]
+        g = np.interp(part, nodes, fitted)
+        np.clip(g, 0.0, 1.0, out=g)
+        np.subtract(g, part, out=gap[a:a + part.size])
+    return gap, False
 
 
 def ici(
@@ -306,7 +317,8 @@ def _eci_sorted(s: np.ndarray, y: np.ndarray, *, method: str, frac: float, k: in
                 n_nodes: int | None = 500, trees: dict[int, Any] | None = None) -> float:
     """:func:`eci` of validated rows sorted by score (``trees``: see :func:`_gap_at_rows`)."""
     gap, _ = _gap_at_rows(s, y, method=method, frac=frac, k=k, n_nodes=n_nodes, trees=trees)
-    return float(100.0 * np.mean(gap * gap))
+    np.multiply(gap, gap, out=gap)  # in place: the squares, summed as np.mean(gap * gap)
+    return float(100.0 * np.mean(gap))
 
 
 def eci_multiclass(

@@ -78,6 +78,10 @@ def _n_mesh(sigma: float) -> int:
     return max(round(10.0 / sigma), _MIN_MESH)
 
 
+#: Rows binned at a time onto the node grid (:meth:`_Smoother.masses`).
+MASS_CHUNK_ROWS = 1 << 16
+
+
 class _Smoother:
     """Node-grid sums of one data set, reused across bandwidths.
 
@@ -94,19 +98,33 @@ class _Smoother:
         self._spectra: dict[tuple[int, str], tuple[np.ndarray, int]] = {}
 
     def masses(self, n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
-        """Node masses of the weights (row 0) and of each weighted value (rows 1..)."""
+        """Node masses of the weights (row 0) and of each weighted value (rows 1..).
+
+        The rows are read ``MASS_CHUNK_ROWS`` at a time.  Each chunk's sums start from
+        the running sums (passed to ``np.bincount`` ahead of the chunk's rows), so
+        every node's sum adds the rows in the same order as one pass over all rows:
+        the masses are those of the unchunked pass, bit for bit.
+        """
         if n_nodes not in self._cache:
-            pos = self._s * (n_nodes - 1)
-            left = np.clip(pos.astype(np.int64), 0, n_nodes - 2)
-            frac = pos - left
-            out = np.empty((1 + len(self._values), n_nodes))
-            for row, val in enumerate((self._w, *self._values)):
-                upper = val * frac
-                out[row] = np.bincount(left, weights=val - upper, minlength=n_nodes)
-                out[row, 1:] += np.bincount(left, weights=upper, minlength=n_nodes - 1)[
-                    : n_nodes - 1
-                ]
-            self._cache = {n_nodes: (out[0], out[1:])}
+            rows = (self._w, *self._values)
+            lower = np.zeros((len(rows), n_nodes))
+            upper = np.zeros((len(rows), n_nodes - 1))
+            node_lo, node_up = np.arange(n_nodes), np.arange(n_nodes - 1)
+            for a in range(0, self._s.shape[0], MASS_CHUNK_ROWS):
+                pos = self._s[a:a + MASS_CHUNK_ROWS] * (n_nodes - 1)
+                left = np.clip(pos.astype(np.int64), 0, n_nodes - 2)
+                frac = pos - left
+                at_lo = np.concatenate((node_lo, left))
+                at_up = np.concatenate((node_up, left))
+                for row, val in enumerate(rows):
+                    part = val[a:a + MASS_CHUNK_ROWS]
+                    up = part * frac
+                    lower[row] = np.bincount(at_lo, weights=np.concatenate(
+                        (lower[row], part - up)), minlength=n_nodes)
+                    upper[row] = np.bincount(at_up, weights=np.concatenate(
+                        (upper[row], up)), minlength=n_nodes - 1)[: n_nodes - 1]
+            lower[:, 1:] += upper
+            self._cache = {n_nodes: (lower[0], lower[1:])}
             self._spectra = {}
         return self._cache[n_nodes]
 
@@ -296,6 +314,24 @@ def _prepare(
     return s[keep], y[keep].astype(np.float64), w[keep] * (keep.sum() / w.sum())
 
 
+def _residual_smoother(score: Any, outcome: Any, sample_weight: Any, boundary: str
+                       ) -> _Smoother:
+    """The smoother of the weights and the weighted residuals ``w (s - y)``.
+
+    Unweighted, the unit weights are one broadcast value and the residuals ``s - y``
+    (``1 * (s - y)`` exactly): one N-row array instead of three.
+    """
+    if sample_weight is not None:
+        s, y, w = _prepare(score, outcome, sample_weight, boundary)
+        return _Smoother(s, w, (w * (s - y),))
+    v.check_option(boundary, "boundary", BOUNDARIES)
+    s = v.check_probability(score, "score")
+    y = lab.check_binary_indicator(outcome, "outcome")
+    v.check_consistent_length(score=s.shape[0], outcome=y.shape[0])
+    resid = np.subtract(s, y, dtype=np.float64)
+    return _Smoother(s, np.broadcast_to(np.float64(1.0), s.shape), (resid,))
+
+
 def _check_sigma(sigma: Any) -> float:
     lo, hi = SIGMA_RANGE
     try:
@@ -384,8 +420,7 @@ def smece(
     >>> round(smece(s, y), 3)
     0.168
     """
-    s, y, w = _prepare(score, outcome, sample_weight, boundary)
-    smoother = _Smoother(s, w, (w * (s - y),))
+    smoother = _residual_smoother(score, outcome, sample_weight, boundary)
     if sigma is None:
         return _search(smoother, boundary)[1]
     return _smece_at(smoother, _check_sigma(sigma), boundary)
@@ -439,8 +474,7 @@ def smece_bandwidth(
     >>> smece_bandwidth([0.1, 0.4, 0.6, 0.9], [0, 0, 1, 1])
     0.1494140625
     """
-    s, y, w = _prepare(score, outcome, sample_weight, boundary)
-    return _search(_Smoother(s, w, (w * (s - y),)), boundary)[0]
+    return _search(_residual_smoother(score, outcome, sample_weight, boundary), boundary)[0]
 
 
 @dataclass(frozen=True, eq=False)
