@@ -73,10 +73,13 @@ def _nn_local_mean(S: np.ndarray, csum: np.ndarray, gs: np.ndarray, ge: np.ndarr
 
 
 def _lowess(S: np.ndarray, Y: np.ndarray, csum: np.ndarray, gs: np.ndarray,
-            ge: np.ndarray, k: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``local._lowess_or_tied_mean`` (no ``delta``) of each query in its group."""
+            ge: np.ndarray, k: np.ndarray, x: np.ndarray, pos: np.ndarray,
+            ties: np.ndarray) -> np.ndarray:
+    """``local._lowess_or_tied_mean`` (no ``delta``) of each query in its group;
+    ``pos`` is the group's first row with score ``>= x``, ``ties`` its rows at ``x``."""
     n = ge - gs
-    # statsmodels' window: the first start whose midpoint (s[a] + s[a + k]) / 2 >= x
+    # statsmodels' window: the first start whose midpoint (s[a] + s[a + k]) / 2 >= x,
+    # between pos - k (both ends below x) and pos (both ends at or above x)
     top = gs + np.maximum(n - k, 0)
 
     def mid_at_least(a: np.ndarray) -> np.ndarray:
@@ -84,14 +87,12 @@ def _lowess(S: np.ndarray, Y: np.ndarray, csum: np.ndarray, gs: np.ndarray,
         mid = (S[j] + S[np.minimum(j + k, ge - 1)]) / 2.0
         return (a >= top) | (mid >= x)
 
-    start = _bisect(mid_at_least, gs.copy(), top.copy())
+    start = _bisect(mid_at_least, np.clip(pos - k, gs, top), np.clip(pos, gs, top))
     radius = np.maximum(x - S[start], S[start + k - 1] - x)
     fitted = np.empty(x.size)
     for kk in np.unique(k).tolist():
         at = np.flatnonzero(k == kk)
         fitted[at] = local_band._lowess_direct(S, Y, x[at], start[at], radius[at], kk)
-    ties = (_first_at_least(S, gs, ge, x, strict=True)
-            - _first_at_least(S, gs, ge, x, strict=False))
     bad = ~np.isfinite(fitted) | (ties >= k)
     if bad.any():
         fitted[bad] = _nn_local_mean(S, csum, gs[bad], ge[bad], x[bad], k[bad])
@@ -115,14 +116,23 @@ def _kde_weights(S: np.ndarray, gs: np.ndarray, n: int, q_group: np.ndarray,
     scale = np.minimum(sd, (q[:, 1] - q[:, 0]) / 1.34)
     scale = np.where(scale > 0, scale, np.where(sd > 0, sd, 1.0))
     bw = 0.9 * scale * m ** (-0.2)
+    # exp(-t^2 / 2) with t = (x - r) / bw, as exp(-(x' - r')^2), x' = x / (bw sqrt 2)
+    inv = 1.0 / (bw * math.sqrt(2.0))
+    r *= inv[:, None]
+    xs = x * inv[q_group]
+    norm = 1.0 / (3.0 * n * math.sqrt(2.0 * math.pi) * bw[q_group])
     out = np.empty(x.size)
     step = max(1, _PAIRS // m)
+    buf = np.empty((min(step, x.size), m))
     for j0 in range(0, x.size, step):
         sl = slice(j0, j0 + step)
-        g = q_group[sl]
-        b = bw[g]
-        t = (x[sl, None] - r[g]) / b[:, None]
-        out[sl] = np.exp(-0.5 * t * t).sum(axis=1) / (3.0 * n * math.sqrt(2.0 * math.pi) * b)
+        u = buf[: xs[sl].size]
+        np.take(r, q_group[sl], axis=0, out=u)
+        np.subtract(xs[sl, None], u, out=u)
+        np.square(u, out=u)
+        np.negative(u, out=u)
+        np.exp(u, out=u)
+        out[sl] = u.sum(axis=1) * norm[sl]
     return out
 
 
@@ -222,12 +232,13 @@ def grouped_lcs_eci(score: np.ndarray, outcome: np.ndarray, codes: np.ndarray,
     rows = np.flatnonzero(in_small[G])
     first = rows[np.r_[True, (S[rows[1:]] != S[rows[:-1]]) | (G[rows[1:]] != G[rows[:-1]])]]
     qg = G[first]
-    fit = np.clip(_lowess(S, Y, csum, gs[qg], ge[qg], k_g[qg], S[first]), 0.0, 1.0)
-    gap = fit - S[first]
     # the run of each distinct score ends where the next starts (or its group ends)
     nxt = np.r_[first[1:], 0]
     end_of_group = np.r_[qg[1:] != qg[:-1], True]
     counts = np.where(end_of_group, ge[qg] - first, nxt - first)
+    fit = np.clip(_lowess(S, Y, csum, gs[qg], ge[qg], k_g[qg], S[first], first, counts),
+                  0.0, 1.0)
+    gap = fit - S[first]
     sq = np.bincount(qg, weights=counts * gap * gap, minlength=n_groups)
     eci[small] = 100.0 * sq[small] / n_g[small]
     # LCS: the fit on the grid points inside the group's score range
@@ -237,7 +248,16 @@ def grouped_lcs_eci(score: np.ndarray, outcome: np.ndarray, codes: np.ndarray,
     cnt = np.maximum(hi - lo, 0)
     qg = np.repeat(small, cnt)
     qx = grid[np.repeat(lo, cnt) + np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)]
-    fit = np.clip(_lowess(S, Y, csum, gs[qg], ge[qg], k_g[qg], qx), 0.0, 1.0)
+    # each grid point's first row at or above it, and above it, in its group: a row's
+    # key (group, grid points <= its score) is sorted, and >= grid[j] iff it exceeds
+    # (group, j); likewise with the grid points below the score for the strict bound
+    qj = np.searchsorted(grid, qx)  # qx are grid points: their own indices
+    at_least = np.searchsorted(G * (_GRID + 1) + np.searchsorted(grid, S, side="right"),
+                               qg * (_GRID + 1) + qj, side="right")
+    above = np.searchsorted(G * (_GRID + 1) + np.searchsorted(grid, S, side="left"),
+                            qg * (_GRID + 1) + qj, side="right")
+    fit = np.clip(_lowess(S, Y, csum, gs[qg], ge[qg], k_g[qg], qx, at_least,
+                          above - at_least), 0.0, 1.0)
     w = np.empty(qx.size)
     for n in np.unique(n_g[small]).tolist():
         grp = small[n_g[small] == n]
