@@ -293,3 +293,34 @@ def test_grouped_smece_wide_and_narrow_widths():
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-13)
     widths = [smooth.smece_bandwidth(s[codes == g], y[codes == g]) for g in range(3)]
     assert widths[0] == 1.0 and widths[1] > 0.4 and widths[2] < 0.01
+
+
+@pytest.mark.parametrize("reach", [None, 0.0])
+def test_grouped_lcs_eci_scores_on_the_grid_and_kernel_widths(reach, monkeypatch):
+    # scores exactly on the LCS grid (ties at the queries), groups of 2 to 201 rows
+    # (the last on the single-group path); the KDE weights as products of powers,
+    # or (reach 0) by the direct sums every group would take with a narrow kernel
+    if reach is not None:
+        monkeypatch.setattr("calreport.metrics._grouped_local._PRODUCT_REACH", reach)
+    rng = np.random.default_rng(17)
+    grid = np.linspace(0.0, 1.0, 100)
+    parts = []
+    for i, n in enumerate([2, 5, 7, 13, 14, 40, 66, 120, 199, 200, 201]):
+        s = rng.beta(2, 2, n)
+        if i % 2 == 0:
+            s = grid[rng.integers(0, 100, n)]
+        if i % 3 == 0:
+            s = 0.3 + 0.02 * s  # narrow range: small bandwidth
+        parts.append((s, (rng.random(n) < s).astype(float)))
+    codes = np.concatenate([np.full(p[0].size, i) for i, p in enumerate(parts)])
+    s = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    perm = rng.permutation(s.size)
+    s, y, codes = s[perm], y[perm], codes[perm]
+    lcs, eci, why = grouped_lcs_eci(s, y, codes, len(parts))
+    for g in range(len(parts)):
+        m = codes == g
+        ref_lcs, ref_eci, ref_why = _lcs_eci_alone(s[m], y[m])
+        assert lcs[g] == pytest.approx(ref_lcs, rel=1e-11, abs=1e-15, nan_ok=True), g
+        assert eci[g] == pytest.approx(ref_eci, rel=1e-11, abs=1e-13, nan_ok=True), g
+        assert why.get(g) == ref_why, g
