@@ -2,10 +2,13 @@
 
 Each group's value is that of the summary's LCS (:func:`calreport.metrics.local.lcs`,
 ``frac = 0.15``) and ECI (:func:`calreport.metrics.calibration_index.eci`) on its
-rows alone.  The rows are sorted once by (group, score); every LOWESS window is
-found by a vectorised bisection inside its group and fitted by the same direct sums
-as for one group (``local_band._lowess_direct``, one call per window size ``k``);
-the reflected-KDE weights of LCS are the same exact sums, one batch per group size.
+rows alone.  The rows are sorted once by (group, score); each query's first row at
+or above it comes from the runs of distinct scores (ECI) or one ``searchsorted`` over
+(group, grid cell) keys (LCS), every LOWESS window from a short vectorised bisection
+after it, fitted by the same direct sums as for one group
+(``local_band._lowess_direct``, one call per window size ``k``); the reflected-KDE
+weights of LCS are the same exact sums, one batch per group size, taken as products
+of powers along the grid where the kernel is wide enough.
 Groups too large for the direct sums (more than :data:`SMALL_ROWS` rows) are
 computed one by one with the single-group functions, whose cost dwarfs the loop.
 """

@@ -22,7 +22,7 @@ from calreport.metrics import smooth
 
 __all__ = ["grouped_smece"]
 
-#: Groups per batch of the search (bounds the spectra held at once to ~35 MB).
+#: Groups per batch of the search (bounds the spectra held at once to ~8 MB).
 _CHUNK = 1024
 
 
@@ -302,8 +302,10 @@ def grouped_smece(score: np.ndarray, outcome: np.ndarray, sample_weight: np.ndar
 
     Notes
     -----
-    ``smECE_sigma = ∫ |r̂_σ(t) − t| δ̂_σ(t) dt`` at the fixed point ``σ* = smECE_σ*``
-    found by bisection, exactly as for one group.
+    ``smECE_sigma = ∫ |r̂_σ(t) − t| δ̂_σ(t) dt`` at the fixed point ``σ* = smECE_σ*``:
+    the width the single-group bisection returns, found by secant steps on its grid
+    of widths (the same width whenever "too small" is monotone along that grid, as
+    ``smECE_σ`` decreases in ``σ``).
 
     References
     ----------
