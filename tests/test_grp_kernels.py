@@ -243,3 +243,84 @@ def test_grouped_pav_large_groups_use_the_single_group_fit():
         m = group == g
         np.testing.assert_allclose(got[m], corp._pav_pooled(vals[m], wts[m]),
                                    rtol=1e-12, atol=1e-14)
+
+
+def _assorted(seed: int, n_groups: int, weighted: bool):
+    """Groups of 1 to ~400 rows with assorted calibration: the search starts far
+    from some fixed points (widths from below 0.01 to 1)."""
+    rng = np.random.default_rng(seed)
+    sizes = np.r_[1, 2, 3, rng.integers(1, 400, n_groups - 3)]
+    parts = []
+    for i, n in enumerate(sizes):
+        s = rng.beta(*rng.uniform(0.3, 4.0, 2), n)
+        if i % 7 == 0:
+            s = np.round(s, 1)  # ties
+        if i % 11 == 0:
+            y = np.ones(n)  # all correct
+        else:
+            y = (rng.random(n) < s ** rng.uniform(0.2, 5.0)).astype(float)
+        parts.append((s, y))
+    codes = np.repeat(np.arange(n_groups), sizes)
+    s = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    w = rng.uniform(0.0, 3.0, s.size) if weighted else None
+    perm = rng.permutation(s.size)
+    return s[perm], y[perm], None if w is None else w[perm], codes[perm]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("boundary", ["relplot", "reflect"])
+def test_grouped_smece_search_finds_the_bisection_width(weighted, boundary):
+    # the grouped search (secant steps on the grid of widths) ends where the
+    # single-group bisection does: same value, group by group
+    s, y, w, codes = _assorted(21 + weighted, 120, weighted)
+    got = grouped_smece(s, y, w, codes, 120, boundary=boundary)
+    ref = _alone(smooth.smece, s, y, w, codes, 120, boundary=boundary)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-13)
+
+
+def test_grouped_smece_wide_and_narrow_widths():
+    # a fixed point at sigma = 1 (the widest width), one near 0.5 and one below 0.01
+    rng = np.random.default_rng(8)
+    big = rng.uniform(size=40_000)
+    parts = [(np.zeros(3), np.ones(3)), (np.array([0.05, 0.9]), np.array([1.0, 0.0])),
+             (big, (rng.random(big.size) < big).astype(float))]
+    codes = np.concatenate([np.full(p[0].size, i) for i, p in enumerate(parts)])
+    s = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    got = grouped_smece(s, y, None, codes, 3)
+    ref = _alone(smooth.smece, s, y, None, codes, 3)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-13)
+    widths = [smooth.smece_bandwidth(s[codes == g], y[codes == g]) for g in range(3)]
+    assert widths[0] == 1.0 and widths[1] > 0.4 and widths[2] < 0.01
+
+
+@pytest.mark.parametrize("reach", [None, 0.0])
+def test_grouped_lcs_eci_scores_on_the_grid_and_kernel_widths(reach, monkeypatch):
+    # scores exactly on the LCS grid (ties at the queries), groups of 2 to 201 rows
+    # (the last on the single-group path); the KDE weights as products of powers,
+    # or (reach 0) by the direct sums every group would take with a narrow kernel
+    if reach is not None:
+        monkeypatch.setattr("calreport.metrics._grouped_local._PRODUCT_REACH", reach)
+    rng = np.random.default_rng(17)
+    grid = np.linspace(0.0, 1.0, 100)
+    parts = []
+    for i, n in enumerate([2, 5, 7, 13, 14, 40, 66, 120, 199, 200, 201]):
+        s = rng.beta(2, 2, n)
+        if i % 2 == 0:
+            s = grid[rng.integers(0, 100, n)]
+        if i % 3 == 0:
+            s = 0.3 + 0.02 * s  # narrow range: small bandwidth
+        parts.append((s, (rng.random(n) < s).astype(float)))
+    codes = np.concatenate([np.full(p[0].size, i) for i, p in enumerate(parts)])
+    s = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    perm = rng.permutation(s.size)
+    s, y, codes = s[perm], y[perm], codes[perm]
+    lcs, eci, why = grouped_lcs_eci(s, y, codes, len(parts))
+    for g in range(len(parts)):
+        m = codes == g
+        ref_lcs, ref_eci, ref_why = _lcs_eci_alone(s[m], y[m])
+        assert lcs[g] == pytest.approx(ref_lcs, rel=1e-11, abs=1e-15, nan_ok=True), g
+        assert eci[g] == pytest.approx(ref_eci, rel=1e-11, abs=1e-13, nan_ok=True), g
+        assert why.get(g) == ref_why, g

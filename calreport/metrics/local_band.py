@@ -118,7 +118,7 @@ def _lowess_at(s: np.ndarray, y: np.ndarray, x: np.ndarray, k: int,
 # ------------------------------------------------------------------ LOWESS (it = 0)
 
 # Direct sums: at most this many (query, row) pairs per chunk of queries.
-_DIRECT_CHUNK = 1 << 14
+_DIRECT_CHUNK = 1 << 16
 # Windows of at least this many rows use node moments (see _lowess_tree).
 _BLOCK_MIN_K = 1024
 # Rows per leaf of the moment tree: a power of two near sqrt(k) / 2, in [64, 512].
@@ -167,24 +167,34 @@ def _lowess_direct(s: np.ndarray, y: np.ndarray, x: np.ndarray, start: np.ndarra
     """
     out = np.empty(x.size)
     step = max(1, _DIRECT_CHUNK // k)
-    offsets = np.arange(k)
+    offsets = np.arange(k)[:, None]
     for j0 in range(0, x.size, step):
         sl = slice(j0, j0 + step)
-        idx = start[sl, None] + offsets
+        # one column per query: the sums over a window run along the rows
+        idx = start[sl] + offsets
         xs = s[idx]
-        xv = x[sl, None]
+        xv = x[sl]
         with np.errstate(invalid="ignore", divide="ignore"):
-            w = np.abs(xs - xv) / radius[sl, None]
-            w = w * w * w
-            w = 1.0 - w
-            w = w * w * w
-            ok = np.count_nonzero(w > 1e-12, axis=1) >= 2
-            w /= w.sum(axis=1, keepdims=True)
-            xbar = np.sum(w * xs, axis=1, keepdims=True)
+            w = np.abs(xs - xv)
+            w /= radius[sl]
+            t = w * w
+            t *= w
+            np.subtract(1.0, t, out=t)
+            w = t * t
+            w *= t
+            ok = np.count_nonzero(w > 1e-12, axis=0) >= 2
+            w /= w.sum(axis=0)
+            xbar = np.sum(w * xs, axis=0)
             dev = xs - xbar
-            var = np.maximum(np.sum(w * dev * dev, axis=1, keepdims=True), 1e-12)
-            proj = w * (1.0 + (xv - xbar) * dev / var)
-            fit = np.sum(proj * y[idx], axis=1)
+            t = w * dev
+            t *= dev
+            var = np.maximum(t.sum(axis=0), 1e-12)
+            proj = dev * (xv - xbar)
+            proj /= var
+            proj += 1.0
+            proj *= w
+            proj *= y[idx]
+            fit = proj.sum(axis=0)
         out[sl] = np.where(ok, fit, np.nan)
     return out
 
