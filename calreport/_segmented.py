@@ -18,6 +18,7 @@ import numpy as np
 
 from calreport.bootstrap.kernels import row_columns
 from calreport.metrics import binned
+from calreport.metrics._order import sort_within
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY
 from calreport.settings import Settings
@@ -119,7 +120,7 @@ class GroupSums:
     def aurc(self) -> np.ndarray:
         """AURC per group: each row charged the risk of the rows at least as confident."""
         p = self.p
-        order = np.lexsort((-p.conf, self.codes))
+        order = sort_within(self.codes, self.g, -p.conf)
         g, c = self.codes[order], p.conf[order]
         w = self.w[order]
         err = w * ~p.correct[order]
@@ -155,7 +156,7 @@ def _cumsum_within(x: np.ndarray, g: np.ndarray) -> np.ndarray:
 def _segmented_auc(score: np.ndarray, pos: np.ndarray, conf: np.ndarray, w: np.ndarray,
                    codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """Binary AUC and cwAUC of every group from one sort by (group, score); ties ½."""
-    order = np.lexsort((score, codes))
+    order = sort_within(codes, n_groups, score)
     g, sc, ps = codes[order], score[order], pos[order]
     wo, co = w[order], conf[order]
     out = []
@@ -219,7 +220,7 @@ def _group_order(p: ConfidenceProfile, codes: np.ndarray, s: Settings,
     """Rows by (group, score, outcome): one sort shared by debiased ECE, LCS, ECI, CORP."""
     if "order" not in cache:
         score, outcome = p.view(s.view)
-        cache["order"] = np.lexsort((outcome, score, codes))
+        cache["order"] = sort_within(codes, int(codes.max(initial=-1)) + 1, outcome, score)
     return cache["order"]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from calreport.metrics import local
+from calreport.metrics._order import sort_within
 
 __all__ = ["group_sort", "grouped_classwise_ece", "grouped_debiased_ece",
            "rows_at_or_below"]
@@ -20,7 +21,7 @@ def group_sort(codes: np.ndarray, score: np.ndarray, outcome: np.ndarray
                ) -> np.ndarray:
     """Row order by (group, score, outcome): every group's rows sorted by score as
     ``calreport.metrics.local._sorted_sample`` sorts them."""
-    return np.lexsort((outcome, score, codes))
+    return sort_within(codes, int(codes.max(initial=-1)) + 1, outcome, score)
 
 
 def rows_at_or_below(g_sorted: np.ndarray, s_sorted: np.ndarray, q_group: np.ndarray,

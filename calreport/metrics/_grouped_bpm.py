@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from calreport.metrics import bpm
+from calreport.metrics._order import sort_within
 
 __all__ = ["grouped_tce_bpm"]
 
@@ -70,7 +71,7 @@ def grouped_tce_bpm(score: np.ndarray, outcome: np.ndarray, codes: np.ndarray,
     for g in np.flatnonzero((n_g > 0) & ~fit).tolist():
         reasons[g] = str(too_few[int(n_g[g])])
     if fit.any():
-        order = np.argsort(codes, kind="stable")
+        order = sort_within(codes, n_groups)
         ends = np.cumsum(n_g)
         for g in np.flatnonzero(fit).tolist():
             rows = order[ends[g] - n_g[g]:ends[g]]

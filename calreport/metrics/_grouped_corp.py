@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from calreport.metrics import corp
+from calreport.metrics._order import sort_within
 
 __all__ = ["grouped_corp", "grouped_pav"]
 
@@ -116,9 +117,10 @@ def grouped_corp(score: np.ndarray, outcome: np.ndarray, sample_weight: np.ndarr
     y = np.asarray(outcome, dtype=np.float64)
     s = np.asarray(score, dtype=np.float64)
     if sample_weight is not None:
-        order = np.lexsort((s, codes))  # stable: tied scores in their given order
+        # stable: tied scores in their given order
+        order = sort_within(codes, n_groups, s)
     elif order is None:
-        order = np.lexsort((y, s, codes))
+        order = sort_within(codes, n_groups, y, s)
     g, s, y = codes[order], s[order], y[order]
     w = None if sample_weight is None else np.asarray(sample_weight, np.float64)[order]
     n = s.size

@@ -21,6 +21,7 @@ from collections.abc import Callable
 import numpy as np
 
 from calreport.metrics import calibration_index, local, local_band
+from calreport.metrics._order import sort_within
 
 __all__ = ["SMALL_ROWS", "grouped_lcs_eci"]
 
@@ -242,7 +243,7 @@ def grouped_lcs_eci(score: np.ndarray, outcome: np.ndarray, codes: np.ndarray,
     """
     codes = np.asarray(codes, dtype=np.int64)
     if order is None:  # by (group, score, outcome)
-        order = np.lexsort((outcome, score, codes))
+        order = sort_within(codes, n_groups, outcome, score)
     S = np.ascontiguousarray(score[order], dtype=np.float64)
     Y = np.ascontiguousarray(outcome[order], dtype=np.float64)
     G = codes[order]

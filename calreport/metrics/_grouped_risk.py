@@ -21,6 +21,7 @@ import numpy as np
 
 from calreport.metrics import _risk_null as null
 from calreport.metrics import _risk_rows as rows_mod
+from calreport.metrics._order import sort_within
 
 __all__ = ["grouped_p_risk"]
 
@@ -53,7 +54,7 @@ class _GroupRows:
     def __init__(self, conf: np.ndarray, correct: np.ndarray, w: np.ndarray | None,
                  codes: np.ndarray, n_groups: int, eps: float) -> None:
         self.conf, self.correct, self.w, self.eps = conf, correct, w, eps
-        self.order = np.argsort(codes, kind="stable")
+        self.order = sort_within(codes, n_groups)
         self.sizes = np.bincount(codes, minlength=n_groups)
         self.ends = np.cumsum(self.sizes)
 
@@ -143,7 +144,7 @@ def grouped_p_risk(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndar
     c = np.clip(raw, eps, 1.0 - eps)
     atom = 1.0 / (1.0 - c) if sample_weight is None else w / (1.0 - c)
     # canonical order: by (group, confidence, error size), as _Rows.canonical
-    order = np.lexsort((atom, c, codes))
+    order = sort_within(codes, n_groups, atom, c)
     g, c, ok, atom = codes[order], c[order], ok[order], atom[order]
     n_g = np.bincount(g, minlength=n_groups)
     starts = np.cumsum(n_g) - n_g

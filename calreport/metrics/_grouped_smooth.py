@@ -19,6 +19,7 @@ import numpy as np
 from scipy import fft
 
 from calreport.metrics import smooth
+from calreport.metrics._order import sort_within
 
 __all__ = ["grouped_smece"]
 
@@ -334,7 +335,7 @@ def grouped_smece(score: np.ndarray, outcome: np.ndarray, sample_weight: np.ndar
         with np.errstate(divide="ignore", invalid="ignore"):
             w = w0[keep] * (cnt / tot)[codes]
     # rows grouped, each group's rows in their given order
-    order = np.argsort(codes, kind="stable")
+    order = sort_within(codes, n_groups)
     s, y, w, codes = s[order], y[order], w[order], codes[order]
     sizes = np.bincount(codes, minlength=n_groups)
     out = np.full(n_groups, np.nan)
