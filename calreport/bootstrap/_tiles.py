@@ -227,16 +227,16 @@ class _Sums:
 
     The per-row columns are in the order of the tiles, where the bins are
     contiguous, so the per-bin sums are one matrix product per bin segment of a
-    tile.  They are either held as one ``(C, n)`` matrix (``columns``) or, when
-    that would be large, computed again for each tile by ``rows(r0, r1)`` (a
-    C-contiguous ``(C, r1 - r0)`` array, the same numbers): the memory then stays
-    bounded by a tile whatever the number of rows.
+    tile.  They are either held as one C-contiguous ``(n, C)`` matrix
+    (``columns``) or, when that would be large, computed again for each tile by
+    ``rows(r0, r1)`` (a C-contiguous ``(r1 - r0, C)`` array, the same numbers): the
+    memory then stays bounded by a tile whatever the number of rows.
     """
 
     def __init__(self, columns: np.ndarray | None, bins: np.ndarray | None,
                  tiles: list[tuple[int, int]], n_cols: int,
                  rows: Any = None):
-        self.matrix = None if columns is None else columns.T  # (n, C) Fortran order
+        self.matrix = columns  # (n, C), C order
         self.rows = rows
         self.n_cols = n_cols
         self.tiles = tiles
@@ -257,7 +257,7 @@ class _Sums:
         if self.matrix is not None:
             mat, at = self.matrix, r0
         else:
-            mat, at = self.rows(r0, self.tiles[t][1]).T, 0
+            mat, at = self.rows(r0, self.tiles[t][1]), 0
         for a, b, slot in self.segments[t]:
             # np.dot, not @: for this shape NumPy's matmul kept the GIL (measured);
             # products of at most _SUM_ROWS rows: about 20 % faster than one long
