@@ -384,9 +384,8 @@ class _Auc:
         vec = bufs.get("class_vectors", 4, mp)
         pos, neg, cpos, cneg = vec
         np.copyto(pos, flag)
-        np.subtract(1.0, pos, out=neg)
         np.multiply(conf, pos, out=cpos)
-        np.multiply(conf, neg, out=cneg)
+        np.subtract(conf, cpos, out=cneg)  # conf * (1 - pos), exactly
         # class totals here, not as columns of the sums: K classes would add 2 K
         # columns to every product of the host order
         tile_pos = np.dot(w, pos)
@@ -395,6 +394,7 @@ class _Auc:
             st.num += pairs + st.carry * tile_pos
             st.carry += total - tile_pos  # the tile's negatives
         else:
+            np.subtract(1.0, pos, out=neg)
             st.num += _prefix_dot(w, pos, neg, st.carry, bufs)
         st.pos += tile_pos
         st.pos_c += np.dot(w, cpos)

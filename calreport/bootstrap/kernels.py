@@ -428,9 +428,10 @@ class _Kernels:
         def source(o: _Order, r0: int, r1: int, bufs: _Buffers) -> np.ndarray:
             if o.perm is None:
                 return counts[:, r0:r1]
-            # gathered tile by tile: no second (b, N) copy of the counts
+            # gathered tile by tile: no second (b, N) copy of the counts; the
+            # positions are valid, and mode="raise" would buffer the output
             out = bufs.get("gathered", counts.shape[0], r1 - r0, counts.dtype)
-            np.take(counts, o.perm[r0:r1], axis=1, out=out)
+            np.take(counts, o.perm[r0:r1], axis=1, out=out, mode="clip")
             return out
 
         total = None  # integer counts: the sparse AUC packs several per column
