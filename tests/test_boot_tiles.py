@@ -51,8 +51,9 @@ def test_prefix_dot_equals_the_running_sum(disjoint):
     carry = rng.random(b) * 10
     ref = _brute_prefix_dot(w, left, right, carry)
     carry_in = carry.copy()
-    got = _prefix_dot(w, left, right, carry, _Buffers())
+    got, total = _prefix_dot(w, left, right, carry, _Buffers())
     np.testing.assert_allclose(got, ref, rtol=1e-13)
+    np.testing.assert_allclose(total, w @ left, rtol=1e-13)
     np.testing.assert_allclose(carry, carry_in + w @ right, rtol=1e-13)
 
 
@@ -64,8 +65,9 @@ def test_prefix_dot_is_exact_on_integer_weights():
     carry = rng.integers(0, 50, b).astype(np.float64)
     ref = [sum(w[r, i] * flag[i] * (carry[r] + (w[r, :i + 1] * (1 - flag[:i + 1])).sum())
                for i in range(m)) for r in range(b)]
-    got = _prefix_dot(w, flag, 1.0 - flag, carry.copy(), _Buffers())
+    got, total = _prefix_dot(w, flag, 1.0 - flag, carry.copy(), _Buffers())
     np.testing.assert_array_equal(got, ref)
+    np.testing.assert_array_equal(total, w @ flag)
 
 
 @pytest.mark.parametrize("big", [False, True])

@@ -184,8 +184,9 @@ def _cumsum_rows(x: np.ndarray, out: np.ndarray, carry: np.ndarray) -> None:
 
 
 def _prefix_dot(w: np.ndarray, left: np.ndarray, right: np.ndarray, carry: np.ndarray,
-                bufs: _Buffers) -> np.ndarray:
-    """``sum_i w_i left_i (carry + sum_{j <= i} w_j right_j)`` for each row of a tile.
+                bufs: _Buffers) -> tuple[np.ndarray, np.ndarray]:
+    """``sum_i w_i left_i (carry + sum_{j <= i} w_j right_j)`` for each row of a tile,
+    and ``sum_i w_i left_i`` (the sum of the chunk totals it needs anyway).
 
     The running sum is never formed.  Over chunks of 8 columns the double sum
     splits into the pairs inside a chunk and the sum of the earlier chunks, which
@@ -210,7 +211,7 @@ def _prefix_dot(w: np.ndarray, left: np.ndarray, right: np.ndarray, carry: np.nd
     left_totals = np.dot(y.reshape(-1, _PREFIX), _ONES).reshape(b, q)
     right_totals = np.dot(x.reshape(-1, _PREFIX), _ONES).reshape(b, q)
     dot += _rowdot(left_totals, _chunk_prefix(right_totals, carry))
-    return dot
+    return dot, left_totals.sum(axis=1)
 
 
 def _count_pairs(cnt: np.ndarray, pos: np.ndarray, tile_pos: np.ndarray, int_dtype: Any,
@@ -388,17 +389,19 @@ class _Auc:
         np.subtract(conf, cpos, out=cneg)  # conf * (1 - pos), exactly
         # class totals here, not as columns of the sums: K classes would add 2 K
         # columns to every product of the host order
-        tile_pos = np.dot(w, pos)
         if cnt is not None:  # integer counts: exact integer sums
+            tile_pos = np.dot(w, pos)
             pairs, total = _count_pairs(cnt, pos, tile_pos, self.int_dtype, bufs)
             st.num += pairs + st.carry * tile_pos
             st.carry += total - tile_pos  # the tile's negatives
         else:
             np.subtract(1.0, pos, out=neg)
-            st.num += _prefix_dot(w, pos, neg, st.carry, bufs)
+            pairs, tile_pos = _prefix_dot(w, pos, neg, st.carry, bufs)
+            st.num += pairs
         st.pos += tile_pos
-        st.pos_c += np.dot(w, cpos)
-        st.num_c += _prefix_dot(w, cpos, cneg, st.carry_c, bufs)
+        pairs, tile_pos_c = _prefix_dot(w, cpos, cneg, st.carry_c, bufs)
+        st.num_c += pairs
+        st.pos_c += tile_pos_c
         ties = self.ties[t]
         if ties is not None:
             local, runs, conf = ties
