@@ -268,11 +268,9 @@ class _Kernels:
             index, copy=False)
         host_bins = None if bins is None else bins[host.rows]
         del bins
-        # per-row columns in the host order: one matrix when it is small, else
-        # formed again for each tile (bounded memory)
+        # per-row columns in the host order: one C-ordered (N, C) matrix when it is
+        # small (faster products than (C, N)), else formed again per tile (bounded memory)
         if not per_tile:
-            # (N, C) in C order: the product of a tile of weights with it is about
-            # 1.7x faster than with the transposed (C, N) matrix (measured, OpenBLAS)
             matrix = np.empty((n, n_cols))
             step = _chunk_rows(p)
 
@@ -388,7 +386,6 @@ class _Kernels:
         return cols
 
     def _fill(self, out: np.ndarray, rows: np.ndarray) -> None:
-        """The per-row columns of ``rows`` into the (m, C) array ``out``."""
         cols = self._columns(rows)
         for i, name in enumerate(self.col_names):
             out[:, i] = cols[name]
@@ -428,8 +425,7 @@ class _Kernels:
         def source(o: _Order, r0: int, r1: int, bufs: _Buffers) -> np.ndarray:
             if o.perm is None:
                 return counts[:, r0:r1]
-            # gathered tile by tile: no second (b, N) copy of the counts; the
-            # positions are valid, and mode="raise" would buffer the output
+            # gathered tile by tile: no (b, N) copy; mode="raise" would buffer the output
             out = bufs.get("gathered", counts.shape[0], r1 - r0, counts.dtype)
             np.take(counts, o.perm[r0:r1], axis=1, out=out, mode="clip")
             return out
