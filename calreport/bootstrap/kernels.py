@@ -268,14 +268,14 @@ class _Kernels:
             index, copy=False)
         host_bins = None if bins is None else bins[host.rows]
         del bins
-        # per-row columns in the host order: one matrix when it is small, else
-        # formed again for each tile (bounded memory)
+        # per-row columns in the host order: one C-ordered (N, C) matrix when it is
+        # small (faster products than (C, N)), else formed again per tile (bounded memory)
         if not per_tile:
-            matrix = np.empty((n_cols, n))
+            matrix = np.empty((n, n_cols))
             step = _chunk_rows(p)
 
             def fill(a: int) -> None:
-                self._fill(matrix[:, a:a + step], self._source[a:a + step])
+                self._fill(matrix[a:a + step], self._source[a:a + step])
 
             # independent chunks (gathers mostly outside the GIL): on two threads
             starts = range(0, n, step)
@@ -388,11 +388,11 @@ class _Kernels:
     def _fill(self, out: np.ndarray, rows: np.ndarray) -> None:
         cols = self._columns(rows)
         for i, name in enumerate(self.col_names):
-            out[i] = cols[name]
+            out[:, i] = cols[name]
 
     def _rows(self, r0: int, r1: int) -> np.ndarray:
-        """The columns of host positions ``r0:r1`` as a C-contiguous (C, m) array."""
-        out = np.empty((len(self.col_names), r1 - r0))
+        """The columns of host positions ``r0:r1`` as a C-contiguous (m, C) array."""
+        out = np.empty((r1 - r0, len(self.col_names)))
         self._fill(out, self._source[r0:r1])
         return out
 
@@ -425,9 +425,9 @@ class _Kernels:
         def source(o: _Order, r0: int, r1: int, bufs: _Buffers) -> np.ndarray:
             if o.perm is None:
                 return counts[:, r0:r1]
-            # gathered tile by tile: no second (b, N) copy of the counts
+            # gathered tile by tile: no (b, N) copy; mode="raise" would buffer the output
             out = bufs.get("gathered", counts.shape[0], r1 - r0, counts.dtype)
-            np.take(counts, o.perm[r0:r1], axis=1, out=out)
+            np.take(counts, o.perm[r0:r1], axis=1, out=out, mode="clip")
             return out
 
         total = None  # integer counts: the sparse AUC packs several per column
