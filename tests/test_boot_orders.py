@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _profiles import beta_profile
 
 import calreport.bootstrap._tiles as tiles
 import calreport.bootstrap.kernels as bs
@@ -89,13 +90,8 @@ def test_rowdot_equals_the_row_sums_of_products():
 @pytest.mark.parametrize("ties", [False, True])
 def test_per_tile_class_vectors_give_the_held_values(monkeypatch, ties):
     """Large-N mode keeps no flag or confidence per row; same replicates, bit for bit."""
-    rng = np.random.default_rng(6)
     n = 3000
-    p = rng.beta(2, 2, n)
-    if ties:
-        p = np.round(p, 2)
-    y = (rng.random(n) < p).astype(int)
-    prof = ConfidenceProfile.from_arrays(y, p)
+    rng, prof = beta_profile(6, n, ties)
     s = Settings(p_risk_method="normal")
     monkeypatch.setattr(tiles, "_TILE_ROWS", 256)
     order = canonical_order(prof)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _profiles import beta_profile
 
 import calreport.bootstrap._tiles as tiles
 import calreport.bootstrap.kernels as bs
@@ -103,13 +104,8 @@ def test_count_pairs_equals_the_direct_sum(big):
 def test_small_tiles_give_the_replicates_of_one_tile(monkeypatch, ties):
     """Tiles of 128 rows (carries across 24 tiles) against a single tile: the AUC
     (integer pair counts) exactly, the rest to rounding."""
-    rng = np.random.default_rng(3)
     n = 3000
-    p = rng.beta(2, 2, n)
-    if ties:
-        p = np.round(p, 2)
-    y = (rng.random(n) < p).astype(int)
-    prof = ConfidenceProfile.from_arrays(y, p)
+    rng, prof = beta_profile(3, n, ties)
     s = Settings(p_risk_method="normal")
     order = canonical_order(prof)
     one = _Kernels(prof, s, BATCHED, order=order)
