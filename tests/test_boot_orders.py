@@ -120,11 +120,7 @@ def test_counts_only_kernels_refuse_real_weights():
 def test_bootstrap_replicates_the_same_with_columns_per_tile(monkeypatch):
     """End to end: the large-N mode (no held columns, no class vectors, no row map)
     gives the replicates of the held mode."""
-    rng = np.random.default_rng(7)
-    n = 2000
-    p = rng.beta(2, 2, n)
-    y = (rng.random(n) < p).astype(int)
-    prof = ConfidenceProfile.from_arrays(y, p)
+    _, prof = beta_profile(7, 2000, ties=False)
     names = [m for m in BATCHED if m != "p_risk"]
     monkeypatch.setattr(tiles, "_TILE_ROWS", 256)
     a = bootstrap_replicates(prof, metrics=names, n_boot=32, seed=1)

@@ -146,11 +146,7 @@ def test_replicate_auc_equals_the_pair_count_of_the_resample():
 def test_bootstrap_replicates_independent_of_the_tile_size(monkeypatch):
     """End to end through the drawn counts: 128-row tiles give the replicates of the
     default tiles (the AUC bit for bit)."""
-    rng = np.random.default_rng(5)
-    n = 2500
-    p = rng.beta(2, 2, n)
-    y = (rng.random(n) < p).astype(int)
-    prof = ConfidenceProfile.from_arrays(y, p)
+    _, prof = beta_profile(5, 2500, ties=False)
     names = [m for m in BATCHED if m != "p_risk"]
     a = bootstrap_replicates(prof, metrics=names, n_boot=32, seed=4)
     monkeypatch.setattr(tiles, "_TILE_ROWS", 128)
