@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from _profiles import labelled_frame
 
 import calreport  # noqa: F401
 from calreport.accumulator import Accumulator
@@ -12,11 +13,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::calreport.metrics.risk.ClippedC
 
 @pytest.fixture(scope="module")
 def frame():
-    rng = np.random.default_rng(4)
-    n = 5000
-    p = rng.random(n)
-    y = (rng.random(n) < p).astype(int)
-    return pd.DataFrame({"y": y, "proba": p, "model": rng.choice(["m1", "m2"], n)})
+    return labelled_frame(4, 5000, 1.0, ["m1", "m2"], column="model")
 
 
 def _split(frame, k):

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from _profiles import labelled_frame
 from sklearn.metrics import roc_auc_score
 
 dd = pytest.importorskip("dask.dataframe")
@@ -28,11 +29,7 @@ def client():
 
 @pytest.fixture(scope="module")
 def frame():
-    rng = np.random.default_rng(0)
-    n = 6000
-    p = rng.random(n)
-    y = (rng.random(n) < p**1.3).astype(int)
-    return pd.DataFrame({"y": y, "proba": p, "g": rng.choice(["a", "b", "c"], n)})
+    return labelled_frame(0, 6000, 1.3, ["a", "b", "c"])
 
 
 def _pandas_values(df):

@@ -4,6 +4,7 @@ interval, or none with the registry's note as the reason."""
 import numpy as np
 import pandas as pd
 import pytest
+from _profiles import labelled_frame
 
 import calreport  # noqa: F401
 from calreport.accumulator import Accumulator
@@ -17,11 +18,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::calreport.metrics.risk.ClippedC
 
 @pytest.fixture(scope="module")
 def frame():
-    rng = np.random.default_rng(5)
-    n = 3000
-    p = rng.random(n)
-    y = (rng.random(n) < p**1.3).astype(int)
-    return pd.DataFrame({"y": y, "proba": p, "g": rng.choice(["a", "b"], n)})
+    return labelled_frame(5, 3000, 1.3, ["a", "b"])
 
 
 def _acc(frame, **kw):

@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _profiles import labelled_frame
 from sklearn.metrics import roc_auc_score
 
 import calreport  # noqa: F401
@@ -156,11 +157,7 @@ def test_exact_auc_equals_scikit_learn_and_merges():
 
 @pytest.fixture(scope="module")
 def frame():
-    rng = np.random.default_rng(12)
-    n = 2400
-    p = rng.random(n)
-    y = (rng.random(n) < p**0.85).astype(int)
-    return pd.DataFrame({"y": y, "proba": p, "g": rng.choice(["a", "b", "c"], n)})
+    return labelled_frame(12, 2400, 0.85, ["a", "b", "c"])
 
 
 def test_accumulator_report_equals_the_pandas_report(frame):

@@ -4,8 +4,8 @@ statistics actually deliver."""
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
+from _profiles import labelled_frame
 from sklearn.metrics import roc_auc_score
 
 import calreport  # noqa: F401
@@ -58,11 +58,7 @@ def test_registry_kinds_match_the_finishing_layer():
 
 @pytest.fixture(scope="module")
 def frame():
-    rng = np.random.default_rng(11)
-    n = 3000
-    p = rng.random(n)
-    y = (rng.random(n) < p**1.2).astype(int)
-    return pd.DataFrame({"y": y, "proba": p, "g": rng.choice(["a", "b"], n)})
+    return labelled_frame(11, 3000, 1.2, ["a", "b"])
 
 
 def test_each_kind_delivers_what_it_says(frame):
