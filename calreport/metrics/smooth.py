@@ -307,7 +307,9 @@ def _prepare(
     v.check_consistent_length(score=s.shape[0], outcome=y.shape[0])
     w = v.check_sample_weight(sample_weight, s.shape[0])
     if w is None:
-        return s, y.astype(np.float64), np.ones_like(s)
+        # unit weights as one broadcast value and the outcome as validated (the sums
+        # convert it): no N-row copies
+        return s, y, np.broadcast_to(np.float64(1.0), s.shape)
     # relative weights, rescaled to mean 1 over the rows that count: unit weights
     # reproduce the unweighted sums exactly and the density floor keeps its scale
     keep = w > 0
@@ -316,20 +318,13 @@ def _prepare(
 
 def _residual_smoother(score: Any, outcome: Any, sample_weight: Any, boundary: str
                        ) -> _Smoother:
-    """The smoother of the weights and the weighted residuals ``w (s - y)``.
-
-    Unweighted, the unit weights are one broadcast value and the residuals ``s - y``
-    (``1 * (s - y)`` exactly): one N-row array instead of three.
-    """
-    if sample_weight is not None:
-        s, y, w = _prepare(score, outcome, sample_weight, boundary)
-        return _Smoother(s, w, (w * (s - y),))
-    v.check_option(boundary, "boundary", BOUNDARIES)
-    s = v.check_probability(score, "score")
-    y = lab.check_binary_indicator(outcome, "outcome")
-    v.check_consistent_length(score=s.shape[0], outcome=y.shape[0])
+    """The smoother of the weights and the weighted residuals ``w (s - y)``, with one
+    N-row array beside the scores when unweighted (``1 * (s - y)`` is ``s - y``)."""
+    s, y, w = _prepare(score, outcome, sample_weight, boundary)
     resid = np.subtract(s, y, dtype=np.float64)
-    return _Smoother(s, np.broadcast_to(np.float64(1.0), s.shape), (resid,))
+    if sample_weight is not None:
+        resid *= w  # w * (s - y), the same products
+    return _Smoother(s, w, (resid,))
 
 
 def _check_sigma(sigma: Any) -> float:
