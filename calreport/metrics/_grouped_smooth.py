@@ -46,7 +46,6 @@ def _masses(s: np.ndarray, vals: tuple[np.ndarray, ...], local: np.ndarray, n_su
     return out
 
 
-@functools.lru_cache(maxsize=256)
 def _density_functional(sigma: float, n_mesh: int, n_nodes: int, boundary: str
                         ) -> np.ndarray:
     """``u`` with ``mesh sum of the smoothed weight = Σ_n masses[n] · u[n]``.
@@ -103,9 +102,7 @@ def _dct_kernel(j: int) -> np.ndarray:
     one of that period, a product of DCT-I spectra.
     """
     n = _COMMON
-    sigma = j / _TOP
-    taps = np.linspace(0.0, 1.0, n) - 0.5
-    kernel = np.exp(-taps * taps / (2.0 * sigma * sigma)) / (np.sqrt(2.0 * np.pi) * sigma)
+    kernel = smooth._sampled_kernel(j / _TOP, n)
     half = np.zeros(n)
     half[: n // 2 + 1] = kernel[n // 2:]
     return fft.dct(half, type=1) / (2.0 * (n - 1))

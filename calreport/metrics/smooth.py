@@ -179,11 +179,16 @@ def _smece_at(smoother: _Smoother, sigma: float, boundary: str) -> float:
 
 
 @functools.lru_cache(maxsize=1024)
+def _sampled_kernel(sigma: float, n_nodes: int) -> np.ndarray:
+    """The Gaussian kernel of :func:`_convolve` at ``n_nodes`` taps centred on the
+    middle one (node spacing ``1 / (n_nodes - 1)``)."""
+    taps = np.linspace(0.0, 1.0, n_nodes) - 0.5
+    return np.exp(-taps * taps / (2.0 * sigma * sigma)) / (np.sqrt(2.0 * np.pi) * sigma)
+
+
 def _kernel_spectrum(sigma: float, n_nodes: int, length: int) -> np.ndarray:
     """Real FFT (length ``length``) of the sampled kernel of :func:`_convolve`."""
-    taps = np.linspace(0.0, 1.0, n_nodes) - 0.5
-    kernel = np.exp(-taps * taps / (2.0 * sigma * sigma)) / (np.sqrt(2.0 * np.pi) * sigma)
-    return fft.rfft(kernel, length)
+    return fft.rfft(_sampled_kernel(sigma, n_nodes), length)
 
 
 @functools.lru_cache(maxsize=128)
