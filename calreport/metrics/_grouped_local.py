@@ -42,23 +42,10 @@ def _bisect(pred: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.nda
     return local._first_true(pred, lo, hi)
 
 
-def _first_at_least(S: np.ndarray, lo: np.ndarray, hi: np.ndarray, x: np.ndarray,
-                    strict: bool) -> np.ndarray:
-    """Per query, the first index in ``[lo, hi)`` whose score is ``>= x`` (``> x`` when
-    ``strict``), or ``hi``: ``searchsorted`` inside each group's sorted rows."""
-    last = np.maximum(hi - 1, 0)
-
-    def pred(i: np.ndarray) -> np.ndarray:
-        v = S[np.minimum(i, last)]
-        return (i >= hi) | ((v > x) if strict else (v >= x))
-
-    return _bisect(pred, lo, hi)
-
-
 def _nn_local_mean(S: np.ndarray, csum: np.ndarray, gs: np.ndarray, ge: np.ndarray,
-                   x: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """``local._nn_local_mean`` of each query on its own group's rows (global indices)."""
-    pos = _first_at_least(S, gs, ge, x, strict=False)
+                   x: np.ndarray, k: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """``local._nn_local_mean`` of each query on its own group's rows (global indices;
+    ``pos``: the group's first row with score ``>= x``, as for :func:`_lowess`)."""
     last = ge - k
 
     def window_stays(a: np.ndarray) -> np.ndarray:
@@ -102,7 +89,8 @@ def _lowess(S: np.ndarray, Y: np.ndarray, csum: np.ndarray, gs: np.ndarray,
         fitted[at] = local_band._lowess_direct(S, Y, x[at], start[at], radius[at], kk)
     bad = ~np.isfinite(fitted) | (ties >= k)
     if bad.any():
-        fitted[bad] = _nn_local_mean(S, csum, gs[bad], ge[bad], x[bad], k[bad])
+        fitted[bad] = _nn_local_mean(S, csum, gs[bad], ge[bad], x[bad], k[bad],
+                                     pos[bad])
     return fitted
 
 
