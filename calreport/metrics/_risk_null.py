@@ -402,9 +402,10 @@ def _pooled_sums(group: np.ndarray, rows: np.ndarray, atom: np.ndarray, p: np.nd
     span = n_max * b
     # a block per profile of the tile, each entry shifted to its profile's draws; the
     # second half holds the right draws' keys (shifted past the wrong draws' sums)
+    # int32 (half the bytes): every key is below 2 * per_tile * b, far below 2**31
     table = (idx.reshape(1, 1, span)
-             + (np.arange(2)[:, None, None] * per_tile
-                + np.arange(per_tile)[None, :, None]) * b).ravel()
+             + ((np.arange(2)[:, None, None] * per_tile
+                 + np.arange(per_tile)[None, :, None]) * b).astype(np.int32)).ravel()
     flip = p > 0.5
     size = atom * flip
     total = np.bincount(group, weights=size, minlength=n_groups)  # row order, as below
