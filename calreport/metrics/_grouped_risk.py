@@ -37,13 +37,13 @@ def _far(x: np.ndarray, t: float, n: np.ndarray | float) -> np.ndarray:
     return np.abs(x - t) > null.SEQ_MARGIN * np.sqrt(t * (1.0 - t) / n)
 
 
-def _settled(prob: np.ndarray, m: int, power: np.ndarray, m_alt: int, above: np.ndarray,
+def _settled(prob: np.ndarray, m: int, power: np.ndarray, m_alt: np.ndarray,
              certified: np.ndarray) -> np.ndarray:
-    """``_risk_null._settled`` element-wise."""
-    power_far = _far(power, rows_mod.POWER_MIN, m_alt)
+    """``_risk_null._settled`` element-wise, for groups of CSR > 1."""
+    with np.errstate(divide="ignore", invalid="ignore"):  # no alternative draws yet
+        power_far = _far(power, rows_mod.POWER_MIN, m_alt)
     both_far = _far(prob, rows_mod.P_EVIDENCE, m) & _far(prob, rows_mod.P_RISKY, m)
-    above_rule = certified | (both_far & ((prob > rows_mod.P_EVIDENCE) | power_far))
-    return np.where(above, above_rule, power_far)
+    return certified | (both_far & ((prob > rows_mod.P_EVIDENCE) | power_far))
 
 
 class _GroupRows:
@@ -183,6 +183,16 @@ def grouped_p_risk(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndar
     for gi in np.flatnonzero(has & ~np.isnan(z) & valid).tolist():
         values[gi] = exact.normal(gi)  # Φ(z) from the single-group sums, bit for bit
     mc = has & ~np.isnan(z) & ~valid
+    # CSR <= 1: P_risk is 0 whatever the null (the single-group code simulates these
+    # groups for the power of its verdict, which a summary does not report).  CSR
+    # within rounding of 1 is decided from the single-group sums, bit for bit.
+    near = np.flatnonzero(mc & (np.abs(csr - 1.0) <= 1e-9))
+    for gi in near.tolist():
+        r = exact(gi)
+        csr[gi] = r.s_obs / r.denom
+    zero = mc & ~(csr > 1.0)
+    values[zero], methods[zero] = 0.0, "monte_carlo"
+    mc &= ~zero
     base = int(seed)
     b = min(null.SEQ_FIRST, rows_mod.N_SIM)
     batched = (mc & (n_g <= rows_mod.FULL_MONTE_CARLO_ROWS) & (2 * n_ties > n_g)
@@ -197,7 +207,7 @@ def grouped_p_risk(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndar
         prob, floor = _sequential(sub[g[sel]] - lo, local[sel], atom[sel], p[sel],
                                   ids.size, s_obs[ids], denom[ids], var[ids], base,
                                   lambda k, ids=ids: exact.floor(int(ids[k])))
-        values[ids] = np.where(csr[ids] > 1.0, np.maximum(prob, floor), 0.0)
+        values[ids] = np.maximum(prob, floor)
         methods[ids] = "monte_carlo"
     return values, methods, np.sort(rest_groups)
 
@@ -205,18 +215,34 @@ def grouped_p_risk(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndar
 def _sequential(gl: np.ndarray, loc: np.ndarray, atom: np.ndarray, p: np.ndarray,
                 n: int, s_obs: np.ndarray, denom: np.ndarray, var: np.ndarray, base: int,
                 floor_of: Callable[[int], float]) -> tuple[np.ndarray, np.ndarray]:
-    """``_risk_null._sequential`` for ``n`` groups at once (rows grouped by ``gl``,
-    canonical order): looks of 1,000, 3,000, 12,000 ... draws until each group's band
-    is settled; returns P(S* < S_obs) and the Chernoff floor of every group."""
+    """``_risk_null._sequential`` for ``n`` groups of CSR > 1 at once (rows grouped by
+    ``gl``, canonical order): looks of 1,000, 3,000, 12,000 ... draws until each
+    group's band is settled; returns P(S* < S_obs) and the Chernoff floor of every
+    group.
+
+    With CSR > 1 the power enters the stopping rule only at a look where P_risk is at
+    most the 1-sigma threshold, and the single-group code draws the alternative at
+    the first look and at such looks.  The first look's alternative draws of a group
+    whose P_risk starts above the threshold are therefore drawn only if a later look
+    reads the power (from the same stream, so the same numbers): most groups never
+    need them.
+    """
     tol = 1e-10 * np.maximum(s_obs, denom)
-    above = s_obs / denom > 1.0
     p1 = null._alt_p(p)
     prob_out, floor = np.zeros(n), np.zeros(n)
     certified = np.zeros(n, dtype=bool)
+    owed = np.zeros(n, dtype=bool)  # the first look's alternative draws, not drawn yet
     act = np.arange(n)  # groups still simulated
     null_draws = np.empty((n, 0))
     alt_draws = np.empty((n, 0))
     m, m_alt, look = 0, np.zeros(n, dtype=np.int64), 0
+    b_first = 0
+
+    def alt_sums(who: np.ndarray, b_alt: int, at_look: int) -> np.ndarray:
+        r_alt = _rows_of(gl, who, n)
+        return null._pooled_sums(r_alt[0], loc[r_alt[1]], atom[r_alt[1]], p1[r_alt[1]],
+                                 who.size, b_alt, base, at_look, 1)
+
     while act.size:
         b = min(null.SEQ_FIRST if not m else (null.SEQ_GROWTH - 1) * m, rows_mod.N_SIM - m)
         rows = _rows_of(gl, act, n)
@@ -227,29 +253,39 @@ def _sequential(gl: np.ndarray, loc: np.ndarray, atom: np.ndarray, p: np.ndarray
         thr = (s_obs - tol)[act]
         prob = np.count_nonzero(null_draws < thr[:, None], axis=1) / m
         if look == 0:
-            want = above & (prob > rows_mod.P_EVIDENCE)
+            want = prob > rows_mod.P_EVIDENCE
             floor = np.zeros(n)
             for k in np.flatnonzero(want).tolist():
                 floor[k] = floor_of(k)  # the single-group Chernoff bound, bit for bit
             certified = floor > rows_mod.P_RISKY
-        alt = ~(above[act] & (look > 0) & (prob > rows_mod.P_EVIDENCE))
+        # the power is read at this look only where P_risk is at most the threshold
+        need = prob <= rows_mod.P_EVIDENCE
         b_alt = max(b // 4, min(b, null.SEQ_FIRST))
         new_alt = np.full((act.size, b_alt), np.nan)
-        if alt.any():
-            who = act[alt]
-            r_alt = _rows_of(gl, who, n)
-            new_alt[alt] = null._pooled_sums(r_alt[0], loc[r_alt[1]], atom[r_alt[1]], p1[r_alt[1]],
-                                 who.size, b_alt, base, look, 1)
+        if look == 0:
+            b_first = b_alt
+            owed[act[~need]] = True
+        pay = need & owed[act]
+        if pay.any():
+            who = act[pay]
+            alt_draws[pay, :b_first] = alt_sums(who, b_first, 0)
+            m_alt[who] += b_first
+            owed[who] = False
+        if need.any():
+            who = act[need]
+            new_alt[need] = alt_sums(who, b_alt, look)
             m_alt[who] += b_alt
         alt_draws = np.concatenate([alt_draws, new_alt], axis=1)
-        kth = min(math.floor(rows_mod.P_EVIDENCE * m), m - 1)
-        crit = np.partition(null_draws, kth, axis=1)[:, kth]
-        with np.errstate(invalid="ignore"):  # NaN: looks without alternative draws
-            hits = np.count_nonzero(alt_draws > (crit + tol[act])[:, None], axis=1)
-        power = hits / m_alt[act]
+        power = np.full(act.size, np.nan)  # read by the stopping rule where needed only
+        if need.any():
+            kth = min(math.floor(rows_mod.P_EVIDENCE * m), m - 1)
+            crit = np.partition(null_draws[need], kth, axis=1)[:, kth]
+            hits = np.count_nonzero(alt_draws[need] > (crit + tol[act[need]])[:, None],
+                                    axis=1)
+            power[need] = hits / m_alt[act[need]]
         look += 1
         best = np.maximum(prob, floor[act])
-        done = _settled(best, m, power, m_alt[act], above[act], certified[act])
+        done = _settled(best, m, power, m_alt[act], certified[act])
         if m >= rows_mod.N_SIM:
             done[:] = True
         prob_out[act[done]] = prob[done]
