@@ -581,6 +581,21 @@ def binary_outcome(x: Any, name: str) -> np.ndarray:
     return check_binary_indicator(x, name).astype(np.float64)
 
 
+def binary_flags(x: Any, name: str) -> np.ndarray:
+    """0/1 values as bool (same checks and messages as :func:`check_binary_indicator`).
+
+    A 1-D bool array is returned as it is, not copied: callers only read it.
+
+    Examples
+    --------
+    >>> binary_flags([1, 0], "correct").tolist()
+    [True, False]
+    """
+    if isinstance(x, np.ndarray) and x.ndim == 1 and x.size and x.dtype == bool:
+        return x
+    return check_binary_indicator(x, name)
+
+
 _TRUE_WORDS = {"1", "true", "t", "yes", "y", "correct", "right", "ok"}
 
 #: Meanings of sample weights (see :class:`calreport.ConfidenceProfile`).

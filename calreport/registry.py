@@ -244,13 +244,17 @@ class MetricCache:
             if self.metrics is not None and "delta_auc" not in self.metrics:
                 wanted = (wanted & set(self.metrics)) | {which}
             todo = {m for m in wanted if ("ranking", m) not in self.values}
-            # binary: the positive class's AUC (that of the other class is the same
-            # pairs counted the other way), as scikit-learn and the bootstrap kernel
-            y, scores = ((p.y_true == 1).astype(np.int64), p.score) if p.score is not None \
-                else (p.y_true, p.proba)
-            per_auc, per_cw = ranking._per_class(
-                y, scores, p.conf, p.sample_weight, with_cw="cwauc" in todo,
-                want_auc="auc" in todo, threshold=p.threshold)
+            # binary: the positive class's AUC (the other class's is the same pairs
+            # counted the other way), as scikit-learn; validated rows, a bool mask
+            if p.score is not None:
+                a, cw = ranking._binary_auc(
+                    p.score, p.y_true == 1, p.conf if "cwauc" in todo else None,
+                    p.sample_weight, want_auc="auc" in todo, threshold=p.threshold)
+                per_auc, per_cw = np.array([a]), np.array([cw])
+            else:
+                per_auc, per_cw = ranking._per_class(
+                    p.y_true, p.proba, p.conf, p.sample_weight, with_cw="cwauc" in todo,
+                    want_auc="auc" in todo, threshold=p.threshold)
             if "auc" in todo:
                 self.values[("ranking", "auc")] = _nanmean(per_auc)
             if "cwauc" in todo:

@@ -224,13 +224,14 @@ def test_registry_entries_match_sklearn_at_the_profile_threshold(threshold):
 def test_metric_cache_computes_only_what_its_metrics_need(monkeypatch):
     p, _, _ = _profile(seed=4)
     calls = []
-    real = ranking._per_class
+    assert p.score is not None  # binary: the cache sorts through _binary_auc
+    real = ranking._binary_auc
 
-    def spy(*args, **kwargs):
-        calls.append((kwargs["want_auc"], kwargs["with_cw"]))
-        return real(*args, **kwargs)
+    def spy(scores, pos, conf, w, **kwargs):
+        calls.append((kwargs["want_auc"], conf is not None))
+        return real(scores, pos, conf, w, **kwargs)
 
-    monkeypatch.setattr(ranking, "_per_class", spy)
+    monkeypatch.setattr(ranking, "_binary_auc", spy)
     settings = Settings()
     both = MetricCache()
     ref = both.auc_pair(p)

@@ -48,3 +48,102 @@ def test_eci_chunked_gap_equals_one_pass(monkeypatch):
                                                 method="lowess", frac=0.75, k=1000,
                                                 n_nodes=50)
     assert not exact and gap.shape == s.shape
+
+
+# --- AUC pair sums and the CSR null's moments, chunk by chunk ----------------------
+
+
+def _brute_auc(s: np.ndarray, pos: np.ndarray, w: np.ndarray) -> float:
+    """Pair-weighted AUC over every (positive, negative) pair, ties counted 1/2."""
+    sp, sn = s[pos][:, None], s[~pos][None, :]
+    pair = w[pos][:, None] * w[~pos][None, :]
+    wins = (pair * ((sp > sn) + 0.5 * (sp == sn))).sum()
+    return float(wins / pair.sum())
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7, 64])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_pair_sums_in_chunks_equal_brute_force(monkeypatch, chunk, weighted):
+    from calreport.metrics import _auc_kernels as k
+
+    rng = np.random.default_rng(chunk)
+    s = np.sort(np.round(rng.beta(2, 2, 600), 2))  # long tie groups across chunk ends
+    pos = rng.random(s.size) < s
+    w = rng.uniform(0.1, 2.0, s.size) if weighted else np.ones(s.size)
+    monkeypatch.setattr(k, "_PAIR_CHUNK", chunk)
+    got = k._pair_auc(s, ~pos, [w if weighted else None, lambda sl: w[sl]])
+    assert got[0] == pytest.approx(_brute_auc(s, pos, w), rel=1e-12)
+    assert got[1] == pytest.approx(got[0], rel=1e-12)  # a weight function: same sums
+
+
+def test_packed_sort_reads_sorted_scores_without_a_copy():
+    from calreport.metrics._auc_kernels import _packed_sort
+
+    s = np.array([0.0, 0.0, 0.2, 0.5, 0.5, 0.9])
+    pos = np.array([True, False, True, False, True, True])
+    ss, neg = _packed_sort(s, pos)
+    assert ss is s and neg.tolist() == (~pos).tolist()
+    signed = s.copy()
+    signed[1] = -0.0  # a -0.0 is made +0.0 in a copy, never in the caller's array
+    ss, _ = _packed_sort(signed, pos)
+    assert ss is not signed and not np.signbit(ss).any() and np.signbit(signed[1])
+
+
+def test_binary_summary_auc_equals_scikit_learn_in_chunks(monkeypatch):
+    import pandas as pd
+    from sklearn.metrics import roc_auc_score
+
+    from calreport.metrics import _auc_kernels as k
+
+    s, y = _data(30_011)
+    df = pd.DataFrame({"y_true": y.astype(int), "proba": s})
+    names = ["auc", "cwauc", "accuracy"]
+    whole = df.calib.summary(metrics=names)  # presorted rows, one chunk of pairs
+    monkeypatch.setattr(k, "_PAIR_CHUNK", 1000)
+    got = df.calib.summary(metrics=names)
+    assert got["auc"] == pytest.approx(roc_auc_score(y, s), rel=1e-12)
+    assert got["auc"] == pytest.approx(whole["auc"], rel=1e-13)
+    assert got["cwauc"] == pytest.approx(whole["cwauc"], rel=1e-13)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_risk_moments_in_chunks_equal_one_pass(monkeypatch, weighted):
+    from calreport.metrics import _risk_rows, risk
+
+    rng = np.random.default_rng(5)
+    c = rng.uniform(0.5, 0.97, 5_000)
+    c[::3] = 0.8  # a heavy tie group: the hashed lattice screen (> 4096 rows) finds it
+    ok = rng.random(c.size) < c ** 1.03
+    w = rng.uniform(0.2, 3.0, c.size) if weighted else None
+    whole = risk.risk_summary(c, ok, sample_weight=w, method="normal", seed=0)
+    r, _ = _risk_rows._rows(c, ok, w, 1e-8, "importance", warn=False)
+    var, k3, share = r.moments
+    uv = r.atom ** 2 * (1.0 - r.c) * r.c  # independent: the definition, in one pass
+    assert var == pytest.approx(float(uv.sum()), rel=1e-13)
+    assert k3 == pytest.approx(float((r.atom * uv * (2.0 * r.c - 1.0)).sum()), rel=1e-12)
+    assert share == pytest.approx(float(uv.max() / uv.sum()), rel=1e-13)
+    monkeypatch.setattr(_risk_rows, "_CHUNK", 97)
+    part = risk.risk_summary(c, ok, sample_weight=w, method="normal", seed=0)
+    for f in ("csr", "sigma_csr", "z_csr", "p_risk", "rest_power", "lattice_ratio",
+              "lindeberg_ratio", "null_skewness", "n_eff", "n_clipped_one"):
+        a, b = getattr(whole, f), getattr(part, f)
+        assert a == pytest.approx(b, rel=1e-12, abs=1e-15), f
+    assert part.band == whole.band
+    chunked, _ = _risk_rows._rows(c, ok, w, 1e-8, "importance", warn=False)
+    assert (r.lattice > 0) != weighted  # weights make every (size, confidence) distinct
+    assert chunked.lattice == pytest.approx(r.lattice, rel=1e-12)
+
+
+@pytest.mark.parametrize("chunk", [1, 4, 50])
+def test_aurc_in_chunks_equals_its_definition(monkeypatch, chunk):
+    from calreport.metrics import _auc_kernels, selective
+
+    rng = np.random.default_rng(chunk)
+    c = np.round(rng.uniform(0.3, 1.0, 400), 2)  # tie groups across chunk ends
+    ok = rng.random(c.size) < c
+    # every row is charged the error rate of the rows at least as confident
+    kept = c[None, :] >= c[:, None]
+    ref = float(np.mean((kept & ~ok[None, :]).sum(axis=1) / kept.sum(axis=1)))
+    monkeypatch.setattr(_auc_kernels, "_AURC_CHUNK", chunk)
+    assert selective.aurc(c, ok) == pytest.approx(ref, rel=1e-12)
+    assert selective.aurc(c, ok.astype(float)) == pytest.approx(ref, rel=1e-12)

@@ -4,9 +4,13 @@ The complex sort key carrying each row's label and weight, the packed score-and-
 sort used without sample weights, the pair sums over tie groups, and the bucketed
 path for a class with few positives.  See :mod:`calreport.metrics.ranking` for the
 definitions (Martin-Maroto et al. 2026, arXiv:2605.01796, section 2.2 and appendix).
+The unweighted AURC of :mod:`calreport.metrics.selective` shares the packed-key sort.
 """
 
 from __future__ import annotations
+
+from itertools import pairwise
+from typing import Any
 
 import numpy as np
 
@@ -57,12 +61,17 @@ def _packed_sort(scores: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.nd
     negative or NaN score.  The bits of a non-negative float order as its value and
     the sign bit is 0, so shifted left they leave the low bit for the label (ties
     stay ties); 0.6x the cost of the complex sort.  ``-0.0`` becomes ``+0.0``."""
+    if scores.size and bool(np.all(scores[1:] >= scores[:-1])) and scores[0] >= 0.0:
+        # already in order (a summary sorts its rows once): the sort would only move
+        # rows inside tie groups, which the pair sums take whole.  The scores are
+        # read as they are (no copy) unless a leading zero is -0.0.
+        zeros = int(np.searchsorted(scores, 0.0, side="right"))
+        if not np.signbit(scores[:zeros]).any():
+            return scores, ~pos
     key = np.add(scores, 0.0)  # a new array, and -0.0 + 0.0 is +0.0
     if key.size == 0 or not float(key.min()) >= 0.0:
         return None
     if bool(np.all(key[1:] >= key[:-1])):
-        # already in order (a summary sorts its rows once): the sort would only move
-        # rows inside tie groups, which the pair sums take whole
         return key, ~pos
     bits = key.view(np.uint64)
     bits <<= np.uint64(1)
@@ -80,45 +89,90 @@ def _conf_threshold(scores: np.ndarray, conf: np.ndarray | None, threshold: floa
     1 - scores)`` (a binary profile's confidence: recomputed from sorted scores)."""
     if conf is None or conf.shape != scores.shape:
         return None
-    derived = np.subtract(1.0, scores)
-    np.copyto(derived, scores, where=scores >= threshold)
-    return threshold if np.array_equal(derived, conf) else None
+    for lo in range(0, scores.shape[0], _PAIR_CHUNK):  # chunks: no N-row temporaries
+        sl = slice(lo, lo + _PAIR_CHUNK)
+        if not np.array_equal(top_label(scores[sl], threshold), conf[sl]):
+            return None
+    return threshold
+
+
+def top_label(scores: np.ndarray, threshold: float) -> np.ndarray:
+    """A binary score's top-label confidence, ``where(s >= threshold, s, 1 - s)``."""
+    out = np.subtract(1.0, scores)
+    np.copyto(out, scores, where=scores >= threshold)
+    return out
+
+
+#: Rows per chunk of :func:`_pair_sums` (its running sums are carried across chunks).
+_PAIR_CHUNK = 1 << 16
+
+def _group_end(new: np.ndarray, hi: int) -> int:
+    """The first tie-group start at or after row ``hi`` (or the row count)."""
+    n = new.shape[0]
+    while hi < n and not new[hi]:
+        seg = np.flatnonzero(new[hi:hi + _PAIR_CHUNK])
+        hi = hi + int(seg[0]) if seg.size else hi + _PAIR_CHUNK
+    return min(hi, n)
 
 
 def _pair_sums(
-    sorted_scores: np.ndarray, negative: np.ndarray, weights: list[np.ndarray | None]
+    sorted_scores: np.ndarray, negative: np.ndarray, weights: list[Any]
 ) -> list[tuple[float, float, float]]:
-    """``(wins, P, N)`` per weight vector (None: unit) of rows sorted by score: a tie
+    """``(wins, P, N)`` per weight vector of rows sorted by score (None: unit weights;
+    an array of the sorted rows; or a function of a slice of the rows returning their
+    weights, made chunk by chunk).  A tie
     group with positive weight ``p_g`` and negative ``n_g`` wins ``p_g (N_<g +
-    n_g / 2)``; whole groups are summed, so the order inside a tie is irrelevant."""
+    n_g / 2)``; whole groups are summed, so the order inside a tie is irrelevant.
+
+    The rows are taken in chunks of about ``_PAIR_CHUNK`` that end where a tie group
+    ends, so no temporary holds N rows: the cumulated negative weight is carried
+    from chunk to chunk as the first term of the next chunk's cumulative sum (the
+    same additions in the same order as one cumulative sum over all rows).
+    """
     n = sorted_scores.shape[0]
     if n == 0:
         return [(0.0, 0.0, 0.0) for _ in weights]
     new = np.empty(n, dtype=bool)
     new[0] = True
     np.not_equal(sorted_scores[1:], sorted_scores[:-1], out=new[1:])
-    starts = None if new.all() else np.flatnonzero(new)
+    tied = not new.all()
+    bounds = [0]
+    while bounds[-1] < n:
+        bounds.append(_group_end(new, bounds[-1] + _PAIR_CHUNK) if tied
+                      else min(bounds[-1] + _PAIR_CHUNK, n))
     out = []
     for w in weights:
-        if w is None:
-            wn = negative.astype(np.float64)
-            wp = 1.0 - wn
-        else:
-            wp = np.where(negative, 0.0, w)
-            wn = w - wp  # exact: w - 0 or w - w
-        if starts is not None:
-            wp = np.add.reduceat(wp, starts)
-            # rounding may leave -1e-17 in a mixed group; an all-positive one gives 0
-            wn = np.maximum(np.add.reduceat(wn, starts), 0.0)
-        cum_n = np.cumsum(wn)
-        tot_p, tot_n = float(wp.sum()), float(cum_n[-1])
-        # wp * (cum_n - wn / 2) in place (no temporaries of size N); multiply and
-        # sum, not np.dot: BLAS threads stall on a busy machine
-        wn *= 0.5
-        cum_n -= wn
-        cum_n *= wp
-        out.append((float(np.sum(cum_n)), tot_p, tot_n))
-        del wp, wn, cum_n  # free them before the next weight vector's are made
+        wins = tot_p = carry = 0.0
+        for lo, hi in pairwise(bounds):
+            sl = slice(lo, hi)
+            neg = negative[sl]
+            if w is None:
+                wn = neg.astype(np.float64)
+                wp = 1.0 - wn
+            else:
+                wc = w(sl) if callable(w) else w[sl]
+                wp = np.where(neg, 0.0, wc)
+                wn = wc - wp  # exact: w - 0 or w - w
+            if tied:
+                starts = np.flatnonzero(new[sl])
+                wp = np.add.reduceat(wp, starts)
+                # rounding may leave -1e-17 in a mixed group; an all-positive one gives 0
+                wn = np.maximum(np.add.reduceat(wn, starts), 0.0)
+            cum_n = np.empty(wn.size + 1)
+            cum_n[0] = carry
+            cum_n[1:] = wn
+            np.cumsum(cum_n, out=cum_n)
+            carry = float(cum_n[-1])
+            cum_n = cum_n[1:]
+            tot_p += float(wp.sum())
+            # wp * (cum_n - wn / 2) in place; multiply and sum, not np.dot: BLAS
+            # threads stall on a busy machine
+            wn *= 0.5
+            cum_n -= wn
+            cum_n *= wp
+            wins += float(np.sum(cum_n))
+            del wp, wn, cum_n  # free them before the next chunk's are made
+        out.append((wins, tot_p, carry))
     return out
 
 
@@ -129,7 +183,7 @@ def _ratio(wins: float, tot_p: float, tot_n: float) -> float:
 
 
 def _pair_auc(sorted_scores: np.ndarray, negative: np.ndarray,
-              weights: list[np.ndarray | None]) -> list[float]:
+              weights: list[Any]) -> list[float]:
     """Pair-weighted AUC for each weight vector (:func:`_pair_sums`)."""
     return [_ratio(*t) for t in _pair_sums(sorted_scores, negative, weights)]
 
@@ -183,3 +237,49 @@ def _bucket_class_auc(
         out.append(_ratio(wins + float(won.sum()), tot_p, tot_n + float(below[-1] + per[-1])))
     nan = float("nan")
     return (out[0] if want_auc else nan), (out[-1] if conf is not None else nan)
+
+
+#: Rows per chunk of :func:`aurc_unweighted`'s sums (none of N rows beyond the keys).
+_AURC_CHUNK = 1 << 16
+
+
+def aurc_unweighted(c: np.ndarray, ok: np.ndarray) -> float:
+    """AURC from one sort of packed keys (no argsort, no gathers).
+
+    The bits of a float in [0, 1] order like the number; shifted left by one (the
+    sign bit falls off: -0.0 becomes 0.0) they leave the lowest bit for the error
+    flag, so one ``uint64`` sort orders the confidences and carries the errors.  A
+    tie group starting at ascending position ``s`` is accepted with the ``N - s``
+    rows at least as confident, ``E - E_<s`` of them errors (exact integer counts).
+    The sorted keys are then read in chunks that end where a tie group ends, the
+    errors before each chunk carried as one count.
+    """
+    n = c.shape[0]
+    key = c.view(np.uint64) << np.uint64(1)
+    key |= ~ok.astype(bool, copy=False)
+    sort_in_place(key)
+    one = np.uint64(1)
+    total_err = sum(int(np.count_nonzero(key[lo:lo + _AURC_CHUNK] & one))
+                    for lo in range(0, n, _AURC_CHUNK))
+    acc, before, lo = 0.0, 0, 0
+    while lo < n:
+        hi = min(lo + _AURC_CHUNK, n)
+        if hi < n:  # extend to the end of the tie group of row hi - 1
+            nxt = np.uint64(((int(key[hi - 1]) >> 1) + 1) << 1)
+            hi = int(np.searchsorted(key, nxt, side="left"))
+        k = key[lo:hi]
+        err = (k & one).astype(np.int64)
+        score = k >> one
+        new = np.empty(hi - lo, dtype=bool)
+        new[0] = True
+        np.not_equal(score[1:], score[:-1], out=new[1:])
+        starts = np.flatnonzero(new)
+        err_before = np.cumsum(err)
+        err_before -= err  # errors strictly before each row
+        err_before += before
+        group_w = np.diff(starts, append=hi - lo)
+        cum_err = total_err - err_before[starts]
+        acc += float((group_w * (cum_err / (n - lo - starts))).sum())
+        before += int(err.sum())
+        lo = hi
+    return acc / n

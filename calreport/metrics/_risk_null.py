@@ -188,9 +188,12 @@ def _alt_p(p: np.ndarray) -> np.ndarray:
 
 
 def _normal_power(r: _Rows, var0: float) -> float:
-    p1 = _alt_p(r.p)
-    mean1 = _dot(r.ka, p1)
-    var1 = _dot(r.ka * r.atom, p1 * (1.0 - p1))
+    mean1 = var1 = 0.0
+    for sl in r.chunks():  # no N-row temporaries
+        p1 = _alt_p(1.0 - r.c[sl])
+        ka = r.ka[sl]
+        mean1 += _dot(ka, p1)
+        var1 += _dot(ka * r.atom[sl], p1 * (1.0 - p1))
     crit = r.denom + math.sqrt(var0)
     if var1 <= 0:
         return float(mean1 > crit)

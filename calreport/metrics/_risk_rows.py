@@ -44,6 +44,9 @@ CERTAIN_LEVEL = 0.95
 FULL_MONTE_CARLO_ROWS = 200
 #: Elements of one simulation tile (bounds memory at about 32 MiB of float64).
 _TILE = 1 << 22
+#: Rows per chunk of the sums over a large profile (moments, lattice screen, power):
+#: no temporary of N rows beyond the rows themselves.
+_CHUNK = 1 << 16
 _METHODS = ("auto", "normal", "monte_carlo")
 _WEIGHTS = ("importance", "frequency")
 #: P_risk thresholds of the bands: the normal probabilities of 1 and 3 sigma.
@@ -127,7 +130,7 @@ def _check_weights(sample_weight: Any, n: int, kind: str) -> np.ndarray:
     v.check_option(kind, "weights", _WEIGHTS)
     w = v.check_sample_weight(sample_weight, n)
     if w is None:
-        return np.ones(n)
+        return _ones(n)
     if kind == "frequency":
         bad = w != np.floor(w)
         if bad.any():
@@ -193,14 +196,49 @@ class _Rows:
         """Null variance of one copy of each row, ``a_i^2 p_i (1 - p_i)``."""
         return self.atom ** 2 * self.p * self.c
 
+    def chunks(self) -> list[slice]:
+        """The rows in slices of ``_CHUNK`` (one slice for a small profile)."""
+        n = self.c.size
+        return [slice(lo, min(n, lo + _CHUNK)) for lo in range(0, max(n, 1), _CHUNK)]
+
+    def unit_var_of(self, sl: slice) -> np.ndarray:
+        """:attr:`unit_var` of the rows ``sl``, the same numbers, computed there."""
+        if "unit_var" in self.__dict__:
+            return self.unit_var[sl]
+        c = self.c[sl]
+        return self.atom[sl] ** 2 * (1.0 - c) * c
+
     @cached_property
     def moments(self) -> tuple[float, float, float]:
-        """Variance, third central moment and largest single-unit share of the null."""
-        uv = self.unit_var
-        var = self.ksum(uv)
-        k3 = _dot(self.ka, uv * (1.0 - 2.0 * self.p))
-        share = float(uv.max() / var) if var > 0 and uv.size else math.nan
+        """Variance, third central moment and largest single-unit share of the null.
+
+        Summed over chunks of rows: a large profile keeps no row array beyond its own.
+        """
+        var = k3 = 0.0
+        top = -math.inf
+        for sl in self.chunks():
+            uv = self.unit_var_of(sl)
+            if not uv.size:
+                continue
+            var += float(uv.sum() if self.kind != "frequency" else _dot(self.k[sl], uv))
+            k3 += _dot(self.ka[sl], uv * (1.0 - 2.0 * (1.0 - self.c[sl])))
+            top = max(top, float(uv.max()))
+        share = float(top / var) if var > 0 and self.c.size else math.nan
         return var, k3, share
+
+    @property
+    def sq_weight_sum(self) -> float:
+        """``sum_i w_i^2`` (Kish's effective count), without squaring unit weights."""
+        w = self.w
+        if w.ndim == 1 and w.size and w.strides[0] == 0:  # broadcast unit weights
+            return float(w.size) * float(w[0]) ** 2
+        return float((w ** 2).sum())
+
+    def ksum_where(self, mask: np.ndarray) -> float:
+        """``sum_i k_i 1[mask_i]``: rows (copies, for frequency weights) where ``mask``."""
+        if self.kind != "frequency":
+            return float(np.count_nonzero(mask))
+        return float(self.k[mask].sum())
 
     @cached_property
     def _sorted(self) -> tuple[np.ndarray, np.ndarray]:
@@ -241,6 +279,8 @@ def _rows(conf: Any, correct: Any, sample_weight: Any, eps: float, kind: str,
     ok = lab.check_binary_indicator(correct, "correct")
     v.check_consistent_length(conf=len(c), correct=len(ok))
     w = _check_weights(sample_weight, len(c), kind)
+    if sample_weight is None and kind != "frequency":
+        w = None  # unit importance weights: no N-row array of ones (the same sums)
     return _trusted_rows(raw, c, ok, w, kind), n_clipped
 
 
@@ -249,18 +289,25 @@ def _trusted_rows(raw: np.ndarray, c: np.ndarray, ok: np.ndarray, w: np.ndarray 
     """The rows of validated arrays: confidences, clipped ones, bool hits, weights."""
     if w is None:
         k = _ones(len(c))
-        return _Rows(c, raw, ~ok, 1.0 / (1.0 - c), k, k, float(len(c)), kind)
+        return _Rows(c, raw, ~ok, _reciprocal_error(c), k, k, float(len(c)), kind)
     keep = w > 0
     if not keep.all():
         c, raw, ok, w = c[keep], raw[keep], ok[keep], w[keep]
     if kind == "frequency":
         k = w
-        atom = 1.0 / (1.0 - c)
+        atom = _reciprocal_error(c)
     else:
         w = w / w.max()
         k = _ones(len(c))
-        atom = w / (1.0 - c)
+        atom = np.subtract(1.0, c)
+        np.divide(w, atom, out=atom)
     return _Rows(c, raw, ~ok, atom, k, w, float(w.sum()), kind)
+
+
+def _reciprocal_error(c: np.ndarray) -> np.ndarray:
+    """``1 / (1 - c)`` in one array (no second temporary of N rows)."""
+    atom = np.subtract(1.0, c)
+    return np.divide(1.0, atom, out=atom)
 
 
 def _ones(n: int) -> np.ndarray:
@@ -324,25 +371,45 @@ def _lattice_ratio(r: _Rows, var: float, mask: np.ndarray | None = None) -> floa
     """
     if not var > 0:
         return math.nan
-    tv = r.unit_var if r.kind != "frequency" else r.k * r.unit_var
-    if mask is not None:
-        tv = np.where(mask, tv, 0.0)
+    def tv_of(sl: slice) -> np.ndarray:
+        tv = r.unit_var_of(sl)
+        if r.kind == "frequency":
+            tv = r.k[sl] * tv
+        return tv if mask is None else np.where(mask[sl], tv, 0.0)
+
     limit = 0.1 * var
-    if tv.size <= _HASH_BUCKETS // 16:  # small: group exactly (the sort is cached)
+    if r.c.size <= _HASH_BUCKETS // 16:  # small: group exactly (the sort is cached)
         first, inv = r.ties
-        group_var = np.bincount(inv, weights=tv)
+        group_var = np.bincount(inv, weights=tv_of(slice(None)))
         big = group_var >= limit
         return float(r.atom[first][big].max() / math.sqrt(var)) if big.any() else 0.0
-    key = r.c.view(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    if not r._atom_follows_c:
-        key ^= r.atom.view(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F)
-    bucket = (key >> np.uint64(48)).astype(np.intp)
-    heavy = np.bincount(bucket, weights=tv, minlength=_HASH_BUCKETS) >= limit
-    cand = np.flatnonzero(heavy[bucket] & (tv > 0))
+
+    def bucket_of(sl: slice) -> np.ndarray:
+        key = r.c[sl].view(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        if not r._atom_follows_c:
+            key ^= r.atom[sl].view(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F)
+        return (key >> np.uint64(48)).astype(np.intp)
+
+    # chunk by chunk, twice (bucket sums, then the rows of heavy buckets): no N-row
+    # keys or variances are held
+    bucket_var = np.zeros(_HASH_BUCKETS)
+    for sl in r.chunks():
+        bucket_var += np.bincount(bucket_of(sl), weights=tv_of(sl), minlength=_HASH_BUCKETS)
+    heavy = bucket_var >= limit
+    if not heavy.any():
+        return 0.0
+    cand = np.concatenate([sl.start + np.flatnonzero(heavy[bucket_of(sl)] & (tv_of(sl) > 0))
+                           for sl in r.chunks()])
     if not cand.size:
         return 0.0
     first, inv = _tie_groups(r.atom[cand], r.c[cand], by_c=r._atom_follows_c)
-    group_var = np.bincount(inv, weights=tv[cand])
+    c = r.c[cand]
+    tv_cand = r.atom[cand] ** 2 * (1.0 - c) * c  # the rows' unit variances, as above
+    if r.kind == "frequency":
+        tv_cand = r.k[cand] * tv_cand
+    if mask is not None:
+        tv_cand = np.where(mask[cand], tv_cand, 0.0)
+    group_var = np.bincount(inv, weights=tv_cand)
     big = group_var >= limit
     return float(r.atom[cand][first][big].max() / math.sqrt(var)) if big.any() else 0.0
 

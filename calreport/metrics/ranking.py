@@ -30,6 +30,7 @@ from calreport.metrics._auc_kernels import (  # noqa: F401  (some re-exported fo
     _pair_sums,
     _power_of_two_scale,
     _ratio,
+    top_label,
 )
 
 __all__ = [
@@ -69,9 +70,8 @@ def _class_auc(
     if packed is not None:
         ss, negative = packed
         if want_cw:
-            cw = np.subtract(1.0, ss)
-            np.copyto(cw, ss, where=ss >= threshold)
-            weights.append(cw)
+            # the confidences, recomputed from the sorted scores chunk by chunk
+            weights.append(lambda sl: top_label(ss[sl], threshold))
     elif w is None:
         # the confidence itself rides along as the payload: nothing to gather
         key = _keyed(scores, pos, conf)
@@ -89,6 +89,17 @@ def _class_auc(
             weights.append(ws * conf[rows])
     res = _pair_auc(ss, negative, weights)
     return (res[0] if want_auc else nan), (res[-1] if want_cw else nan)
+
+
+def _binary_auc(scores: np.ndarray, pos: np.ndarray, conf: np.ndarray | None,
+                w: np.ndarray | None, *, want_auc: bool = True, threshold: float = 0.5
+                ) -> tuple[float, float]:
+    """AUC and cwAUC (``conf`` given) of the positive class of a binary problem, from
+    validated arrays."""
+    if w is not None:
+        w = _power_of_two_scale(w)
+    thr = None if w is not None else _conf_threshold(scores, conf, threshold)
+    return _class_auc(scores, pos, conf, w, want_auc=want_auc, threshold=thr)
 
 
 def _prepare(
@@ -117,16 +128,15 @@ def _per_class(
     ``conf`` derived at ``threshold`` from the score is not carried in the sort."""
     y, p, c, w, n_classes, binary = _prepare(y_true, proba, conf, sample_weight,
                                              with_conf=with_cw)
-    if w is not None:
-        w = _power_of_two_scale(w)
     c_used = c if with_cw else None
     if binary:
         # class 0 with score 1 - p is the mirror image of class 1: same AUC and cwAUC
-        scores = p if p.ndim == 1 else p[:, 1]
-        thr = None if w is not None else _conf_threshold(scores, c_used, threshold)
-        a, cw = _class_auc(scores, y == 1, c_used, w, want_auc=want_auc, threshold=thr)
+        a, cw = _binary_auc(p if p.ndim == 1 else p[:, 1], y == 1, c_used, w,
+                            want_auc=want_auc, threshold=threshold)
         per_auc, per_cw = np.array([a, a]), np.array([cw, cw])
     else:
+        if w is not None:
+            w = _power_of_two_scale(w)
         per_auc = np.full(n_classes, np.nan)
         per_cw = np.full(n_classes, np.nan)
         for first in range(0, n_classes, _BLOCK):

@@ -512,7 +512,7 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
     eps = _check_eps(eps)
     r, n_clipped = _rows(conf, correct, sample_weight, eps, weights)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    n_one = float((r.k * (r.raw == 1.0)).sum())
+    n_one = r.ksum_where(r.raw == 1.0)
 
     var_all = _null_moments(r)[0]
     csr_all = r.s_obs / r.denom
@@ -533,7 +533,7 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
             upper = certain_error_upper(n_cw, n_cert)
         else:
             n_cw = float(cr.wrong.sum())
-            ne = cr.denom ** 2 / float((cr.w ** 2).sum())
+            ne = cr.denom ** 2 / cr.sq_weight_sum
             upper = certain_error_upper(ne * wrong_share, ne)
         rest_test = _test(rest, method, n_sim, rng, base) if len(rest.c) else None
     else:
@@ -552,7 +552,7 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
 
     band, reason = _verdict(rest_band, rest_csr, rest_z, rest_test, n_cert, n_cw, upper,
                             eps)
-    kish = (r.denom ** 2 / float((r.w ** 2).sum()) if weights == "importance"
+    kish = (r.denom ** 2 / r.sq_weight_sum if weights == "importance"
             else r.denom)
     test_for_fields = rest_test or all_test
     return RiskResult(

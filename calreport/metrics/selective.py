@@ -17,7 +17,7 @@ from scipy import special
 
 from calreport import _labels as lab
 from calreport import _validate as v
-from calreport.metrics._auc_kernels import sort_in_place
+from calreport.metrics._auc_kernels import aurc_unweighted as _aurc_unweighted
 
 __all__ = [
     "DEFAULT_TAUS",
@@ -100,36 +100,6 @@ def _aurc(c: np.ndarray, ok: np.ndarray, w: np.ndarray | None) -> float:
     cum_w, cum_err, _, total = _risk_coverage(c, ok, w)
     group_w = np.diff(cum_w, prepend=0.0)
     return float(np.dot(group_w, cum_err / cum_w) / total)
-
-
-def _aurc_unweighted(c: np.ndarray, ok: np.ndarray) -> float:
-    """AURC from one sort of packed keys (no argsort, no gathers).
-
-    The bits of a float in [0, 1] order like the number; shifted left by one (the
-    sign bit falls off: -0.0 becomes 0.0) they leave the lowest bit for the error
-    flag, so one ``uint64`` sort orders the confidences and carries the errors.  A
-    tie group starting at ascending position ``s`` is accepted with the ``N - s``
-    rows at least as confident, ``E - E_<s`` of them errors (exact integer counts).
-    """
-    n = c.shape[0]
-    key = c.view(np.uint64) << np.uint64(1)
-    key |= ok == 0.0
-    sort_in_place(key)
-    err_before = np.zeros(n + 1, dtype=np.int64)
-    # the low byte of each key holds its error flag (no N-row uint64 temporary)
-    np.cumsum((key.view(np.uint8)[::8] if np.little_endian else key) & 1, dtype=np.int64,
-              out=err_before[1:])
-    total_err = int(err_before[-1])
-    key >>= np.uint64(1)
-    new = key[1:] != key[:-1]
-    if bool(new.all()):  # no ties: row i is a group of 1 with cum_w = n - i (no index arrays)
-        del new, key
-        return float((np.subtract(total_err, err_before[:-1]) / np.arange(n, 0, -1)).sum() / n)
-    starts = np.flatnonzero(np.concatenate(([True], new)))
-    group_w = np.diff(np.append(starts, n))
-    cum_w = n - starts
-    cum_err = total_err - err_before[starts]
-    return float((group_w * (cum_err / cum_w)).sum() / n)
 
 
 # --------------------------------------------------------------------- at one tau
@@ -620,6 +590,12 @@ def aurc(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
     >>> round(aurc([0.9, 0.8, 0.8, 0.6], [1, 1, 0, 0]), 6)  # (0 + 2 * 1/3 + 1/2) / 4
     0.291667
     """
+    c = v.check_probability(conf, "conf")
+    w = v.check_sample_weight(sample_weight, c.shape[0])
+    if w is None:  # the flags as bool, not as a float copy
+        ok = lab.binary_flags(correct, "correct")
+        v.check_consistent_length(conf=c.shape[0], correct=ok.shape[0])
+        return _aurc_unweighted(c, ok)
     return _aurc(*_prepare(conf, correct, sample_weight))
 
 
