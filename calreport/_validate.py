@@ -364,17 +364,20 @@ def missing_values_error(name: str, count: int, first_label: Any, *,
     )
 
 
-def check_class_codes(y: Any, n_classes: int, name: str = "y_true") -> np.ndarray:
+def check_class_codes(y: Any, n_classes: int, name: str = "y_true", *,
+                      copy: bool = True) -> np.ndarray:
     """Return integer class codes ``0..n_classes-1`` as int64 (vectorised check).
 
     Accepts integer, boolean or integer-valued float arrays; labels of any other kind
     must be encoded first (e.g. with :meth:`calreport.ConfidenceProfile.from_arrays`).
+    ``copy=False``: a valid NumPy integer array comes back as it is, in its own
+    integer type (for a caller that only reads it and converts what it computes on).
     """
     arr = y if hasattr(y, "to_numpy") else np.asarray(y)
     if isinstance(arr, np.ndarray) and arr.dtype.kind in "biu" and arr.ndim == 1 and arr.size:
         vals = arr  # integers need no float round trip
         if vals.min() >= 0 and vals.max() <= n_classes - 1:
-            return vals.astype(np.int64)  # always a new array
+            return vals.astype(np.int64) if copy or vals.dtype.kind == "b" else vals
         bad = (vals < 0) | (vals > n_classes - 1)
     else:
         try:

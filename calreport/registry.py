@@ -299,9 +299,8 @@ def _view(p: ConfidenceProfile, s: Settings) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _scoring_args(p: ConfidenceProfile) -> tuple[np.ndarray, np.ndarray]:
-    if p.score is not None:
-        return (p.y_true == 1).astype(np.float64), p.score
-    return p.y_true, p.proba
+    # a binary profile's label codes are 0/1 (classes[1] the positive class)
+    return p.y_true, (p.score if p.score is not None else p.proba)
 
 
 def _lcs(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:

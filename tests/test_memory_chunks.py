@@ -147,3 +147,77 @@ def test_aurc_in_chunks_equals_its_definition(monkeypatch, chunk):
     monkeypatch.setattr(_auc_kernels, "_AURC_CHUNK", chunk)
     assert selective.aurc(c, ok) == pytest.approx(ref, rel=1e-12)
     assert selective.aurc(c, ok.astype(float)) == pytest.approx(ref, rel=1e-12)
+
+
+def test_corp_without_ties_in_chunks_equals_isotonic_regression(monkeypatch):
+    from sklearn.isotonic import IsotonicRegression
+
+    from calreport.metrics import corp
+
+    s, y = _data(3_001)
+    s = np.sort(s + np.arange(s.size) * 1e-9)  # distinct scores: the path without ties
+    yf = y.astype(float)
+    monkeypatch.setattr(corp, "_SCORE_CHUNK", 64)
+    got = corp._decomposition_sorted(s, yf, None, "brier")
+    recal = IsotonicRegression().fit_transform(s, yf)
+    score = float(np.mean((s - yf) ** 2))
+    s_recal = float(np.mean((recal - yf) ** 2))
+    rate = float(yf.mean())
+    assert got.score == pytest.approx(score, rel=1e-12)
+    assert got.mcb == pytest.approx(score - s_recal, rel=1e-10)
+    assert got.dsc == pytest.approx(rate * (1 - rate) - s_recal, rel=1e-10)
+
+
+def test_brier_and_cwsa_in_blocks_equal_direct_sums(monkeypatch):
+    from sklearn.metrics import brier_score_loss
+
+    from calreport.metrics import scoring, selective
+
+    s, y = _data(5_003)
+    w = np.random.default_rng(2).uniform(0.1, 2.0, s.size)
+    monkeypatch.setattr(scoring, "_BLOCK_ENTRIES", 100)
+    monkeypatch.setattr(selective, "_SUM_BLOCK", 100)
+    assert scoring.brier_score(y.astype(np.int8), s) == pytest.approx(
+        brier_score_loss(y, s), rel=1e-12)
+    assert scoring.brier_score(y, s, sample_weight=w) == pytest.approx(
+        brier_score_loss(y, s, sample_weight=w), rel=1e-12)
+    conf = np.where(s >= 0.5, s, 1 - s)
+    ok = (s >= 0.5) == y
+    tau = 0.6
+    phi = np.where(conf >= tau, (conf - tau) / (1 - tau), 0.0)
+    ref = float((2 * phi * ok - phi).sum() / np.count_nonzero(conf >= tau))
+    assert selective.cwsa(conf, ok, tau=tau) == pytest.approx(ref, rel=1e-12)
+
+
+def test_classwise_ece_in_blocks_equals_one_pass(monkeypatch):
+    from calreport.metrics import classwise
+
+    s, y = _data(5_003)
+    full = np.asfortranarray(np.column_stack([1 - s, s]))
+    whole = classwise.classwise_ece(y.astype(np.int8), full)
+    monkeypatch.setattr(classwise, "_BLOCK_ENTRIES", 77)
+    assert classwise.classwise_ece(y.astype(np.int8), full) == pytest.approx(whole,
+                                                                            rel=1e-12)
+    # the (K, M) cells by hand: |sum outcome - sum score| per uniform bin, both classes
+    ref = 0.0
+    for p_col, hit in ((1 - s, ~y), (s, y)):
+        # (lo, hi] bins: a score on an edge goes to the lower bin
+        b = np.where(p_col * 15 == np.floor(p_col * 15),
+                     np.maximum(np.minimum((p_col * 15).astype(int), 15) - 1, 0),
+                     np.minimum((p_col * 15).astype(int), 14))
+        ref += np.abs(np.bincount(b, weights=hit.astype(float), minlength=15)
+                      - np.bincount(b, weights=p_col, minlength=15)).sum() / s.size
+    assert whole == pytest.approx(ref / 2, rel=1e-12)
+
+
+def test_reflected_kde_in_chunks_equals_one_pass(monkeypatch):
+    from calreport.metrics import local
+
+    s, _ = _data(200_003)
+    s = np.sort(s)
+    x = np.linspace(0.05, 0.95, 19)
+    whole, bw = local._reflected_kde(s, x)
+    monkeypatch.setattr(local, "_KDE_CHUNK", 999)
+    part, bw2 = local._reflected_kde(s, x)
+    assert bw2 == bw
+    np.testing.assert_allclose(part, whole, rtol=1e-12)

@@ -31,6 +31,7 @@ from scipy import optimize, special
 from threadpoolctl import ThreadpoolController
 
 from calreport import _validate as v
+from calreport.metrics._bpm_fit import CLIP, _bin_statistics, _design, _newton_fit
 from calreport.metrics.local import _sorted_sample
 
 __all__ = [
@@ -42,10 +43,6 @@ __all__ = [
     "tce_integral",
 ]
 
-#: Bin mean confidences are clipped to ``[CLIP, 1 - CLIP]`` before taking logarithms
-#: in the fit (as the authors' code does); crossings of ``g`` with the diagonal are
-#: searched in that range.
-CLIP = 1e-10
 #: Bins of all binnings above which the fit starts from the coarsest binning's optimum.
 _WARM_START_BINS = 2000
 
@@ -205,26 +202,6 @@ def bpm_bin_counts(n: int, *, min_bin: int = 20, max_bin: int = 100,
 _sorted_inputs = functools.partial(_sorted_sample, names=("conf", "correct"))
 
 
-def _bin_statistics(s: np.ndarray, hit: np.ndarray, ks: tuple[int, ...]
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mean confidence, hit count and size of every bin of every binning (sorted input)."""
-    n = s.shape[0]
-    means, hits, sizes = [], [], []
-    for k in ks:  # a handful of binnings; each is one vectorised reduction
-        edges = (np.arange(k + 1, dtype=np.int64) * n) // k
-        size = np.diff(edges).astype(np.float64)
-        means.append(np.add.reduceat(s, edges[:-1]) / size)
-        hits.append(np.add.reduceat(hit, edges[:-1]))
-        sizes.append(size)
-    return np.concatenate(means), np.concatenate(hits), np.concatenate(sizes)
-
-
-def _design(s: np.ndarray) -> np.ndarray:
-    """Columns ``(ln s, -ln(1 - s), 1)`` of the curve's logit, ``s`` clipped."""
-    s = np.clip(s, CLIP, 1.0 - CLIP)
-    return np.column_stack([np.log(s), -np.log1p(-s), np.ones_like(s)])
-
-
 def fit_bpm_curve(conf: Any, correct: Any, *, min_bin: int = 20, max_bin: int = 100,
                   n_binnings: int = 11) -> BpmFit:
     """Fit the binomial-process calibration curve of Dong et al. (2025) by maximum likelihood.
@@ -309,6 +286,7 @@ def _fit_sorted(s: np.ndarray, hit: np.ndarray, ks: tuple[int, ...]) -> BpmFit:
     """The likelihood fit of :func:`fit_bpm_curve` on validated, sorted input."""
     means, hits, sizes = _bin_statistics(s, hit, ks)
     design, total = _design(means), float(sizes.sum())
+    del means  # the design's columns are all the fit reads of it
 
     def neg_loglik(theta: np.ndarray) -> tuple[float, np.ndarray]:
         eta = design @ theta
@@ -335,41 +313,6 @@ def _fit_sorted(s: np.ndarray, hit: np.ndarray, ks: tuple[int, ...]) -> BpmFit:
     return BpmFit(*(float(t) for t in theta), bin_counts=ks, n=int(s.shape[0]),
                   log_likelihood=-float(value) * total,
                   converged=bool(np.max(np.abs(grad)) <= 1e-6))
-
-
-def _newton_fit(design: np.ndarray, sizes: np.ndarray, hits: np.ndarray,
-                start: np.ndarray | None = None) -> np.ndarray | None:
-    """The optimum by damped Newton steps (gradient ``X^T (m sigma - h)``, Hessian
-    ``X^T diag(m sigma (1 - sigma)) X``), or None unless it is a KKT point of the
-    bounded problem (``a, b >= 0``, gradient <= 1e-9): L-BFGS-B takes over then."""
-    scale, theta = float(sizes.sum()), np.array([1.0, 1.0, 0.0]) if start is None else start
-
-    def f(eta: np.ndarray) -> float:
-        return float(np.sum(sizes * np.logaddexp(0.0, eta) - hits * eta)) / scale
-
-    # eta = design @ theta and f of the accepted point carry into the next step
-    f0, columns = f(eta := design @ theta), np.ascontiguousarray(design.T)  # Hessian: (3, M)
-    for _ in range(60):
-        mu = special.expit(eta)
-        grad = design.T @ (sizes * mu - hits) / scale
-        try:
-            step = -np.linalg.solve((columns * (sizes * mu * (1 - mu))) @ columns.T / scale, grad)
-        except np.linalg.LinAlgError:
-            return None
-        decrement, t = -float(grad @ step), 1.0
-        if not decrement > 1e-28:  # converged (or not finite)
-            break
-        while t > 1e-12:  # backtracking (Armijo) line search
-            eta_trial = design @ (trial := theta + t * step)
-            if not (f_trial := f(eta_trial)) > f0 - 1e-4 * t * decrement:
-                break
-            t *= 0.5
-        if t <= 1e-12:
-            break
-        theta, eta, f0 = trial, eta_trial, f_trial
-    grad = design.T @ (sizes * special.expit(eta) - hits) / scale
-    ok = np.isfinite(theta).all() and (theta[:2] >= 0.0).all() and np.abs(grad).max() <= 1e-9
-    return theta if ok else None
 
 
 # ---------------------------------------------------------------------- integration

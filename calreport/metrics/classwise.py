@@ -41,7 +41,8 @@ def _prepare(
     if p.ndim == 1:
         # binary input: the two columns (1 - p, p)
         p = np.column_stack([1.0 - p, p])
-    y = v.check_class_codes(y_true, p.shape[1], "y_true")
+    # the codes in their own integer type (a profile's int8): converted block by block
+    y = v.check_class_codes(y_true, p.shape[1], "y_true", copy=False)
     v.check_consistent_length(y_true=y.shape[0], proba=p.shape[0])
     w = v.check_sample_weight(sample_weight, p.shape[0])
     return y, p, w, n_bins
@@ -66,6 +67,7 @@ def _cell_sums(
         codes += offset
         vals = block if w is None else block * w[start:start + step, None]
         score += np.bincount(codes.ravel(), weights=vals.ravel(), minlength=cells)
+    y = y.astype(np.int64, copy=False)
     true_score = p[np.arange(n), y]
     true_codes = y * n_bins + np.searchsorted(inner, true_score, side="left")
     outcome = np.bincount(true_codes, weights=w, minlength=cells).astype(np.float64)
@@ -80,19 +82,24 @@ def _cell_sums_by_column(
     each contiguous column is binned by arithmetic (the same bins as the binary
     search, :func:`calreport.metrics._bins._assign_uniform`) and summed on its own."""
     n, k = p.shape
-    score = np.empty((k, n_bins))
-    outcome = np.empty((k, n_bins))
-    for j in range(k):  # a few columns (binary: two)
-        col = p[:, j]
-        idx = _assign_uniform(col, n_bins)
-        score[j] = np.bincount(idx, weights=col if w is None else col * w, minlength=n_bins)
-        hit = y == j
-        if w is None:
-            # rows of class j counted in bins n_bins..2 n_bins - 1: one integer pass
-            idx += hit * n_bins
-            outcome[j] = np.bincount(idx, minlength=2 * n_bins)[n_bins:]
-        else:
-            outcome[j] = np.bincount(idx, weights=np.where(hit, w, 0.0), minlength=n_bins)
+    score = np.zeros((k, n_bins))
+    outcome = np.zeros((k, n_bins))
+    for lo in range(0, n, _BLOCK_ENTRIES):  # blocks of rows: no N-row temporaries
+        rows = slice(lo, lo + _BLOCK_ENTRIES)
+        yb, wb = y[rows], (None if w is None else w[rows])
+        for j in range(k):  # a few columns (binary: two)
+            col = p[rows, j]
+            idx = _assign_uniform(col, n_bins)
+            score[j] += np.bincount(idx, weights=col if wb is None else col * wb,
+                                    minlength=n_bins)
+            hit = yb == j
+            if wb is None:
+                # rows of class j counted in bins n_bins..2 n_bins - 1: one integer pass
+                idx += hit * n_bins
+                outcome[j] += np.bincount(idx, minlength=2 * n_bins)[n_bins:]
+            else:
+                outcome[j] += np.bincount(idx, weights=np.where(hit, wb, 0.0),
+                                          minlength=n_bins)
     total = float(n if w is None else w.sum())
     return score, outcome, total
 

@@ -20,6 +20,7 @@ fit costs one sort plus a linear-time PAV: O(N log N).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -419,13 +420,36 @@ def _interp_rows(x_new: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> np.ndarra
 # ---------------------------------------------------------------------- decomposition
 
 
-def _mean_score(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, rule: str) -> float:
+#: Rows per chunk of the score sums of large samples (no N-row temporaries).
+_SCORE_CHUNK = 1 << 16
+
+
+def _chunked_sum(part: Callable[[slice], float], n: int) -> float:
+    return sum(part(slice(lo, lo + _SCORE_CHUNK)) for lo in range(0, n, _SCORE_CHUNK))
+
+
+def _group_score(events: np.ndarray, weight: np.ndarray | None, p: np.ndarray,
+                 rule: str) -> float:
+    """``sum_j E_j S(p_j, 1) + (W_j - E_j) S(p_j, 0)`` (``weight`` None: ``W_j = 1``)."""
+    misses = 1.0 - events if weight is None else weight - events
     if rule == "brier":
-        loss = (p - y) ** 2
-    else:
-        q = np.clip(p, _LOG_EPS, 1.0 - _LOG_EPS)
-        loss = -(special.xlogy(y, q) + special.xlogy(1.0 - y, 1.0 - q))
-    return float(loss.mean() if w is None else np.dot(w, loss) / w.sum())
+        return float(np.sum(events * (1.0 - p) ** 2 + misses * p ** 2))
+    q = np.clip(p, _LOG_EPS, 1.0 - _LOG_EPS)
+    return -float(np.sum(special.xlogy(events, q) + special.xlogy(misses, 1.0 - q)))
+
+
+def _mean_score(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, rule: str) -> float:
+    def part(sl: slice) -> float:
+        pc, yc = p[sl], y[sl]
+        if rule == "brier":
+            loss = (pc - yc) ** 2
+        else:
+            q = np.clip(pc, _LOG_EPS, 1.0 - _LOG_EPS)
+            loss = -(special.xlogy(yc, q) + special.xlogy(1.0 - yc, 1.0 - q))
+        return float(loss.sum() if w is None else np.dot(w[sl], loss))
+
+    total = _chunked_sum(part, p.size)
+    return total / (p.size if w is None else float(w.sum()))
 
 
 def _base_rate_score(rate: float, rule: str) -> float:
@@ -520,9 +544,18 @@ def _decomposition_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
     """
     new = s[1:] != s[:-1]
     if w is None and bool(new.all()):
-        # no tied scores: every row is its own group (no index arrays of N rows)
+        # no tied scores: every row is its own group of weight 1 (no index arrays or
+        # unit weights of N rows); the fit is that of the 0/1 outcomes themselves
         del new
-        weight, events = np.ones(s.size), y
+        recal = _pav_pooled(y.astype(np.float64, copy=False), None)
+        total, rate = float(s.size), float(np.sum(y)) / s.size
+        s_recal = _chunked_sum(lambda sl: _group_score(y[sl], None, recal[sl], rule),
+                               s.size)
+        del recal
+        s_forecast = _mean_score(s, y, None, rule)
+        s_ref = _base_rate_score(rate, rule)
+        return CorpDecomposition(score=s_forecast, mcb=s_forecast - s_recal / total,
+                                 dsc=s_ref - s_recal / total, unc=s_ref, rule=rule)
     else:
         first = np.concatenate(([0], np.flatnonzero(new) + 1))
         del new
@@ -537,12 +570,7 @@ def _decomposition_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
     total = float(weight.sum())
     recal = _pav_pooled(events / weight, weight)
     rate = float(events.sum()) / total
-    if rule == "brier":
-        s_recal = float(np.sum(events * (1.0 - recal) ** 2 + (weight - events) * recal ** 2))
-    else:
-        q = np.clip(recal, _LOG_EPS, 1.0 - _LOG_EPS)
-        s_recal = -float(np.sum(special.xlogy(events, q) + special.xlogy(weight - events, 1.0 - q)))
-    s_recal /= total
+    s_recal = _group_score(events, weight, recal, rule) / total
     s_forecast = _mean_score(s, y, w, rule)
     s_ref = _base_rate_score(rate, rule)
     return CorpDecomposition(score=s_forecast, mcb=s_forecast - s_recal,

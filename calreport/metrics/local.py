@@ -426,6 +426,10 @@ def _reflected_bw(s_sorted: np.ndarray) -> float:
     return 0.9 * scale * m ** (-0.2)
 
 
+#: Rows per chunk of the linear binning of :func:`_reflected_kde`.
+_KDE_CHUNK = 1 << 16
+
+
 def _reflected_kde(s_sorted: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, float]:
     """Gaussian KDE of the reflected sample ``{-s, s, 2 - s}`` at ``x`` in [0, 1].
 
@@ -449,11 +453,13 @@ def _reflected_kde(s_sorted: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, flo
         return dens, bw
     bw = _reflected_bw(s)
     m = max(1024, math.ceil(_KDE_NODES_PER_BW / bw))
-    pos = s * m
-    i0 = np.minimum(pos.astype(np.int64), m - 1)
-    frac_up = pos - i0
-    counts = (np.bincount(i0, weights=1.0 - frac_up, minlength=m + 1)
-              + np.bincount(i0 + 1, weights=frac_up, minlength=m + 1))
+    counts = np.zeros(m + 1)
+    for lo in range(0, n, _KDE_CHUNK):  # linear binning by chunks: no N-row temporaries
+        pos = s[lo:lo + _KDE_CHUNK] * m
+        i0 = np.minimum(pos.astype(np.int64), m - 1)
+        frac_up = pos - i0
+        counts += (np.bincount(i0, weights=1.0 - frac_up, minlength=m + 1)
+                   + np.bincount(i0 + 1, weights=frac_up, minlength=m + 1))
     # extended node t = (i - m) / m, i = 0..3m: images -s, s and 2 - s
     ext = np.zeros(3 * m + 1)
     ext[: m + 1] += counts[::-1]

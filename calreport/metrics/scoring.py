@@ -47,12 +47,13 @@ def _average(values: np.ndarray, w: np.ndarray | None) -> float:
 
 
 def _labels_and_proba(
-    y_true: Any, proba: Any, sample_weight: Any
+    y_true: Any, proba: Any, sample_weight: Any, *, copy: bool = True
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Validated probabilities (1-D binary or (N, K)), integer labels and weights."""
+    """Validated probabilities (1-D binary or (N, K)), integer labels and weights
+    (``copy=False``: integer labels in their own type, see ``check_class_codes``)."""
     p = v.check_proba_matrix(proba, "proba")
     n_classes = 2 if p.ndim == 1 else p.shape[1]
-    y = v.check_class_codes(y_true, n_classes, "y_true")
+    y = v.check_class_codes(y_true, n_classes, "y_true", copy=copy)
     v.check_consistent_length(y_true=y.shape[0], proba=p.shape[0])
     w = v.check_sample_weight(sample_weight, p.shape[0])
     return y, p, w
@@ -106,9 +107,16 @@ def brier_score(y_true: Any, proba: Any, *, sample_weight: Any = None) -> float:
     >>> round(brier_score([0, 1, 2], [[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.2, 0.2, 0.6]]), 6)
     0.146667
     """
-    y, p, w = _labels_and_proba(y_true, proba, sample_weight)
+    y, p, w = _labels_and_proba(y_true, proba, sample_weight, copy=False)
     if p.ndim == 1:
-        loss = (p - (y == 1)) ** 2
+        # blocks of rows: no N-row temporaries
+        total = 0.0
+        for start in range(0, p.shape[0], _BLOCK_ENTRIES):
+            rows = slice(start, start + _BLOCK_ENTRIES)
+            d = p[rows] - (y[rows] == 1)
+            d *= d
+            total += float(d.sum() if w is None else (w[rows] * d).sum())
+        return total / (p.shape[0] if w is None else float(w.sum()))
     else:
         # a block of rows at a time: no N x K copy of the probabilities
         n, k = p.shape

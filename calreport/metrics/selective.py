@@ -42,11 +42,13 @@ _NORMALIZE = ("selected", "all")
 
 # ----------------------------------------------------------------------------- core
 def _prepare(
-    conf: Any, correct: Any, sample_weight: Any
+    conf: Any, correct: Any, sample_weight: Any, *, flags: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Validated confidence, correctness (float 0/1) and weights (None when absent)."""
+    """Validated confidence, correctness (float 0/1; ``flags``: bool, not copied) and
+    weights (None when absent)."""
     c = v.check_probability(conf, "conf")
-    ok = lab.binary_outcome(correct, "correct")
+    ok = lab.binary_flags(correct, "correct") if flags else lab.binary_outcome(correct,
+                                                                              "correct")
     v.check_consistent_length(conf=c.shape[0], correct=ok.shape[0])
     w = v.check_sample_weight(sample_weight, c.shape[0])
     return c, ok, w
@@ -60,20 +62,33 @@ def _check_taus(taus: Any) -> np.ndarray:
     return t
 
 
+#: Rows per block of the unweighted sums of :func:`_selected_sums`.
+_SUM_BLOCK = 1 << 16
+
+
 def _selected_sums(c: np.ndarray, ok: np.ndarray, w: np.ndarray | None,
                    tau: float) -> dict[str, float]:
     """Weighted sums over S_tau = {c >= tau} at one threshold."""
-    sel = c >= tau
     # sums, not np.dot (BLAS threads stall on a busy machine)
     if w is None:
-        # phi * 1[c >= tau] = max(c - tau, 0) / (1 - tau): no compress of the rows
-        gap = c - tau
-        np.maximum(gap, 0.0, out=gap)
+        # phi * 1[c >= tau] = max(c - tau, 0) / (1 - tau): no compress of the rows;
+        # blocks of rows, so no temporary holds N rows
+        selected = correct = 0
+        phi = phi_correct = 0.0
+        for lo in range(0, c.shape[0], _SUM_BLOCK):
+            cb, okb = c[lo:lo + _SUM_BLOCK], ok[lo:lo + _SUM_BLOCK]
+            sel = cb >= tau
+            selected += int(np.count_nonzero(sel))
+            correct += int(np.count_nonzero(np.logical_and(sel, okb)))
+            gap = cb - tau
+            np.maximum(gap, 0.0, out=gap)
+            phi += float(gap.sum())
+            phi_correct += float((gap * okb).sum())
         scale = 1.0 - tau
-        return {"total": float(c.shape[0]), "selected": float(np.count_nonzero(sel)),
-                "correct": float(np.count_nonzero(np.logical_and(sel, ok))),
-                "phi": float(gap.sum() / scale),
-                "phi_correct": float((gap * ok).sum() / scale)}
+        return {"total": float(c.shape[0]), "selected": float(selected),
+                "correct": float(correct), "phi": phi / scale,
+                "phi_correct": phi_correct / scale}
+    sel = c >= tau
     phi = (c[sel] - tau) / (1.0 - tau)
     ok_sel = ok[sel]
     ws = w[sel]
@@ -193,7 +208,7 @@ def selective_accuracy(
     0.6666666666666666
     """
     t = v.check_tau(tau)
-    s = _selected_sums(*_prepare(conf, correct, sample_weight), t)
+    s = _selected_sums(*_prepare(conf, correct, sample_weight, flags=True), t)
     return _ratio(s["correct"], s["selected"])
 
 
@@ -310,7 +325,7 @@ def cwsa(
     """
     t = v.check_tau(tau)
     v.check_option(normalize, "normalize", _NORMALIZE)
-    s = _selected_sums(*_prepare(conf, correct, sample_weight), t)
+    s = _selected_sums(*_prepare(conf, correct, sample_weight, flags=True), t)
     return _cwsa_ratio(2.0 * s["phi_correct"] - s["phi"], s, normalize)
 
 
@@ -362,7 +377,7 @@ def cwsa_plus(
     """
     t = v.check_tau(tau)
     v.check_option(normalize, "normalize", _NORMALIZE)
-    s = _selected_sums(*_prepare(conf, correct, sample_weight), t)
+    s = _selected_sums(*_prepare(conf, correct, sample_weight, flags=True), t)
     return _cwsa_ratio(s["phi_correct"], s, normalize)
 
 

@@ -1,0 +1,88 @@
+"""Numerical kernels of the binomial-process curve fit of :mod:`calreport.metrics.bpm`.
+
+The bin statistics of the equal-mass binnings, the design of the curve's logit and
+the damped Newton steps of the maximum-likelihood fit (Dong, Jiang, Pan and Yu 2025,
+AAAI, arXiv:2412.10658, section 3.1, Eqs. 8-9).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+#: Bin mean confidences are clipped to ``[CLIP, 1 - CLIP]`` before taking logarithms
+#: in the fit (as the authors' code does); crossings of ``g`` with the diagonal are
+#: searched in that range.
+CLIP = 1e-10
+
+
+def _bin_statistics(s: np.ndarray, hit: np.ndarray, ks: tuple[int, ...]
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean confidence, hit count and size of every bin of every binning (sorted input)."""
+    n = s.shape[0]
+    total = int(sum(ks))
+    means, hits, sizes = np.empty(total), np.empty(total), np.empty(total)
+    at = 0
+    for k in ks:  # a handful of binnings; each is one vectorised reduction, in place
+        edges = (np.arange(k + 1, dtype=np.int64) * n) // k
+        part = slice(at, at + k)
+        np.subtract(edges[1:], edges[:-1], out=sizes[part], casting="unsafe")
+        np.divide(np.add.reduceat(s, edges[:-1]), sizes[part], out=means[part])
+        hits[part] = np.add.reduceat(hit, edges[:-1])
+        at += k
+    return means, hits, sizes
+
+
+def _design(s: np.ndarray) -> np.ndarray:
+    """Columns ``(ln s, -ln(1 - s), 1)`` of the curve's logit, ``s`` clipped."""
+    s = np.clip(s, CLIP, 1.0 - CLIP)
+    # column-major: each column contiguous, and the transpose a C-ordered (3, M) view
+    out = np.empty((s.shape[0], 3), order="F")
+    np.log(s, out=out[:, 0])
+    np.log1p(np.negative(s, out=s), out=out[:, 1])
+    np.negative(out[:, 1], out=out[:, 1])
+    out[:, 2] = 1.0
+    return out
+
+
+def _newton_fit(design: np.ndarray, sizes: np.ndarray, hits: np.ndarray,
+                start: np.ndarray | None = None) -> np.ndarray | None:
+    """The optimum by damped Newton steps (gradient ``X^T (m sigma - h)``, Hessian
+    ``X^T diag(m sigma (1 - sigma)) X``), or None unless it is a KKT point of the
+    bounded problem (``a, b >= 0``, gradient <= 1e-9): L-BFGS-B takes over then."""
+    scale, theta = float(sizes.sum()), np.array([1.0, 1.0, 0.0]) if start is None else start
+
+    def f(eta: np.ndarray) -> float:
+        loss = np.logaddexp(0.0, eta)  # m softplus(eta) - h eta, one temporary more
+        loss *= sizes
+        loss -= hits * eta
+        return float(np.sum(loss)) / scale
+
+    # eta = design @ theta and f of the accepted point carry into the next step
+    f0, columns = f(eta := design @ theta), np.ascontiguousarray(design.T)  # Hessian: (3, M)
+    for _ in range(60):
+        mu = special.expit(eta)
+        grad = design.T @ (sizes * mu - hits) / scale
+        curv = sizes * mu
+        curv *= 1 - mu
+        # X^T diag(curv) X row by row: one (M,) temporary, not a (3, M) one
+        hess = np.stack([columns @ (columns[i] * curv) for i in range(3)])
+        del mu, curv  # not needed by the line search
+        try:
+            step = -np.linalg.solve(hess / scale, grad)
+        except np.linalg.LinAlgError:
+            return None
+        decrement, t = -float(grad @ step), 1.0
+        if not decrement > 1e-28:  # converged (or not finite)
+            break
+        while t > 1e-12:  # backtracking (Armijo) line search
+            eta_trial = design @ (trial := theta + t * step)
+            if not (f_trial := f(eta_trial)) > f0 - 1e-4 * t * decrement:
+                break
+            t *= 0.5
+        if t <= 1e-12:
+            break
+        theta, eta, f0 = trial, eta_trial, f_trial
+    grad = design.T @ (sizes * special.expit(eta) - hits) / scale
+    ok = np.isfinite(theta).all() and (theta[:2] >= 0.0).all() and np.abs(grad).max() <= 1e-9
+    return theta if ok else None
