@@ -156,7 +156,9 @@ class CalibrationResult:
         else:
             index = self.index
             if self.ci is None:
-                out = pd.DataFrame([[g.get(c) for c in cols] for g in self.groups],
+                nan = math.nan  # the values' own lookups: one row of floats a group
+                out = pd.DataFrame([[v.get(c, nan) for c in cols]
+                                    for v in (g.values for g in self.groups)],
                                    index=index, columns=pd.Index(cols, name="metric"),
                                    dtype=np.float64)
             else:
