@@ -13,6 +13,7 @@ import math
 import re
 import warnings
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -159,12 +160,18 @@ def _segmented(split: Split, names: list[str], s: Settings, with_risk: bool = Fa
     # groups; a few large groups keep the single-group code (its shared presort)
     many = p.n <= _ROWS_PER_GROUP * max(1, n_groups)
     fast = [m for m in names if segmentable(m, s, refits=many)]
+    risk_job = None
+    if "p_risk" in names and "p_risk" not in fast and not with_risk and (
+            p.sample_weight is None or p.weights == "importance"):
+        # P_risk's Monte Carlo null beside the other metrics: both read the validated
+        # arrays only, and their NumPy work runs outside the GIL
+        pool = ThreadPoolExecutor(1)
+        risk_job = pool.submit(_grouped_p_risk, split, s, codes, batched=many)
+        pool.shutdown(wait=False)
     values = segmented_values(p, codes, n_groups + 1, s, fast)
     out: dict[str, np.ndarray] = {k: v[:n_groups] for k, v in values.items()}
-    if "p_risk" in names and "p_risk" not in out and not with_risk and (
-            p.sample_weight is None or p.weights == "importance"):
-        out["p_risk"], out["_p_risk_method"], out["_p_risk_reason"] = _grouped_p_risk(
-            split, s, codes, batched=many)
+    if risk_job is not None:
+        out["p_risk"], out["_p_risk_method"], out["_p_risk_reason"] = risk_job.result()
     return out
 
 
