@@ -60,6 +60,8 @@ class GroupSums:
         self._bins: dict[str, np.ndarray] = {}
         self._bin_codes: np.ndarray | None = None
         self._auc: tuple[np.ndarray, np.ndarray] | None = None
+        #: work shared with the refitted metrics of the same call (the row order)
+        self.shared: dict[str, Any] = {}
 
     def sum(self, col: str) -> np.ndarray:
         """Weighted sum of a column per group."""
@@ -103,14 +105,19 @@ class GroupSums:
         """Macro AUC and cwAUC per group over the classes with both outcomes there."""
         if self._auc is None:
             p = self.p
+            order = None
             if p.score is not None:
                 classes = [(1, p.score)]
+                if (self.s.view or p.default_view) == "positive":
+                    # the refits' order by (group, score, outcome) sorts by (group,
+                    # score): one sort for both (tie blocks are taken whole)
+                    order = _group_order(p, self.codes, self.s, self.shared)
             else:
                 classes = [(k, p.proba[:, k]) for k in range(p.proba.shape[1])]
             aucs, cws = [], []
             for k, score in classes:
                 a, c = _segmented_auc(score, p.y_true == k, p.conf, self.w, self.codes,
-                                      self.g)
+                                      self.g, order)
                 aucs.append(a)
                 cws.append(c)
             self._auc = (_nanmean_columns(np.column_stack(aucs)),
@@ -154,9 +161,12 @@ def _cumsum_within(x: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 
 def _segmented_auc(score: np.ndarray, pos: np.ndarray, conf: np.ndarray, w: np.ndarray,
-                   codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
-    """Binary AUC and cwAUC of every group from one sort by (group, score); ties ½."""
-    order = sort_within(codes, n_groups, score)
+                   codes: np.ndarray, n_groups: int, order: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Binary AUC and cwAUC of every group from one sort by (group, score); ties ½
+    (``order``: such a sort already made)."""
+    if order is None:
+        order = sort_within(codes, n_groups, score)
     g, sc, ps = codes[order], score[order], pos[order]
     wo, co = w[order], conf[order]
     out = []
@@ -198,7 +208,7 @@ def segmented_values(p: ConfidenceProfile, codes: np.ndarray, n_groups: int,
     clipped = (p.conf < s.eps) | (p.conf > 1 - s.eps)
     out["n_clipped"] = np.bincount(codes, weights=clipped.astype(np.float64),
                                    minlength=n_groups)
-    cache: dict[str, Any] = {}  # work shared by several refitted metrics of this call
+    cache = sums.shared  # work shared by several metrics of this call
     with np.errstate(divide="ignore", invalid="ignore"):
         for name in names:
             if REGISTRY[name].missing_need(p) is not None:

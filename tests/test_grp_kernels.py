@@ -360,3 +360,48 @@ def test_grouped_lcs_eci_scores_on_the_grid_and_kernel_widths(reach, monkeypatch
         assert lcs[g] == pytest.approx(ref_lcs, rel=1e-11, abs=1e-15, nan_ok=True), g
         assert eci[g] == pytest.approx(ref_eci, rel=1e-11, abs=1e-13, nan_ok=True), g
         assert why.get(g) == ref_why, g
+
+
+def test_grouped_chernoff_floors_match_the_single_group_bound():
+    from calreport.metrics import _grouped_risk, _risk_null, _risk_rows
+
+    rng = np.random.default_rng(12)
+    sizes = rng.integers(5, 120, 60)
+    gl = np.repeat(np.arange(60), sizes)
+    c = rng.uniform(0.5, 0.99, gl.size)
+    order = np.lexsort((c, gl))
+    c = c[order]
+    wrong = rng.random(c.size) < np.where(gl % 3 == 0, 3.0, 1.5) * (1 - c)
+    atom, p = 1.0 / (1.0 - c), 1.0 - c
+    s_obs = np.bincount(gl, weights=atom * wrong)
+    var = np.bincount(gl, weights=atom ** 2 * p * c)
+    tol = 1e-10 * np.maximum(s_obs, sizes)
+    want = np.ones(60, bool)
+    approx = _grouped_risk._approx_floors(gl, atom, p, want, s_obs - tol, var)
+    exact = []
+    for g in range(60):
+        r, _ = _risk_rows._rows(c[gl == g], ~wrong[gl == g], None, 1e-8, "importance",
+                                warn=False)
+        t = 1e-10 * max(r.s_obs, r.denom)
+        exact.append(1.0 - _risk_null.chernoff_upper_tail(r, r.s_obs - t))
+    exact = np.array(exact)
+    assert (exact > 0.5).sum() >= 10  # strongly overconfident groups: floors that bite
+    np.testing.assert_allclose(approx, exact, rtol=0, atol=1e-12)
+
+
+def test_grouped_p_risk_with_certified_groups_equals_each_group_alone():
+    rng = np.random.default_rng(13)
+    codes = np.repeat(np.arange(80), 40)
+    c = rng.uniform(0.6, 0.95, codes.size)
+    # a third of the groups err five times as often as claimed: Chernoff-certified
+    rate = np.where(codes % 3 == 0, np.minimum(5 * (1 - c), 1.0), 1.2 * (1 - c))
+    ok = rng.random(c.size) >= rate
+    values, methods, rest = grouped_p_risk(c, ok, None, codes, 80, eps=1e-8, seed=4)
+    ref = risk._p_risk_trusted([(c[codes == g], ok[codes == g], None) for g in range(80)],
+                               eps=1e-8, method="auto", seed=4)
+    assert rest.size == 0
+    assert [v for v, _ in ref] == values.tolist()
+    assert [m for _, m in ref] == methods.tolist()
+    from calreport.metrics._risk_rows import P_RISKY
+
+    assert (values[codes[::40] % 3 == 0] > P_RISKY).sum() >= 10

@@ -21,7 +21,7 @@ import numpy as np
 
 from calreport.metrics import _risk_null as null
 from calreport.metrics import _risk_rows as rows_mod
-from calreport.metrics._order import sort_within
+from calreport.metrics._order import ranges, sort_within
 
 __all__ = ["grouped_p_risk"]
 
@@ -253,11 +253,21 @@ def _sequential(gl: np.ndarray, loc: np.ndarray, atom: np.ndarray, p: np.ndarray
         thr = (s_obs - tol)[act]
         prob = np.count_nonzero(null_draws < thr[:, None], axis=1) / m
         if look == 0:
+            # the Chernoff floor where P_risk starts above the 1-sigma threshold: first
+            # from the grouped sums (within 1e-12 of the single-group bound); the bound
+            # itself, bit for bit, wherever it could decide something (below)
             want = prob > rows_mod.P_EVIDENCE
-            floor = np.zeros(n)
-            for k in np.flatnonzero(want).tolist():
-                floor[k] = floor_of(k)  # the single-group Chernoff bound, bit for bit
-            certified = floor > rows_mod.P_RISKY
+            floor = _approx_floors(gl, atom, p, want, s_obs - tol, var)
+            exact = ~want
+        # a floor within _FLOOR_MARGIN of P_risk or of the 3-sigma threshold may move the
+        # value, the certification or the stopping rule: those take the exact bound
+        close = ~exact[act] & ((floor[act] >= prob - _FLOOR_MARGIN)
+                               | (floor[act] >= rows_mod.P_RISKY - _FLOOR_MARGIN))
+        for k in act[close].tolist():
+            floor[k] = floor_of(k)  # the single-group Chernoff bound, bit for bit
+        exact[act[close]] = True
+        if look == 0:
+            certified = exact & (floor > rows_mod.P_RISKY)
         # the power is read at this look only where P_risk is at most the threshold
         need = prob <= rows_mod.P_EVIDENCE
         b_alt = max(b // 4, min(b, null.SEQ_FIRST))
@@ -291,7 +301,47 @@ def _sequential(gl: np.ndarray, loc: np.ndarray, atom: np.ndarray, p: np.ndarray
         prob_out[act[done]] = prob[done]
         keep = ~done
         act, null_draws, alt_draws = act[keep], null_draws[keep], alt_draws[keep]
-    return prob_out, floor
+    # an approximate floor was at least _FLOOR_MARGIN below P_risk at every look: the
+    # exact one is too, and max(P_risk, floor) is P_risk
+    return prob_out, np.where(exact, floor, 0.0)
+
+
+#: Distance from P_risk (and from the 3-sigma threshold) beyond which a floor from the
+#: grouped sums cannot decide anything (their rounding differs by about 1e-12).
+_FLOOR_MARGIN = 1e-9
+#: Groups per block of :func:`_approx_floors` (48 grid points per row are held).
+_FLOOR_GROUPS = 256
+
+
+def _approx_floors(gl: np.ndarray, atom: np.ndarray, p: np.ndarray, want: np.ndarray,
+                   s: np.ndarray, var: np.ndarray) -> np.ndarray:
+    """``1 - chernoff_upper_tail`` of the ``want`` groups from grouped sums (0 elsewhere).
+
+    The bound ``min_t exp(K(t) - t s)`` on the grid of
+    :func:`calreport.metrics._risk_null.chernoff_upper_tail`, for blocks of groups at
+    once: the same terms, summed per group by ``reduceat`` (rows contiguous per group).
+    """
+    n = want.size
+    floor = np.zeros(n)
+    mean = np.bincount(gl, weights=atom * p, minlength=n)
+    ok = want & (var > 0) & (s > mean)
+    ids = np.flatnonzero(ok)
+    sizes = np.bincount(gl, minlength=n)
+    starts = np.cumsum(sizes) - sizes
+    grid = null._CHERNOFF_GRID[:, 0]
+    for lo in range(0, ids.size, _FLOOR_GROUPS):
+        grp = ids[lo:lo + _FLOOR_GROUPS]
+        rows, owner = ranges(starts[grp], sizes[grp])
+        t = ((s - mean)[grp] / var[grp])[:, None] * grid[None, :]  # (groups, 48)
+        pr, a = p[rows], atom[rows]
+        with np.errstate(divide="ignore", over="ignore"):
+            log_mgf = np.logaddexp(np.log1p(-pr)[:, None],
+                                   np.log(pr)[:, None] + t[owner] * a[:, None])
+        first = np.cumsum(sizes[grp]) - sizes[grp]
+        expo = np.add.reduceat(log_mgf, first, axis=0) - t * s[grp][:, None]
+        bound = np.minimum(1.0, np.exp(np.minimum(0.0, expo.min(axis=1))))
+        floor[grp] = 1.0 - bound
+    return floor
 
 
 def _rows_of(gl: np.ndarray, groups: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -19,7 +19,7 @@ import numpy as np
 from scipy import fft
 
 from calreport.metrics import smooth
-from calreport.metrics._order import sort_within
+from calreport.metrics._order import ranges, sort_within
 
 __all__ = ["grouped_smece"]
 
@@ -114,14 +114,6 @@ def _density_table(j: int, n_nodes: int, boundary: str) -> np.ndarray:
     return _density_functional(j / _TOP, int(_MESH[j]), n_nodes, boundary)
 
 
-def _ranges(starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices of several row ranges laid end to end, and the range of each."""
-    total = int(sizes.sum())
-    owner = np.repeat(np.arange(sizes.size), sizes)
-    first = np.cumsum(sizes) - sizes
-    return np.arange(total) - first[owner] + starts[owner], owner
-
-
 class _Chunk:
     """Rows of a batch of groups (contiguous per group) and their node masses."""
 
@@ -135,7 +127,7 @@ class _Chunk:
         self._bins: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def _subset(self, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        rows, owner = _ranges(self.starts[groups], self.sizes[groups])
+        rows, owner = ranges(self.starts[groups], self.sizes[groups])
         return rows, owner
 
     def _binning(self, n_nodes: int) -> tuple[np.ndarray, np.ndarray]:

@@ -1,10 +1,11 @@
-"""Row orders within groups: the grouped kernels' sorts by (group, key ...)."""
+"""Row orders within groups: the grouped kernels' sorts by (group, key ...) and the
+rows of group ranges."""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sort_within"]
+__all__ = ["ranges", "sort_within"]
 
 #: Groups up to this many take the two-pass sort (their codes fit 16 bits).
 _SMALL_CODES = 1 << 16
@@ -32,3 +33,20 @@ def sort_within(codes: np.ndarray, n_groups: int, *keys: np.ndarray) -> np.ndarr
     order = np.lexsort(keys) if len(keys) > 1 else np.argsort(keys[0], kind="stable")
     small = codes[order].astype(np.uint16)
     return order[np.argsort(small, kind="stable")]
+
+
+def ranges(starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices of several row ranges laid end to end, and the range of each.
+
+    Range ``i`` is ``starts[i] .. starts[i] + sizes[i] - 1``.
+
+    Examples
+    --------
+    >>> rows, owner = ranges(np.array([5, 0]), np.array([2, 3]))
+    >>> rows.tolist(), owner.tolist()
+    ([5, 6, 0, 1, 2], [0, 0, 1, 1, 1])
+    """
+    total = int(sizes.sum())
+    owner = np.repeat(np.arange(sizes.size), sizes)
+    first = np.cumsum(sizes) - sizes
+    return np.arange(total) - first[owner] + starts[owner], owner
