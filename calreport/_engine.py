@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import warnings
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -165,14 +165,36 @@ def _segmented(split: Split, names: list[str], s: Settings, with_risk: bool = Fa
             p.sample_weight is None or p.weights == "importance"):
         # P_risk's Monte Carlo null beside the other metrics: both read the validated
         # arrays only, and their NumPy work runs outside the GIL
-        pool = ThreadPoolExecutor(1)
-        risk_job = pool.submit(_grouped_p_risk, split, s, codes, batched=many)
-        pool.shutdown(wait=False)
+        risk_job = _Background(_grouped_p_risk, split, s, codes, batched=many)
     values = segmented_values(p, codes, n_groups + 1, s, fast)
     out: dict[str, np.ndarray] = {k: v[:n_groups] for k, v in values.items()}
     if risk_job is not None:
         out["p_risk"], out["_p_risk_method"], out["_p_risk_reason"] = risk_job.result()
     return out
+
+
+class _Background:
+    """A call on a daemon thread: its result (or its exception) when asked for; a
+    caller that fails first does not wait for it, nor does the interpreter's exit."""
+
+    def __init__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        self._out: Any = None
+        self._exc: BaseException | None = None
+
+        def run() -> None:
+            try:
+                self._out = fn(*args, **kwargs)
+            except BaseException as exc:  # re-raised by result()
+                self._exc = exc
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._exc is not None:
+            raise self._exc
+        return self._out
 
 
 def _grouped_p_risk(split: Split, s: Settings, codes: np.ndarray, batched: bool = True

@@ -78,3 +78,27 @@ def test_few_large_groups_take_the_single_group_path_with_equal_results():
         row = alone.iloc[0] if isinstance(alone, pd.DataFrame) else alone
         for m in names:
             assert grouped.loc[key, m] == pytest.approx(row[m], rel=1e-12), (key, m)
+
+
+def test_grouped_p_risk_thread_reports_its_error(monkeypatch):
+    """The grouped P_risk runs on a thread beside the other metrics: an error there
+    reaches the caller, and the next call runs normally."""
+    from calreport import _engine
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"g": np.repeat(np.arange(20), 30), "y_true": rng.integers(0, 2, 600),
+                       "proba": rng.uniform(size=600)})
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("p_risk failed")
+
+    monkeypatch.setattr(_engine, "_grouped_p_risk", boom)
+    with pytest.raises(RuntimeError, match="p_risk failed"):
+        df.groupby("g").calib.summary(metrics=["accuracy", "p_risk"])
+    assert df.groupby("g").calib.summary(metrics=["accuracy"]).shape == (20, 4)
+
+
+def test_empty_aurc_kernel_is_nan():
+    from calreport.metrics._auc_kernels import aurc_unweighted
+
+    assert np.isnan(aurc_unweighted(np.array([]), np.array([], dtype=bool)))

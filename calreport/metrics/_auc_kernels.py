@@ -255,6 +255,8 @@ def aurc_unweighted(c: np.ndarray, ok: np.ndarray) -> float:
     errors before each chunk carried as one count.
     """
     n = c.shape[0]
+    if n == 0:
+        return float("nan")
     key = c.view(np.uint64) << np.uint64(1)
     key |= ~ok.astype(bool, copy=False)
     sort_in_place(key)
