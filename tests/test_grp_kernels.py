@@ -377,7 +377,8 @@ def test_grouped_chernoff_floors_match_the_single_group_bound():
     var = np.bincount(gl, weights=atom ** 2 * p * c)
     tol = 1e-10 * np.maximum(s_obs, sizes)
     want = np.ones(60, bool)
-    approx = _grouped_risk._approx_floors(gl, atom, p, want, s_obs - tol, var)
+    starts = np.cumsum(sizes) - sizes
+    approx = _grouped_risk._approx_floors(gl, starts, sizes, atom, p, want, s_obs - tol, var)
     exact = []
     for g in range(60):
         r, _ = _risk_rows._rows(c[gl == g], ~wrong[gl == g], None, 1e-8, "importance",

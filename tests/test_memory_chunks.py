@@ -1,7 +1,8 @@
 """Row-chunked point estimates equal the one-pass computation, bit for bit.
 
-Each chunk size is a module constant; set small here so a few thousand rows cross
-many chunk boundaries (and end in a partial chunk).
+The chunk size is one constant (``calreport.metrics._chunks.ROWS``, or a module's own
+block size); set small here so a few thousand rows cross many chunk boundaries (and
+end in a partial chunk).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calreport.metrics import calibration_index, smooth
+from calreport.metrics import _chunks, calibration_index, smooth
 
 
 def _data(n: int = 5_003, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
@@ -25,7 +26,7 @@ def test_smece_chunked_masses_equal_one_pass(monkeypatch, weighted):
     w = np.random.default_rng(1).uniform(0.1, 2.0, s.size) if weighted else None
     whole = (smooth.smece(s, y, sample_weight=w), smooth.smece(s, y, sigma=0.07,
                                                                sample_weight=w))
-    monkeypatch.setattr(smooth, "MASS_CHUNK_ROWS", 97)
+    monkeypatch.setattr(_chunks, "ROWS", 97)
     assert (smooth.smece(s, y, sample_weight=w),
             smooth.smece(s, y, sigma=0.07, sample_weight=w)) == whole
 
@@ -39,7 +40,7 @@ def test_eci_chunked_gap_equals_one_pass(monkeypatch):
     s, y = _data()
     whole = calibration_index.eci(s, y)
     summary = calibration_index.calibration_error_summary(s, y)
-    monkeypatch.setattr(calibration_index, "GAP_CHUNK_ROWS", 61)
+    monkeypatch.setattr(_chunks, "ROWS", 61)
     assert calibration_index.eci(s, y) == whole
     assert calibration_index.calibration_error_summary(s, y) == summary
     # the rows' gaps are the curve at the distinct scores, repeated
@@ -70,7 +71,7 @@ def test_pair_sums_in_chunks_equal_brute_force(monkeypatch, chunk, weighted):
     s = np.sort(np.round(rng.beta(2, 2, 600), 2))  # long tie groups across chunk ends
     pos = rng.random(s.size) < s
     w = rng.uniform(0.1, 2.0, s.size) if weighted else np.ones(s.size)
-    monkeypatch.setattr(k, "_PAIR_CHUNK", chunk)
+    monkeypatch.setattr(_chunks, "ROWS", chunk)
     got = k._pair_auc(s, ~pos, [w if weighted else None, lambda sl: w[sl]])
     assert got[0] == pytest.approx(_brute_auc(s, pos, w), rel=1e-12)
     assert got[1] == pytest.approx(got[0], rel=1e-12)  # a weight function: same sums
@@ -93,13 +94,12 @@ def test_binary_summary_auc_equals_scikit_learn_in_chunks(monkeypatch):
     import pandas as pd
     from sklearn.metrics import roc_auc_score
 
-    from calreport.metrics import _auc_kernels as k
 
     s, y = _data(30_011)
     df = pd.DataFrame({"y_true": y.astype(int), "proba": s})
     names = ["auc", "cwauc", "accuracy"]
     whole = df.calib.summary(metrics=names)  # presorted rows, one chunk of pairs
-    monkeypatch.setattr(k, "_PAIR_CHUNK", 1000)
+    monkeypatch.setattr(_chunks, "ROWS", 1000)
     got = df.calib.summary(metrics=names)
     assert got["auc"] == pytest.approx(roc_auc_score(y, s), rel=1e-12)
     assert got["auc"] == pytest.approx(whole["auc"], rel=1e-13)
@@ -122,7 +122,7 @@ def test_risk_moments_in_chunks_equal_one_pass(monkeypatch, weighted):
     assert var == pytest.approx(float(uv.sum()), rel=1e-13)
     assert k3 == pytest.approx(float((r.atom * uv * (2.0 * r.c - 1.0)).sum()), rel=1e-12)
     assert share == pytest.approx(float(uv.max() / uv.sum()), rel=1e-13)
-    monkeypatch.setattr(_risk_rows, "_CHUNK", 97)
+    monkeypatch.setattr(_chunks, "ROWS", 97)
     part = risk.risk_summary(c, ok, sample_weight=w, method="normal", seed=0)
     for f in ("csr", "sigma_csr", "z_csr", "p_risk", "rest_power", "lattice_ratio",
               "lindeberg_ratio", "null_skewness", "n_eff", "n_clipped_one"):
@@ -136,7 +136,7 @@ def test_risk_moments_in_chunks_equal_one_pass(monkeypatch, weighted):
 
 @pytest.mark.parametrize("chunk", [1, 4, 50])
 def test_aurc_in_chunks_equals_its_definition(monkeypatch, chunk):
-    from calreport.metrics import _auc_kernels, selective
+    from calreport.metrics import selective
 
     rng = np.random.default_rng(chunk)
     c = np.round(rng.uniform(0.3, 1.0, 400), 2)  # tie groups across chunk ends
@@ -144,7 +144,7 @@ def test_aurc_in_chunks_equals_its_definition(monkeypatch, chunk):
     # every row is charged the error rate of the rows at least as confident
     kept = c[None, :] >= c[:, None]
     ref = float(np.mean((kept & ~ok[None, :]).sum(axis=1) / kept.sum(axis=1)))
-    monkeypatch.setattr(_auc_kernels, "_AURC_CHUNK", chunk)
+    monkeypatch.setattr(_chunks, "ROWS", chunk)
     assert selective.aurc(c, ok) == pytest.approx(ref, rel=1e-12)
     assert selective.aurc(c, ok.astype(float)) == pytest.approx(ref, rel=1e-12)
 
@@ -157,7 +157,7 @@ def test_corp_without_ties_in_chunks_equals_isotonic_regression(monkeypatch):
     s, y = _data(3_001)
     s = np.sort(s + np.arange(s.size) * 1e-9)  # distinct scores: the path without ties
     yf = y.astype(float)
-    monkeypatch.setattr(corp, "_SCORE_CHUNK", 64)
+    monkeypatch.setattr(_chunks, "ROWS", 64)
     got = corp._decomposition_sorted(s, yf, None, "brier")
     recal = IsotonicRegression().fit_transform(s, yf)
     score = float(np.mean((s - yf) ** 2))
@@ -176,7 +176,7 @@ def test_brier_and_cwsa_in_blocks_equal_direct_sums(monkeypatch):
     s, y = _data(5_003)
     w = np.random.default_rng(2).uniform(0.1, 2.0, s.size)
     monkeypatch.setattr(scoring, "_BLOCK_ENTRIES", 100)
-    monkeypatch.setattr(selective, "_SUM_BLOCK", 100)
+    monkeypatch.setattr(_chunks, "ROWS", 100)
     assert scoring.brier_score(y.astype(np.int8), s) == pytest.approx(
         brier_score_loss(y, s), rel=1e-12)
     assert scoring.brier_score(y, s, sample_weight=w) == pytest.approx(
@@ -217,7 +217,7 @@ def test_reflected_kde_in_chunks_equals_one_pass(monkeypatch):
     s = np.sort(s)
     x = np.linspace(0.05, 0.95, 19)
     whole, bw = local._reflected_kde(s, x)
-    monkeypatch.setattr(local, "_KDE_CHUNK", 999)
+    monkeypatch.setattr(_chunks, "ROWS", 999)
     part, bw2 = local._reflected_kde(s, x)
     assert bw2 == bw
     np.testing.assert_allclose(part, whole, rtol=1e-12)

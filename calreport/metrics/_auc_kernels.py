@@ -14,6 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from calreport.metrics import _chunks
+from calreport.metrics._chunks import row_slices
+
 
 def sort_in_place(key: np.ndarray) -> None:
     """Sort a 1-D key array in place, choosing the algorithm by its order.
@@ -89,8 +92,7 @@ def _conf_threshold(scores: np.ndarray, conf: np.ndarray | None, threshold: floa
     1 - scores)`` (a binary profile's confidence: recomputed from sorted scores)."""
     if conf is None or conf.shape != scores.shape:
         return None
-    for lo in range(0, scores.shape[0], _PAIR_CHUNK):  # chunks: no N-row temporaries
-        sl = slice(lo, lo + _PAIR_CHUNK)
+    for sl in row_slices(scores.shape[0]):  # chunks: no N-row temporaries
         if not np.array_equal(top_label(scores[sl], threshold), conf[sl]):
             return None
     return threshold
@@ -103,15 +105,12 @@ def top_label(scores: np.ndarray, threshold: float) -> np.ndarray:
     return out
 
 
-#: Rows per chunk of :func:`_pair_sums` (its running sums are carried across chunks).
-_PAIR_CHUNK = 1 << 16
-
 def _group_end(new: np.ndarray, hi: int) -> int:
     """The first tie-group start at or after row ``hi`` (or the row count)."""
     n = new.shape[0]
     while hi < n and not new[hi]:
-        seg = np.flatnonzero(new[hi:hi + _PAIR_CHUNK])
-        hi = hi + int(seg[0]) if seg.size else hi + _PAIR_CHUNK
+        seg = np.flatnonzero(new[hi:hi + _chunks.ROWS])
+        hi = hi + int(seg[0]) if seg.size else hi + _chunks.ROWS
     return min(hi, n)
 
 
@@ -124,7 +123,7 @@ def _pair_sums(
     group with positive weight ``p_g`` and negative ``n_g`` wins ``p_g (N_<g +
     n_g / 2)``; whole groups are summed, so the order inside a tie is irrelevant.
 
-    The rows are taken in chunks of about ``_PAIR_CHUNK`` that end where a tie group
+    The rows are taken in chunks of about ``_chunks.ROWS`` that end where a tie group
     ends, so no temporary holds N rows: the cumulated negative weight is carried
     from chunk to chunk as the first term of the next chunk's cumulative sum (the
     same additions in the same order as one cumulative sum over all rows).
@@ -138,8 +137,8 @@ def _pair_sums(
     tied = not new.all()
     bounds = [0]
     while bounds[-1] < n:
-        bounds.append(_group_end(new, bounds[-1] + _PAIR_CHUNK) if tied
-                      else min(bounds[-1] + _PAIR_CHUNK, n))
+        bounds.append(_group_end(new, bounds[-1] + _chunks.ROWS) if tied
+                      else min(bounds[-1] + _chunks.ROWS, n))
     out = []
     for w in weights:
         wins = tot_p = carry = 0.0
@@ -239,10 +238,6 @@ def _bucket_class_auc(
     return (out[0] if want_auc else nan), (out[-1] if conf is not None else nan)
 
 
-#: Rows per chunk of :func:`aurc_unweighted`'s sums (none of N rows beyond the keys).
-_AURC_CHUNK = 1 << 16
-
-
 def aurc_unweighted(c: np.ndarray, ok: np.ndarray) -> float:
     """AURC from one sort of packed keys (no argsort, no gathers).
 
@@ -261,11 +256,10 @@ def aurc_unweighted(c: np.ndarray, ok: np.ndarray) -> float:
     key |= ~ok.astype(bool, copy=False)
     sort_in_place(key)
     one = np.uint64(1)
-    total_err = sum(int(np.count_nonzero(key[lo:lo + _AURC_CHUNK] & one))
-                    for lo in range(0, n, _AURC_CHUNK))
+    total_err = sum(int(np.count_nonzero(key[sl] & one)) for sl in row_slices(n))
     acc, before, lo = 0.0, 0, 0
     while lo < n:
-        hi = min(lo + _AURC_CHUNK, n)
+        hi = min(lo + _chunks.ROWS, n)
         if hi < n:  # extend to the end of the tie group of row hi - 1
             nxt = np.uint64(((int(key[hi - 1]) >> 1) + 1) << 1)
             hi = int(np.searchsorted(key, nxt, side="left"))

@@ -238,17 +238,21 @@ def _sequential(gl: np.ndarray, loc: np.ndarray, atom: np.ndarray, p: np.ndarray
     m, m_alt, look = 0, np.zeros(n, dtype=np.int64), 0
     b_first = 0
 
+    # rows are contiguous per group: those of listed groups (renumbered 0..len-1)
+    sizes = np.bincount(gl, minlength=n)
+    starts = np.cumsum(sizes) - sizes
+
     def alt_sums(who: np.ndarray, b_alt: int, at_look: int) -> np.ndarray:
-        r_alt = _rows_of(gl, who, n)
-        return null._pooled_sums(r_alt[0], loc[r_alt[1]], atom[r_alt[1]], p1[r_alt[1]],
-                                 who.size, b_alt, base, at_look, 1)
+        at, owner = ranges(starts[who], sizes[who])
+        return null._pooled_sums(owner, loc[at], atom[at], p1[at], who.size, b_alt, base,
+                                 at_look, 1)
 
     while act.size:
         b = min(null.SEQ_FIRST if not m else (null.SEQ_GROWTH - 1) * m, rows_mod.N_SIM - m)
-        rows = _rows_of(gl, act, n)
+        at, owner = ranges(starts[act], sizes[act])
         null_draws = np.concatenate(
-            [null_draws, null._pooled_sums(rows[0], loc[rows[1]], atom[rows[1]], p[rows[1]],
-                                           act.size, b, base, look, 0)], axis=1)
+            [null_draws, null._pooled_sums(owner, loc[at], atom[at], p[at], act.size, b,
+                                           base, look, 0)], axis=1)
         m += b
         thr = (s_obs - tol)[act]
         prob = np.count_nonzero(null_draws < thr[:, None], axis=1) / m
@@ -257,7 +261,7 @@ def _sequential(gl: np.ndarray, loc: np.ndarray, atom: np.ndarray, p: np.ndarray
             # from the grouped sums (within 1e-12 of the single-group bound); the bound
             # itself, bit for bit, wherever it could decide something (below)
             want = prob > rows_mod.P_EVIDENCE
-            floor = _approx_floors(gl, atom, p, want, s_obs - tol, var)
+            floor = _approx_floors(gl, starts, sizes, atom, p, want, s_obs - tol, var)
             exact = ~want
         # a floor within _FLOOR_MARGIN of P_risk or of the 3-sigma threshold may move the
         # value, the certification or the stopping rule: those take the exact bound
@@ -313,21 +317,21 @@ _FLOOR_MARGIN = 1e-9
 _FLOOR_GROUPS = 256
 
 
-def _approx_floors(gl: np.ndarray, atom: np.ndarray, p: np.ndarray, want: np.ndarray,
-                   s: np.ndarray, var: np.ndarray) -> np.ndarray:
+def _approx_floors(gl: np.ndarray, starts: np.ndarray, sizes: np.ndarray,
+                   atom: np.ndarray, p: np.ndarray, want: np.ndarray, s: np.ndarray,
+                   var: np.ndarray) -> np.ndarray:
     """``1 - chernoff_upper_tail`` of the ``want`` groups from grouped sums (0 elsewhere).
 
     The bound ``min_t exp(K(t) - t s)`` on the grid of
     :func:`calreport.metrics._risk_null.chernoff_upper_tail`, for blocks of groups at
-    once: the same terms, summed per group by ``reduceat`` (rows contiguous per group).
+    once: the same terms, summed per group by ``reduceat`` (rows contiguous per group,
+    group ``g`` at ``starts[g]``, ``sizes[g]`` of them).
     """
     n = want.size
     floor = np.zeros(n)
     mean = np.bincount(gl, weights=atom * p, minlength=n)
     ok = want & (var > 0) & (s > mean)
     ids = np.flatnonzero(ok)
-    sizes = np.bincount(gl, minlength=n)
-    starts = np.cumsum(sizes) - sizes
     grid = null._CHERNOFF_GRID[:, 0]
     for lo in range(0, ids.size, _FLOOR_GROUPS):
         grp = ids[lo:lo + _FLOOR_GROUPS]
@@ -343,10 +347,3 @@ def _approx_floors(gl: np.ndarray, atom: np.ndarray, p: np.ndarray, want: np.nda
         floor[grp] = 1.0 - bound
     return floor
 
-
-def _rows_of(gl: np.ndarray, groups: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The rows of the listed groups (renumbered 0..len-1) and their positions."""
-    pick = np.full(n, -1, dtype=np.int64)
-    pick[groups] = np.arange(groups.size)
-    at = np.flatnonzero(pick[gl] >= 0)
-    return pick[gl[at]], at

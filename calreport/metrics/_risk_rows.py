@@ -19,6 +19,7 @@ from scipy import special
 
 from calreport import _labels as lab
 from calreport import _validate as v
+from calreport.metrics._chunks import row_slices
 
 #: Default clipping of confidences away from 0 and 1.
 EPS = 1e-8
@@ -44,9 +45,6 @@ CERTAIN_LEVEL = 0.95
 FULL_MONTE_CARLO_ROWS = 200
 #: Elements of one simulation tile (bounds memory at about 32 MiB of float64).
 _TILE = 1 << 22
-#: Rows per chunk of the sums over a large profile (moments, lattice screen, power):
-#: no temporary of N rows beyond the rows themselves.
-_CHUNK = 1 << 16
 _METHODS = ("auto", "normal", "monte_carlo")
 _WEIGHTS = ("importance", "frequency")
 #: P_risk thresholds of the bands: the normal probabilities of 1 and 3 sigma.
@@ -197,9 +195,8 @@ class _Rows:
         return self.atom ** 2 * self.p * self.c
 
     def chunks(self) -> list[slice]:
-        """The rows in slices of ``_CHUNK`` (one slice for a small profile)."""
-        n = self.c.size
-        return [slice(lo, min(n, lo + _CHUNK)) for lo in range(0, max(n, 1), _CHUNK)]
+        """The rows in slices of ``_chunks.ROWS`` (one slice for a small profile)."""
+        return row_slices(self.c.size)
 
     def unit_var_of(self, sl: slice) -> np.ndarray:
         """:attr:`unit_var` of the rows ``sl``, the same numbers, computed there."""

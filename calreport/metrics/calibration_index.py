@@ -26,14 +26,12 @@ from typing import Any
 import numpy as np
 
 from calreport import _validate as v
+from calreport.metrics._chunks import row_slices
 from calreport.metrics.local import (
     DEFAULT_FRAC,
     _prepare,
     _smooth,
 )
-
-#: Rows read at a time when the fitted curve is interpolated at every row.
-GAP_CHUNK_ROWS = 1 << 16
 
 __all__ = ["CalibrationErrorSummary", "calibration_error_summary", "eci", "eci_multiclass",
            "ici"]
@@ -187,11 +185,11 @@ def _gap_at_rows(s: np.ndarray, y: np.ndarray, *, method: str, frac: float, k: i
     # the curve read at each row, a chunk of rows at a time: the same numbers as at the
     # distinct scores repeated, without N-row temporaries beside the result
     gap = np.empty(s.size)
-    for a in range(0, s.size, GAP_CHUNK_ROWS):
-        part = s[a:a + GAP_CHUNK_ROWS]
+    for sl in row_slices(s.size):
+        part = s[sl]
         g = np.interp(part, nodes, fitted)
         np.clip(g, 0.0, 1.0, out=g)
-        np.subtract(g, part, out=gap[a:a + part.size])
+        np.subtract(g, part, out=gap[sl])
     return gap, False
 
 

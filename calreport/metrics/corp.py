@@ -30,6 +30,7 @@ from scipy import special
 from calreport import _labels as lab
 from calreport import _validate as v
 from calreport.metrics._auc_kernels import sort_in_place
+from calreport.metrics._chunks import row_slices
 
 try:  # SciPy >= 1.12: compiled PAVA
     from scipy.optimize import isotonic_regression as _scipy_isotonic
@@ -420,12 +421,9 @@ def _interp_rows(x_new: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> np.ndarra
 # ---------------------------------------------------------------------- decomposition
 
 
-#: Rows per chunk of the score sums of large samples (no N-row temporaries).
-_SCORE_CHUNK = 1 << 16
-
-
 def _chunked_sum(part: Callable[[slice], float], n: int) -> float:
-    return sum(part(slice(lo, lo + _SCORE_CHUNK)) for lo in range(0, n, _SCORE_CHUNK))
+    """``sum`` of ``part`` over the rows in chunks (no N-row temporaries)."""
+    return sum(part(sl) for sl in row_slices(n))
 
 
 def _group_score(events: np.ndarray, weight: np.ndarray | None, p: np.ndarray,
@@ -543,19 +541,14 @@ def _decomposition_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
     group's weight ``W_j`` and weighted events ``E_j``.
     """
     new = s[1:] != s[:-1]
+    weight: np.ndarray | None
     if w is None and bool(new.all()):
         # no tied scores: every row is its own group of weight 1 (no index arrays or
         # unit weights of N rows); the fit is that of the 0/1 outcomes themselves
         del new
-        recal = _pav_pooled(y.astype(np.float64, copy=False), None)
-        total, rate = float(s.size), float(np.sum(y)) / s.size
-        s_recal = _chunked_sum(lambda sl: _group_score(y[sl], None, recal[sl], rule),
-                               s.size)
-        del recal
-        s_forecast = _mean_score(s, y, None, rule)
-        s_ref = _base_rate_score(rate, rule)
-        return CorpDecomposition(score=s_forecast, mcb=s_forecast - s_recal / total,
-                                 dsc=s_ref - s_recal / total, unc=s_ref, rule=rule)
+        weight, events = None, y.astype(np.float64, copy=False)
+        total = float(s.size)
+        recal = _pav_pooled(events, None)
     else:
         first = np.concatenate(([0], np.flatnonzero(new) + 1))
         del new
@@ -567,10 +560,12 @@ def _decomposition_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
             events = np.add.reduceat(w * y, first)
         fitted = weight > 0
         weight, events = weight[fitted], events[fitted]
-    total = float(weight.sum())
-    recal = _pav_pooled(events / weight, weight)
+        total = float(weight.sum())
+        recal = _pav_pooled(events / weight, weight)
     rate = float(events.sum()) / total
-    s_recal = _group_score(events, weight, recal, rule) / total
+    s_recal = _chunked_sum(lambda sl: _group_score(
+        events[sl], None if weight is None else weight[sl], recal[sl], rule),
+        recal.size) / total
     s_forecast = _mean_score(s, y, w, rule)
     s_ref = _base_rate_score(rate, rule)
     return CorpDecomposition(score=s_forecast, mcb=s_forecast - s_recal,

@@ -62,6 +62,7 @@ import numpy as np
 from calreport import _labels as lab
 from calreport import _validate as v
 from calreport.metrics._auc_kernels import sort_in_place
+from calreport.metrics._chunks import row_slices
 from calreport.metrics._fftconv import fft_convolve
 
 __all__ = [
@@ -426,10 +427,6 @@ def _reflected_bw(s_sorted: np.ndarray) -> float:
     return 0.9 * scale * m ** (-0.2)
 
 
-#: Rows per chunk of the linear binning of :func:`_reflected_kde`.
-_KDE_CHUNK = 1 << 16
-
-
 def _reflected_kde(s_sorted: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, float]:
     """Gaussian KDE of the reflected sample ``{-s, s, 2 - s}`` at ``x`` in [0, 1].
 
@@ -454,8 +451,8 @@ def _reflected_kde(s_sorted: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, flo
     bw = _reflected_bw(s)
     m = max(1024, math.ceil(_KDE_NODES_PER_BW / bw))
     counts = np.zeros(m + 1)
-    for lo in range(0, n, _KDE_CHUNK):  # linear binning by chunks: no N-row temporaries
-        pos = s[lo:lo + _KDE_CHUNK] * m
+    for sl in row_slices(n):  # linear binning by chunks: no N-row temporaries
+        pos = s[sl] * m
         i0 = np.minimum(pos.astype(np.int64), m - 1)
         frac_up = pos - i0
         counts += (np.bincount(i0, weights=1.0 - frac_up, minlength=m + 1)

@@ -18,6 +18,7 @@ from scipy import special
 from calreport import _labels as lab
 from calreport import _validate as v
 from calreport.metrics._auc_kernels import aurc_unweighted as _aurc_unweighted
+from calreport.metrics._chunks import row_slices
 
 __all__ = [
     "DEFAULT_TAUS",
@@ -62,10 +63,6 @@ def _check_taus(taus: Any) -> np.ndarray:
     return t
 
 
-#: Rows per block of the unweighted sums of :func:`_selected_sums`.
-_SUM_BLOCK = 1 << 16
-
-
 def _selected_sums(c: np.ndarray, ok: np.ndarray, w: np.ndarray | None,
                    tau: float) -> dict[str, float]:
     """Weighted sums over S_tau = {c >= tau} at one threshold."""
@@ -75,8 +72,8 @@ def _selected_sums(c: np.ndarray, ok: np.ndarray, w: np.ndarray | None,
         # blocks of rows, so no temporary holds N rows
         selected = correct = 0
         phi = phi_correct = 0.0
-        for lo in range(0, c.shape[0], _SUM_BLOCK):
-            cb, okb = c[lo:lo + _SUM_BLOCK], ok[lo:lo + _SUM_BLOCK]
+        for sl in row_slices(c.shape[0]):
+            cb, okb = c[sl], ok[sl]
             sel = cb >= tau
             selected += int(np.count_nonzero(sel))
             correct += int(np.count_nonzero(np.logical_and(sel, okb)))
@@ -605,13 +602,8 @@ def aurc(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
     >>> round(aurc([0.9, 0.8, 0.8, 0.6], [1, 1, 0, 0]), 6)  # (0 + 2 * 1/3 + 1/2) / 4
     0.291667
     """
-    c = v.check_probability(conf, "conf")
-    w = v.check_sample_weight(sample_weight, c.shape[0])
-    if w is None:  # the flags as bool, not as a float copy
-        ok = lab.binary_flags(correct, "correct")
-        v.check_consistent_length(conf=c.shape[0], correct=ok.shape[0])
-        return _aurc_unweighted(c, ok)
-    return _aurc(*_prepare(conf, correct, sample_weight))
+    # unweighted: the flags as bool (the packed-key kernel), not as a float copy
+    return _aurc(*_prepare(conf, correct, sample_weight, flags=sample_weight is None))
 
 
 def _optimal_aurc(ok: np.ndarray, w: np.ndarray | None) -> float:

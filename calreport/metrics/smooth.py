@@ -37,6 +37,7 @@ from scipy import fft
 
 from calreport import _labels as lab
 from calreport import _validate as v
+from calreport.metrics._chunks import row_slices
 from calreport.metrics._fftconv import fft_convolve
 
 __all__ = [
@@ -78,10 +79,6 @@ def _n_mesh(sigma: float) -> int:
     return max(round(10.0 / sigma), _MIN_MESH)
 
 
-#: Rows binned at a time onto the node grid (:meth:`_Smoother.masses`).
-MASS_CHUNK_ROWS = 1 << 16
-
-
 class _Smoother:
     """Node-grid sums of one data set, reused across bandwidths.
 
@@ -100,7 +97,7 @@ class _Smoother:
     def masses(self, n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
         """Node masses of the weights (row 0) and of each weighted value (rows 1..).
 
-        The rows are read ``MASS_CHUNK_ROWS`` at a time.  Each chunk's sums start from
+        The rows are read ``_chunks.ROWS`` at a time.  Each chunk's sums start from
         the running sums (passed to ``np.bincount`` ahead of the chunk's rows), so
         every node's sum adds the rows in the same order as one pass over all rows:
         the masses are those of the unchunked pass, bit for bit.
@@ -110,14 +107,14 @@ class _Smoother:
             lower = np.zeros((len(rows), n_nodes))
             upper = np.zeros((len(rows), n_nodes - 1))
             node_lo, node_up = np.arange(n_nodes), np.arange(n_nodes - 1)
-            for a in range(0, self._s.shape[0], MASS_CHUNK_ROWS):
-                pos = self._s[a:a + MASS_CHUNK_ROWS] * (n_nodes - 1)
+            for sl in row_slices(self._s.shape[0]):
+                pos = self._s[sl] * (n_nodes - 1)
                 left = np.clip(pos.astype(np.int64), 0, n_nodes - 2)
                 frac = pos - left
                 at_lo = np.concatenate((node_lo, left))
                 at_up = np.concatenate((node_up, left))
                 for row, val in enumerate(rows):
-                    part = val[a:a + MASS_CHUNK_ROWS]
+                    part = val[sl]
                     up = part * frac
                     lower[row] = np.bincount(at_lo, weights=np.concatenate(
                         (lower[row], part - up)), minlength=n_nodes)
