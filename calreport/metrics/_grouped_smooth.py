@@ -25,6 +25,8 @@ __all__ = ["grouped_smece"]
 
 #: Groups per batch of the search (bounds the spectra held at once to ~8 MB).
 _CHUNK = 1024
+#: (group, width) pairs transformed at once on the common grid (~256 KB: in cache).
+_BLOCK = 128
 
 
 def _masses(s: np.ndarray, vals: tuple[np.ndarray, ...], local: np.ndarray, n_sub: int,
@@ -137,18 +139,20 @@ class _Chunk:
             self._bins[n_nodes] = (left, pos - left)
         return self._bins[n_nodes]
 
+    def _spectra(self) -> np.ndarray:
+        """DCT-I of every group's residual masses on the common node grid."""
+        if self._dct is None:
+            (masses,) = _masses(self.s, (self.resid,), self.local, self.n_sub, _COMMON)
+            if self.boundary == "reflect":  # the end nodes are their own mirror images
+                masses[:, [0, -1]] *= 2.0
+            self._dct = fft.dct(masses, type=1, axis=1, overwrite_x=True)
+        return self._dct
+
     def smoothed(self, n_nodes: int, g: np.ndarray, j: np.ndarray) -> np.ndarray:
-        """Smoothed residual masses at the nodes, one row per (group, width) pair."""
+        """Smoothed residual masses at the nodes of a grid finer than the common one
+        (widths below 0.01), one row per (group, width) pair: the transforms of
+        ``smooth._smece_batch``."""
         uj, inv = np.unique(j, return_inverse=True)
-        if n_nodes == _COMMON:
-            if self._dct is None:
-                (masses,) = _masses(self.s, (self.resid,), self.local, self.n_sub, n_nodes)
-                if self.boundary == "reflect":  # the end nodes are their own mirror images
-                    masses[:, [0, -1]] *= 2.0
-                self._dct = fft.dct(masses, type=1, axis=1, overwrite_x=True)
-            kernels = np.stack([_dct_kernel(x) for x in uj.tolist()])
-            return fft.dct(self._dct[g] * kernels[inv], type=1, axis=1, overwrite_x=True)
-        # a finer grid (widths below 0.01): the transforms of ``smooth._smece_batch``
         ug, ginv = np.unique(g, return_inverse=True)
         rows, owner = self._subset(ug)
         (masses,) = _masses(self.s[rows], (self.resid[rows],), owner, ug.size, n_nodes)
@@ -158,6 +162,30 @@ class _Chunk:
         kernels = np.stack([smooth._kernel_spectrum(x / _TOP, n_nodes, length)
                             for x in uj.tolist()])
         return fft.irfft(spec[ginv] * kernels[inv], length)[:, n_nodes - 1: 2 * n_nodes - 1]
+
+    def common_abs_sums(self, g: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """Mesh sum of |smoothed residual| of each (group, width) pair on the common
+        node grid, :data:`_BLOCK` pairs at a time (each block's spectra, transforms
+        and mesh values stay in cache)."""
+        spectra = self._spectra()
+        uj, inv = np.unique(j, return_inverse=True)
+        kernels = np.stack([_dct_kernel(x) for x in uj.tolist()])
+        mesh = _MESH[j]
+        out = np.empty(g.size)
+        buf = np.empty((min(_BLOCK, g.size), _COMMON))
+        for size in np.unique(mesh).tolist():
+            at = np.flatnonzero(mesh == size)
+            left, right_w = smooth._mesh_weights(size, _COMMON)
+            for b0 in range(0, at.size, _BLOCK):
+                blk = at[b0:b0 + _BLOCK]
+                x = buf[: blk.size]
+                np.take(spectra, g[blk], axis=0, out=x)
+                x *= kernels[inv[blk]]
+                x = fft.dct(x, type=1, axis=1, overwrite_x=True)
+                on_mesh = x[:, left] * (1.0 - right_w)
+                on_mesh += x[:, left + 1] * right_w
+                out[blk] = np.abs(on_mesh, out=on_mesh).sum(axis=1)
+        return out
 
     def density(self, n_nodes: int, g: np.ndarray, j: np.ndarray) -> np.ndarray:
         """Mesh sum of the smoothed weight of each (group, width) pair: the sum over
@@ -180,16 +208,18 @@ class _Chunk:
         for n_nodes in np.unique(nodes).tolist():
             at = np.flatnonzero(nodes == n_nodes)
             ga, ja = g[at], j[at]
+            dens = self.density(n_nodes, ga, ja) + _MESH[ja] * smooth._DENSITY_FLOOR
+            if n_nodes == _COMMON:
+                out[at] = self.common_abs_sums(ga, ja) / dens
+                continue
             resid = self.smoothed(n_nodes, ga, ja)
-            dens = self.density(n_nodes, ga, ja)
             mesh = _MESH[ja]
             for size in np.unique(mesh).tolist():
                 rows = np.flatnonzero(mesh == size)
                 left, right_w = smooth._mesh_weights(size, n_nodes)
                 part = resid if rows.size == at.size else resid[rows]
                 on_mesh = part[:, left] * (1.0 - right_w) + part[:, left + 1] * right_w
-                out[at[rows]] = (np.abs(on_mesh).sum(axis=1)
-                                 / (dens[rows] + size * smooth._DENSITY_FLOOR))
+                out[at[rows]] = np.abs(on_mesh).sum(axis=1) / dens[rows]
         return out
 
 
