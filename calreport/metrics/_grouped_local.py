@@ -168,6 +168,15 @@ def _grid_sums(r: np.ndarray, step: np.ndarray) -> np.ndarray:
     return out
 
 
+def _rows_up_to(keys: np.ndarray, query: np.ndarray, n_keys: int) -> np.ndarray:
+    """Number of entries of the sorted ``keys`` (in ``[0, n_keys)``) at or below each
+    query key: ``np.searchsorted(keys, query, side="right")``, read from the
+    cumulated counts of the keys when there are not many more keys than rows."""
+    if n_keys > 4 * keys.size + 1024:
+        return np.searchsorted(keys, query, side="right")
+    return np.cumsum(np.bincount(keys, minlength=n_keys))[query]
+
+
 def _reasons(S: np.ndarray, gs: np.ndarray, ge: np.ndarray, groups: np.ndarray
              ) -> dict[int, str]:
     """The single-group validation message of each failing group (few: a loop)."""
@@ -283,11 +292,11 @@ def grouped_lcs_eci(score: np.ndarray, outcome: np.ndarray, codes: np.ndarray,
     # each grid point's first row at or above it, and above it, in its group: a row's
     # key (group, grid points <= its score) is sorted, and >= grid[j] iff it exceeds
     # (group, j); likewise with the grid points below the score for the strict bound
-    qj = np.searchsorted(grid, qx)  # qx are grid points: their own indices
-    at_least = np.searchsorted(G * (_GRID + 1) + np.searchsorted(grid, S, side="right"),
-                               qg * (_GRID + 1) + qj, side="right")
-    above = np.searchsorted(G * (_GRID + 1) + np.searchsorted(grid, S, side="left"),
-                            qg * (_GRID + 1) + qj, side="right")
+    qkey = qg * (_GRID + 1) + np.searchsorted(grid, qx)  # qx are grid points
+    at_least = _rows_up_to(G * (_GRID + 1) + np.searchsorted(grid, S, side="right"),
+                           qkey, n_groups * (_GRID + 1))
+    above = _rows_up_to(G * (_GRID + 1) + np.searchsorted(grid, S, side="left"),
+                        qkey, n_groups * (_GRID + 1))
     fit = np.clip(_lowess(S, Y, csum, gs[qg], ge[qg], k_g[qg], qx, at_least,
                           above - at_least), 0.0, 1.0)
     w = np.empty(qx.size)
