@@ -108,19 +108,20 @@ def evaluate(
     fast = _segmented(split, names, settings, with_risk) if split.grouped else None
     boot = dict(n_boot=n_boot, ci_method=ci_method, resampling=resampling, seed=seed,
                 progress=progress, refit=refit)
-    if fast is not None:
-        # plain lists: one conversion instead of a NumPy scalar per group and metric
-        fast = {k: v.tolist() for k, v in fast.items()}
     # a group whose every number comes from the segmented values runs no metric code,
     # so it has no warnings to collect
     quiet = (fast is not None and not with_risk and ci is None
              and all(m in fast for m in names))
-    results = [(_one(split, g, names, settings, ci, boot, with_risk, fast=(fast, i))
-                if quiet and g.rows.size else
-                collector.run(g.name, lambda g=g, i=i: _one(
-                    split, g, names, settings, ci, boot, with_risk,
-                    fast=None if fast is None else (fast, i))))
-               for i, g in enumerate(split.groups)]
+    if quiet:
+        results = _quiet_results(split, names, settings, fast)
+    else:
+        if fast is not None:
+            # plain lists: one conversion instead of a NumPy scalar per group and metric
+            fast = {k: v.tolist() for k, v in fast.items()}
+        results = [collector.run(g.name, lambda g=g, i=i: _one(
+                       split, g, names, settings, ci, boot, with_risk,
+                       fast=None if fast is None else (fast, i)))
+                   for i, g in enumerate(split.groups)]
     total = None
     if overall if overall is not None else split.grouped:
         rows = np.concatenate([g.rows for g in split.groups]) if split.groups else \
@@ -272,6 +273,52 @@ def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None
             if k not in out.reasons:
                 out.reasons[k] = f"interval: {why}"
     return out
+
+
+def _quiet_results(split: Split, names: list[str], s: Settings,
+                   fast: dict[str, np.ndarray]) -> list[GroupResult]:
+    """Every group's result from the segmented values alone, as :func:`_one_fast`
+    builds them, with the undefined values and their reasons found column-wise."""
+    from calreport.registry import REGISTRY
+
+    groups = split.groups
+    values = np.column_stack([fast[m] for m in names]) if names else \
+        np.empty((len(groups), 0))
+    zero = np.zeros(len(groups), dtype=bool)
+    w = split.profile.sample_weight
+    if w is not None and groups:
+        sizes = np.array([g.rows.size for g in groups])
+        rows = np.concatenate([g.rows for g in groups])
+        pos = np.bincount(np.repeat(np.arange(len(groups)), sizes),
+                          weights=w[rows] > 0, minlength=len(groups))
+        zero = (pos == 0) & (sizes > 0)
+        values[zero] = math.nan
+    dropped = np.array([float(g.n_dropped) for g in groups])
+    table = np.column_stack([fast["n"], dropped, fast["n_clipped"], values]).tolist()
+    keys = ["n", "n_dropped", "n_clipped", *names]
+    # the reason of an undefined value: the profile's missing column, else the grouped
+    # kernel's reason for that group, else the metric's own
+    missing = [REGISTRY[m].missing_need(split.profile) for m in names]
+    kernel = [fast.get("_p_risk_reason") if m == "p_risk" else None for m in names]
+    own = [fast.get(f"_reason_{m}") for m in names]
+    reasons: dict[int, dict[str, str]] = {}
+    for i, j in zip(*np.nonzero(np.isnan(values)), strict=True):
+        m = names[j]
+        reasons.setdefault(int(i), {})[m] = (
+            "all sample weights are zero" if zero[i] else
+            missing[j] or (kernel[j][i] if kernel[j] is not None else "")
+            or (own[j][i] if own[j] is not None else "") or REGISTRY[m].nan_reason)
+    if "p_risk" in fast:
+        methods = (fast["_p_risk_method"].tolist() if "_p_risk_method" in fast
+                   else ["normal"] * len(groups))
+    else:
+        methods = [s.p_risk_method] * len(groups)
+    view = s.view or split.profile.default_view
+    return [GroupResult(g.key, g.name, dict(zip(keys, row, strict=True)),
+                        reasons=reasons.get(i, {}), p_risk_method=str(methods[i]), view=view)
+            if g.rows.size else
+            _one(split, g, names, s, None, {}, False)
+            for i, (g, row) in enumerate(zip(groups, table, strict=True))]
 
 
 def _one_fast(split: Split, g: Group, names: list[str], s: Settings, with_risk: bool,

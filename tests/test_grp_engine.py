@@ -102,3 +102,42 @@ def test_empty_aurc_kernel_is_nan():
     from calreport.metrics._auc_kernels import aurc_unweighted
 
     assert np.isnan(aurc_unweighted(np.array([]), np.array([], dtype=bool)))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_results_built_column_wise_equal_the_per_group_builder(weighted, monkeypatch):
+    # a summary whose every value is segmented builds its group results column-wise
+    # (_quiet_results); each must equal what the per-group builder (_one_fast) gives,
+    # reasons and P_risk method included: zero-weight, empty and undefined groups
+    from calreport import _engine
+
+    df = _frame(4)
+    df["g"] = pd.Categorical(df["g"], categories=[*range(int(df["g"].max()) + 1), 99])
+    roles = dict(y="y_true", proba="proba", **({"weight": "w"} if weighted else {}))
+    seen = []
+    real = _engine._quiet_results
+
+    def spy(split, names, s, fast):
+        got = real(split, names, s, fast)
+        lists = {k: v.tolist() for k, v in fast.items()}
+        want = [_engine._one(split, g, names, s, None, {}, False, fast=(lists, i))
+                for i, g in enumerate(split.groups)]
+        seen.append((got, want))
+        return got
+
+    monkeypatch.setattr(_engine, "_quiet_results", spy)
+    # with weights, only some metrics are segmented; these are
+    names = ["accuracy", "brier", "ece", "auc", "csr", "p_risk"] if weighted else None
+    if weighted:
+        df.loc[df["g"] == 0, "w"] = 0.0  # a group without positive weight
+    df.groupby("g", observed=False).calib(**roles).summary(metrics=names)
+    (got, want), = seen
+    assert len(got) == len(want) == df["g"].cat.categories.size
+    for a, b in zip(got, want, strict=True):
+        assert (a.key, a.name, a.p_risk_method, a.view) == (b.key, b.name, b.p_risk_method,
+                                                             b.view)
+        assert a.reasons == b.reasons, a.key
+        assert list(a.values) == list(b.values)
+        np.testing.assert_array_equal(np.array(list(a.values.values())),
+                                      np.array(list(b.values.values())))
+    assert any(r.reasons for r in got)  # undefined values were there to explain
