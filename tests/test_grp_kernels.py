@@ -406,3 +406,64 @@ def test_grouped_p_risk_with_certified_groups_equals_each_group_alone():
     from calreport.metrics._risk_rows import P_RISKY
 
     assert (values[codes[::40] % 3 == 0] > P_RISKY).sum() >= 10
+
+
+def test_scatter_of_segments_equals_bincount_bit_for_bit():
+    # the GIL-releasing scatter of the Monte Carlo null adds the same terms in the
+    # same order as bincount of the repeated values: equal to the last bit
+    from calreport.metrics import _risk_null
+
+    rng = np.random.default_rng(11)
+    counts = rng.integers(0, 6, 400)
+    counts[:3] = 0  # empty segments at the start, as after a tile's filter
+    ends = np.cumsum(counts).astype(np.int32)
+    keys = rng.integers(0, 300, int(ends[-1])).astype(np.int32)
+    value = rng.normal(size=counts.size) * 10.0 ** rng.integers(-8, 8, counts.size)
+    got = _risk_null._segment_scatter(keys, ends, value, 300)
+    want = np.bincount(keys, weights=np.repeat(value, counts), minlength=300)
+    np.testing.assert_array_equal(got, want)
+    empty = _risk_null._segment_scatter(np.zeros(0, np.int32), np.zeros(0, np.int32),
+                                        np.zeros(0), 5)
+    np.testing.assert_array_equal(empty, np.zeros(5))
+
+
+@pytest.mark.parametrize("pairs", [1, 1 << 12, 1 << 30])
+def test_pooled_null_draws_do_not_depend_on_the_tile_size(pairs, monkeypatch):
+    # one group per tile, a few, or all at once: the same draws to the last bit
+    from calreport.metrics import _risk_null
+
+    rng = np.random.default_rng(12)
+    codes = np.repeat(np.arange(30), rng.integers(5, 60, 30))
+    c = rng.beta(5, 2, codes.size)
+    ok = rng.random(c.size) < c ** 3.0  # overconfident: most groups are simulated
+    want = grouped_p_risk(c, ok, None, codes, 30, eps=1e-8, seed=2)
+    monkeypatch.setattr(_risk_null, "_PAIRS", pairs)
+    got = grouped_p_risk(c, ok, None, codes, 30, eps=1e-8, seed=2)
+    assert (want[1] == "monte_carlo").sum() >= 10
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("block", [1, 5, 4096])
+def test_grouped_smece_blocks_of_pairs_do_not_change_values(block, monkeypatch):
+    # transformed one pair at a time or all at once: the same values (FFT rounding
+    # aside: a batch of one row takes pocketfft's scalar path)
+    from calreport.metrics import _grouped_smooth
+
+    s, y, w, codes, n = _groups(5, weighted=True)
+    want = grouped_smece(s, y, w, codes, n)
+    monkeypatch.setattr(_grouped_smooth, "_BLOCK", block)
+    np.testing.assert_allclose(grouped_smece(s, y, w, codes, n), want, rtol=1e-13,
+                               atol=1e-15)
+
+
+@pytest.mark.parametrize("n_keys", [7, 50, 10_000])
+def test_rows_up_to_equals_searchsorted(n_keys):
+    # the cumulated key counts (few keys per row) and searchsorted (many) agree
+    from calreport.metrics._grouped_local import _rows_up_to
+
+    rng = np.random.default_rng(n_keys)
+    keys = np.sort(rng.integers(0, n_keys, 500))
+    query = rng.integers(0, n_keys, 300)
+    np.testing.assert_array_equal(_rows_up_to(keys, query, n_keys),
+                                  np.searchsorted(keys, query, side="right"))
