@@ -396,7 +396,10 @@ def _segment_scatter(keys: np.ndarray, ends: np.ndarray, value: np.ndarray, size
     """
     from scipy import sparse  # only here: not imported with the package
 
-    indptr = np.concatenate(([0], ends)).astype(keys.dtype, copy=False)
+    wide = keys.size >= np.iinfo(np.int32).max or size >= np.iinfo(np.int32).max
+    index = np.int64 if wide else np.int32
+    indptr = np.concatenate(([0], ends)).astype(index, copy=False)
+    keys = keys.astype(index, copy=False)
     matrix = sparse.csc_array((_ones(keys.size, np.float64), keys, indptr),
                               shape=(size, value.size))
     return matrix @ value
