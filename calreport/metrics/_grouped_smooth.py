@@ -6,8 +6,9 @@ bisection finds), but the node masses of all groups come from one ``bincount`` o
 (group, node) codes and their spectra from one batched transform (a DCT-I on the
 common node grid, whose reflection is an even extension), and the bandwidth search
 runs for every group at once: per-group brackets on the bisection's grid of widths,
-narrowed by secant steps, one batched inverse transform per round for the groups
-still open (about four widths per group instead of eleven).
+narrowed by secant steps, with batched inverse transforms each round for the groups
+still open, a cache-sized block of (group, width) pairs at a time (about four widths
+per group instead of eleven).
 """
 
 from __future__ import annotations
