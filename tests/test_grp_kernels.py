@@ -444,26 +444,33 @@ def test_pooled_null_draws_do_not_depend_on_the_tile_size(pairs, monkeypatch):
     np.testing.assert_array_equal(got[1], want[1])
 
 
-@pytest.mark.parametrize("block", [1, 5, 4096])
+@pytest.mark.parametrize("block", [2, 5, 4096])
 def test_grouped_smece_blocks_of_pairs_do_not_change_values(block, monkeypatch):
-    # transformed one pair at a time or all at once: the same values (FFT rounding
-    # aside: a batch of one row takes pocketfft's scalar path)
+    # transformed a few pairs at a time or all at once: the same values to the last
+    # bit (a lone last row joins the block before it)
     from calreport.metrics import _grouped_smooth
 
-    s, y, w, codes, n = _groups(5, weighted=True)
-    want = grouped_smece(s, y, w, codes, n)
+    rng = np.random.default_rng(27)
+    codes = np.repeat(np.arange(131), 50)
+    s = rng.beta(2, 2, codes.size)
+    y = (rng.random(codes.size) < s**1.2).astype(float)
+    want = grouped_smece(s, y, None, codes, 131)
     monkeypatch.setattr(_grouped_smooth, "_BLOCK", block)
-    np.testing.assert_allclose(grouped_smece(s, y, w, codes, n), want, rtol=1e-13,
-                               atol=1e-15)
+    np.testing.assert_array_equal(grouped_smece(s, y, None, codes, 131), want)
+    s, y, w, codes, n = _groups(5, weighted=True)
+    got = grouped_smece(s, y, w, codes, n)
+    monkeypatch.setattr(_grouped_smooth, "_BLOCK", 128)
+    np.testing.assert_array_equal(got, grouped_smece(s, y, w, codes, n))
 
 
-@pytest.mark.parametrize("n_keys", [7, 50, 10_000])
-def test_rows_up_to_equals_searchsorted(n_keys):
-    # the cumulated key counts (few keys per row) and searchsorted (many) agree
+@pytest.mark.parametrize("rows", [0, 1, 500])
+@pytest.mark.parametrize("n_keys", [7, 50, 3000])
+def test_rows_up_to_equals_searchsorted(n_keys, rows):
+    # the cumulated key counts (n_keys <= 4 rows + 1024 here) equal searchsorted
     from calreport.metrics._grouped_local import _rows_up_to
 
-    rng = np.random.default_rng(n_keys)
-    keys = np.sort(rng.integers(0, n_keys, 500))
-    query = rng.integers(0, n_keys, 300)
+    rng = np.random.default_rng(n_keys + rows)
+    keys = np.sort(rng.integers(0, n_keys, rows))
+    query = np.r_[rng.integers(0, n_keys, 300), 0, n_keys - 1]
     np.testing.assert_array_equal(_rows_up_to(keys, query, n_keys),
                                   np.searchsorted(keys, query, side="right"))

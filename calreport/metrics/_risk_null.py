@@ -368,31 +368,34 @@ def _sorted_uniforms(base: int, look: int, kind: int, n_rows: int, b: int
 #: other metrics, come once per ~20 groups of 50 rows (a summary 8 % faster than
 #: tiles of 1 << 18).
 _PAIRS = 1 << 20
-_ONES: dict[str, np.ndarray] = {}
+class _Ones:
+    """Read-only ones for one caller, grown by doubling: filled once per size, not
+    once per tile (a fill holds the GIL), and released with the caller."""
+
+    def __init__(self) -> None:
+        self._buf: dict[str, np.ndarray] = {}
+
+    def __call__(self, n: int, dtype: type = np.int64) -> np.ndarray:
+        key = np.dtype(dtype).str
+        buf = self._buf.get(key)
+        if buf is None or buf.size < n:
+            buf = np.ones(max(n, 2 * (0 if buf is None else buf.size)), dtype=dtype)
+            buf.flags.writeable = False
+            self._buf[key] = buf
+        return buf[:n]
 
 
-def _ones(n: int, dtype: type = np.int64) -> np.ndarray:
-    """A read-only view of ``n`` ones (grown once, not filled per tile)."""
-    key = np.dtype(dtype).str
-    buf = _ONES.get(key)
-    if buf is None or buf.size < n:
-        buf = np.ones(max(n, 2 * (0 if buf is None else buf.size)), dtype=dtype)
-        buf.flags.writeable = False
-        _ONES[key] = buf
-    return buf[:n]
-
-
-def _segment_scatter(keys: np.ndarray, ends: np.ndarray, value: np.ndarray, size: int
-                     ) -> np.ndarray:
+def _segment_scatter(keys: np.ndarray, ends: np.ndarray, value: np.ndarray, size: int,
+                     ones: _Ones | None = None) -> np.ndarray:
     """``np.bincount(keys, weights=np.repeat(value, counts), minlength=size)``: segment
     ``s`` (entries up to ``ends[s]``) adds ``value[s]`` at each of its keys.
 
     Computed as the product of a compressed-column matrix (a column per segment, a
     one at each of its keys) with ``value``: the same additions in the same order
     as ``bincount`` (each output starts at 0 and adds ``1.0 * value[s]``, entry after
-    entry), so the same sums to the last bit, but in a loop that releases the GIL
-    (NumPy's ``bincount`` and ``repeat`` hold it: P_risk runs on a second thread
-    beside the other metrics of a grouped summary).
+    entry), so the same sums to the last bit, without the repeated copy of the
+    values (``np.repeat`` holds the GIL for the whole copy, and P_risk runs on a
+    second thread beside the other metrics of a grouped summary).
     """
     from scipy import sparse  # only here: not imported with the package
 
@@ -400,8 +403,8 @@ def _segment_scatter(keys: np.ndarray, ends: np.ndarray, value: np.ndarray, size
     index = np.int64 if wide else np.int32
     indptr = np.concatenate(([0], ends)).astype(index, copy=False)
     keys = keys.astype(index, copy=False)
-    matrix = sparse.csc_array((_ones(keys.size, np.float64), keys, indptr),
-                              shape=(size, value.size))
+    data = (ones or _Ones())(keys.size, np.float64)
+    matrix = sparse.csc_array((data, keys, indptr), shape=(size, value.size))
     return matrix @ value
 
 
@@ -452,6 +455,7 @@ def _pooled_sums(group: np.ndarray, rows: np.ndarray, atom: np.ndarray, p: np.nd
     total = np.bincount(group, weights=size, minlength=n_groups)  # row order, as below
     starts = np.r_[0, np.cumsum(sizes)]
     out = np.empty((n_groups, b))
+    ones = _Ones()
     for g0 in range(0, n_groups, per_tile):
         g1 = min(n_groups, g0 + per_tile)
         sl = slice(starts[g0], starts[g1])
@@ -464,13 +468,13 @@ def _pooled_sums(group: np.ndarray, rows: np.ndarray, atom: np.ndarray, p: np.nd
         # the table positions at[s], at[s] + 1, ... of every segment, by cumulated steps
         ends = np.cumsum(count)
         total_entries = int(ends[-1]) if ends.size else 0
-        step = _ones(total_entries).copy()
+        step = ones(total_entries).copy()
         if at.size:
             step[0] = at[0]
             step[ends[:-1]] = at[1:] - (at[:-1] + count[:-1] - 1)
         np.cumsum(step, out=step)
         n_t = g1 - g0
-        sums = _segment_scatter(table[step], ends, a, (per_tile + n_t) * b)
+        sums = _segment_scatter(table[step], ends, a, (per_tile + n_t) * b, ones)
         wrong_sums = sums[:n_t * b].reshape(n_t, b)
         right_sums = sums[per_tile * b:(per_tile + n_t) * b].reshape(n_t, b)
         out[g0:g1] = wrong_sums + (total[g0:g1, None] + right_sums)
