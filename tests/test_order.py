@@ -1,4 +1,5 @@
-"""The grouped kernels' sort by (group, key ...) is ``np.lexsort`` exactly."""
+"""The grouped kernels' sort by (group, key ...) is ``np.lexsort`` exactly; their row
+ranges are the concatenated aranges."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from calreport.metrics._order import sort_within
+from calreport.metrics._order import range_rows, ranges, sort_within
 
 
 @pytest.mark.parametrize("n_groups", [1, 3, 5_000, 70_000])
@@ -31,3 +32,15 @@ def test_sort_within_is_lexsort_on_any_rows(rows):
     for n_groups in (int(codes.max(initial=-1)) + 1, 70_001):
         assert (sort_within(codes, max(n_groups, 1), key)
                 == np.lexsort((key, codes))).all()
+
+
+@given(st.lists(st.tuples(st.integers(0, 50), st.integers(0, 6)), max_size=30))
+def test_ranges_are_concatenated_aranges(spans):
+    # empty ranges anywhere (first, last, in a row), ranges overlapping or not
+    starts = np.array([a for a, _ in spans], dtype=np.int64)
+    sizes = np.array([n for _, n in spans], dtype=np.int64)
+    want = [x for a, n in spans for x in range(a, a + n)]
+    owner = [i for i, (_, n) in enumerate(spans) for _ in range(n)]
+    assert range_rows(starts, sizes).tolist() == want
+    rows, own = ranges(starts, sizes)
+    assert rows.tolist() == want and own.tolist() == owner

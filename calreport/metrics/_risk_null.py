@@ -19,6 +19,7 @@ import numpy as np
 from scipy import special
 
 from calreport import _validate as v
+from calreport.metrics._order import range_rows
 from calreport.metrics._risk_rows import (
     _TILE,
     CERTAIN_LEVEL,
@@ -369,20 +370,17 @@ def _sorted_uniforms(base: int, look: int, kind: int, n_rows: int, b: int
 #: tiles of 1 << 18).
 _PAIRS = 1 << 20
 class _Ones:
-    """Read-only ones for one caller, grown by doubling: filled once per size, not
-    once per tile (a fill holds the GIL), and released with the caller."""
+    """Read-only float ones for one caller, grown by doubling: filled once per size,
+    not once per tile, and released with the caller."""
 
     def __init__(self) -> None:
-        self._buf: dict[str, np.ndarray] = {}
+        self._buf = np.ones(0)
 
-    def __call__(self, n: int, dtype: type = np.int64) -> np.ndarray:
-        key = np.dtype(dtype).str
-        buf = self._buf.get(key)
-        if buf is None or buf.size < n:
-            buf = np.ones(max(n, 2 * (0 if buf is None else buf.size)), dtype=dtype)
-            buf.flags.writeable = False
-            self._buf[key] = buf
-        return buf[:n]
+    def __call__(self, n: int) -> np.ndarray:
+        if self._buf.size < n:
+            self._buf = np.ones(max(n, 2 * self._buf.size))
+            self._buf.flags.writeable = False
+        return self._buf[:n]
 
 
 def _segment_scatter(keys: np.ndarray, ends: np.ndarray, value: np.ndarray, size: int,
@@ -403,7 +401,7 @@ def _segment_scatter(keys: np.ndarray, ends: np.ndarray, value: np.ndarray, size
     index = np.int64 if wide else np.int32
     indptr = np.concatenate(([0], ends)).astype(index, copy=False)
     keys = keys.astype(index, copy=False)
-    data = (ones or _Ones())(keys.size, np.float64)
+    data = (ones or _Ones())(keys.size)
     matrix = sparse.csc_array((data, keys, indptr), shape=(size, value.size))
     return matrix @ value
 
@@ -455,7 +453,7 @@ def _pooled_sums(group: np.ndarray, rows: np.ndarray, atom: np.ndarray, p: np.nd
     total = np.bincount(group, weights=size, minlength=n_groups)  # row order, as below
     starts = np.r_[0, np.cumsum(sizes)]
     out = np.empty((n_groups, b))
-    ones = _Ones()
+    ones = _Ones()  # the scatter's data, filled once per call
     for g0 in range(0, n_groups, per_tile):
         g1 = min(n_groups, g0 + per_tile)
         sl = slice(starts[g0], starts[g1])
@@ -465,16 +463,10 @@ def _pooled_sums(group: np.ndarray, rows: np.ndarray, atom: np.ndarray, p: np.nd
         count = np.where(fl, b - wrong, wrong)
         keep = count > 0
         at, count, a = at[keep], count[keep], np.where(fl, -atom[sl], atom[sl])[keep]
-        # the table positions at[s], at[s] + 1, ... of every segment, by cumulated steps
-        ends = np.cumsum(count)
-        total_entries = int(ends[-1]) if ends.size else 0
-        step = ones(total_entries).copy()
-        if at.size:
-            step[0] = at[0]
-            step[ends[:-1]] = at[1:] - (at[:-1] + count[:-1] - 1)
-        np.cumsum(step, out=step)
+        # the table positions at[s], at[s] + 1, ... of every segment
         n_t = g1 - g0
-        sums = _segment_scatter(table[step], ends, a, (per_tile + n_t) * b, ones)
+        sums = _segment_scatter(table[range_rows(at, count)], np.cumsum(count), a,
+                                (per_tile + n_t) * b, ones)
         wrong_sums = sums[:n_t * b].reshape(n_t, b)
         right_sums = sums[per_tile * b:(per_tile + n_t) * b].reshape(n_t, b)
         out[g0:g1] = wrong_sums + (total[g0:g1, None] + right_sums)
