@@ -275,12 +275,24 @@ def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None
     return out
 
 
+def _undefined_reason(m: str, profile: Any, values: dict[str, Any], i: int) -> str:
+    """Why metric ``m`` of group ``i`` is NaN in the segmented values: the profile's
+    missing column, else the grouped kernel's reason for that group, else the
+    metric's own."""
+    from calreport.registry import REGISTRY
+
+    spec = REGISTRY[m]
+    kernel = [values.get(k) for k in (("_p_risk_reason",) if m == "p_risk" else ())
+              + (f"_reason_{m}",)]
+    return (spec.missing_need(profile)
+            or next((r[i] for r in kernel if r is not None and r[i]), "")
+            or spec.nan_reason)
+
+
 def _quiet_results(split: Split, names: list[str], s: Settings,
                    fast: dict[str, np.ndarray]) -> list[GroupResult]:
     """Every group's result from the segmented values alone, as :func:`_one_fast`
-    builds them, with the undefined values and their reasons found column-wise."""
-    from calreport.registry import REGISTRY
-
+    builds them, with the undefined values found column-wise."""
     groups = split.groups
     values = np.column_stack([fast[m] for m in names]) if names else \
         np.empty((len(groups), 0))
@@ -296,18 +308,11 @@ def _quiet_results(split: Split, names: list[str], s: Settings,
     dropped = np.array([float(g.n_dropped) for g in groups])
     table = np.column_stack([fast["n"], dropped, fast["n_clipped"], values]).tolist()
     keys = ["n", "n_dropped", "n_clipped", *names]
-    # the reason of an undefined value: the profile's missing column, else the grouped
-    # kernel's reason for that group, else the metric's own
-    missing = [REGISTRY[m].missing_need(split.profile) for m in names]
-    kernel = [fast.get("_p_risk_reason") if m == "p_risk" else None for m in names]
-    own = [fast.get(f"_reason_{m}") for m in names]
     reasons: dict[int, dict[str, str]] = {}
     for i, j in zip(*np.nonzero(np.isnan(values)), strict=True):
-        m = names[j]
-        reasons.setdefault(int(i), {})[m] = (
+        reasons.setdefault(int(i), {})[names[j]] = (
             "all sample weights are zero" if zero[i] else
-            missing[j] or (kernel[j][i] if kernel[j] is not None else "")
-            or (own[j][i] if own[j] is not None else "") or REGISTRY[m].nan_reason)
+            _undefined_reason(names[j], split.profile, fast, int(i)))
     if "p_risk" in fast:
         methods = (fast["_p_risk_method"].tolist() if "_p_risk_method" in fast
                    else ["normal"] * len(groups))
@@ -324,8 +329,6 @@ def _quiet_results(split: Split, names: list[str], s: Settings,
 def _one_fast(split: Split, g: Group, names: list[str], s: Settings, with_risk: bool,
               values: dict[str, Any], i: int, prof: Any = None) -> GroupResult:
     """One group's result from the segmented values; the rest computed on its rows."""
-    from calreport.registry import REGISTRY
-
     rest = [m for m in names if m not in values]
     need_profile = bool(rest) or with_risk
     if need_profile and prof is None:
@@ -350,12 +353,7 @@ def _one_fast(split: Split, g: Group, names: list[str], s: Settings, with_risk: 
                 merged[m] = math.nan
                 reasons[m] = "all sample weights are zero"
             elif math.isnan(val):
-                reasons[m] = (REGISTRY[m].missing_need(split.profile)
-                              or (values["_p_risk_reason"][i] if m == "p_risk"
-                                  and "_p_risk_reason" in values else "")
-                              or (values[f"_reason_{m}"][i] if f"_reason_{m}" in values
-                                  else "")
-                              or REGISTRY[m].nan_reason)
+                reasons[m] = _undefined_reason(m, split.profile, values, i)
         else:
             merged[m] = out_values[m]
     if "p_risk" in values:

@@ -176,7 +176,6 @@ class _Chunk:
         buf = np.empty((min(_BLOCK + 1, g.size), _COMMON))
         for size in np.unique(mesh).tolist():
             at = np.flatnonzero(mesh == size)
-            left, right_w = smooth._mesh_weights(size, _COMMON)
             # a last block of one row joins the one before: NumPy sums a lone row of
             # mesh values in another order (a 1-ulp change), blocks of two or more
             # as one batch of all of them
@@ -189,9 +188,7 @@ class _Chunk:
                 np.take(spectra, g[blk], axis=0, out=x)
                 x *= kernels[inv[blk]]
                 x = fft.dct(x, type=1, axis=1, overwrite_x=True)
-                on_mesh = x[:, left] * (1.0 - right_w)
-                on_mesh += x[:, left + 1] * right_w
-                out[blk] = np.abs(on_mesh, out=on_mesh).sum(axis=1)
+                out[blk] = smooth._abs_mesh_sums(x, size)
         return out
 
     def density(self, n_nodes: int, g: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -223,10 +220,8 @@ class _Chunk:
             mesh = _MESH[ja]
             for size in np.unique(mesh).tolist():
                 rows = np.flatnonzero(mesh == size)
-                left, right_w = smooth._mesh_weights(size, n_nodes)
                 part = resid if rows.size == at.size else resid[rows]
-                on_mesh = part[:, left] * (1.0 - right_w) + part[:, left + 1] * right_w
-                out[at[rows]] = np.abs(on_mesh).sum(axis=1) / dens[rows]
+                out[at[rows]] = smooth._abs_mesh_sums(part, size) / dens[rows]
         return out
 
 

@@ -203,6 +203,15 @@ def _mesh_weights(n_mesh: int, n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
     return left, pos - left
 
 
+def _abs_mesh_sums(node_values: np.ndarray, n_mesh: int) -> np.ndarray:
+    """Sum over the mesh of ``|linear interpolation of the node values|``, per row
+    (the rows of ``node_values`` are grids of nodes, as :func:`_on_mesh` reads them)."""
+    left, right_w = _mesh_weights(n_mesh, node_values.shape[-1])
+    on_mesh = node_values[:, left] * (1.0 - right_w)
+    on_mesh += node_values[:, left + 1] * right_w
+    return np.abs(on_mesh, out=on_mesh).sum(axis=1)
+
+
 @functools.lru_cache(maxsize=64)
 def _mesh_sum_spectrum(n_mesh: int, n_nodes: int, length: int) -> np.ndarray:
     """``c`` with ``Re(c . rfft(x)) = sum over the mesh of the interpolated x[n-1:2n-1]``.
@@ -244,11 +253,9 @@ def _smece_batch(smoother: _Smoother, sigmas: list[float], boundary: str) -> np.
     n_mesh = [_n_mesh(sig) for sig in sigmas]
     for size in set(n_mesh):
         rows = [i for i, m in enumerate(n_mesh) if m == size]
-        left, right_w = _mesh_weights(size, n_nodes)
         part = resid if len(rows) == len(sigmas) else resid[rows]
-        on_mesh = part[:, left] * (1.0 - right_w) + part[:, left + 1] * right_w
         dens = (weight_spectra[rows] @ _mesh_sum_spectrum(size, n_nodes, length)).real
-        out[rows] = np.abs(on_mesh).sum(axis=1) / (dens + size * _DENSITY_FLOOR)
+        out[rows] = _abs_mesh_sums(part, size) / (dens + size * _DENSITY_FLOOR)
     return out
 
 
