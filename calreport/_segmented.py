@@ -111,7 +111,7 @@ class GroupSums:
                 if (self.s.view or p.default_view) == "positive":
                     # the refits' order by (group, score, outcome) sorts by (group,
                     # score): one sort for both (tie blocks are taken whole)
-                    order = _group_order(p, self.codes, self.s, self.shared)
+                    order = _group_order(p, self.codes, self.g, self.s, self.shared)
             else:
                 classes = [(k, p.proba[:, k]) for k in range(p.proba.shape[1])]
             aucs, cws = [], []
@@ -225,12 +225,12 @@ def segmented_values(p: ConfidenceProfile, codes: np.ndarray, n_groups: int,
 # Metrics whose interval refits a curve per replicate have no sums to finish; their
 # grouped kernels (calreport.metrics._grouped_*) fit every group at once over the
 # group codes, each group's value equal to the metric on its rows alone.
-def _group_order(p: ConfidenceProfile, codes: np.ndarray, s: Settings,
+def _group_order(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
                  cache: dict[str, Any]) -> np.ndarray:
     """Rows by (group, score, outcome): one sort shared by debiased ECE, LCS, ECI, CORP."""
     if "order" not in cache:
         score, outcome = p.view(s.view)
-        cache["order"] = sort_within(codes, int(codes.max(initial=-1)) + 1, outcome, score)
+        cache["order"] = sort_within(codes, n_groups, outcome, score)
     return cache["order"]
 
 
@@ -257,7 +257,7 @@ def _debiased_ece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Set
     if p.sample_weight is not None:
         return None  # weighted equal-mass edges: computed per group
     return grouped_debiased_ece(*p.view(s.view), codes, n_groups, s.n_bins,
-                                order=_group_order(p, codes, s, cache))
+                                order=_group_order(p, codes, n_groups, s, cache))
 
 
 def _local(which: int) -> Callable[..., Any]:
@@ -267,7 +267,7 @@ def _local(which: int) -> Callable[..., Any]:
 
         if "local" not in cache:  # LCS and ECI share the sort and the fits
             cache["local"] = grouped_lcs_eci(*p.view(s.view), codes, n_groups,
-                                             order=_group_order(p, codes, s, cache))
+                                             order=_group_order(p, codes, n_groups, s, cache))
         lcs, eci, reasons = cache["local"]
         return (lcs, eci)[which], reasons
     return compute
@@ -279,7 +279,7 @@ def _corp(which: int) -> Callable[..., Any]:
 
         if "corp" not in cache:  # the three terms share one PAV fit per group
             cache["corp"] = grouped_corp(*p.view(s.view), p.sample_weight, codes, n_groups,
-                                         order=_group_order(p, codes, s, cache))
+                                         order=_group_order(p, codes, n_groups, s, cache))
         return cache["corp"][which]
     return compute
 
