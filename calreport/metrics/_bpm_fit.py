@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from calreport.metrics._chunks import row_slices
+
 #: Bin mean confidences are clipped to ``[CLIP, 1 - CLIP]`` before taking logarithms
 #: in the fit (as the authors' code does); crossings of ``g`` with the diagonal are
 #: searched in that range.
@@ -45,29 +47,48 @@ def _design(s: np.ndarray) -> np.ndarray:
     return out
 
 
+def _loss(eta: np.ndarray, sizes: np.ndarray, hits: np.ndarray) -> float:
+    """``sum_j m_j softplus(eta_j) - h_j eta_j``, summed over bins in chunks (the
+    negative log-likelihood without temporaries of all bins)."""
+    total = 0.0
+    for sl in row_slices(eta.shape[0]):
+        loss = np.logaddexp(0.0, eta[sl])
+        loss *= sizes[sl]
+        loss -= hits[sl] * eta[sl]
+        total += float(np.sum(loss))
+    return total
+
+
+def _derivatives(design: np.ndarray, eta: np.ndarray, sizes: np.ndarray, hits: np.ndarray,
+                 hessian: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """Gradient ``X^T (m sigma - h)`` and Hessian ``X^T diag(m sigma (1 - sigma)) X`` of
+    :func:`_loss` in ``theta`` (``eta = X theta``), summed over bins in chunks."""
+    grad, hess = np.zeros(3), np.zeros((3, 3)) if hessian else None
+    for sl in row_slices(eta.shape[0]):
+        columns = design[sl].T  # (3, chunk): each row contiguous (design is column-major)
+        mu = special.expit(eta[sl])
+        grad += columns @ (sizes[sl] * mu - hits[sl])
+        if hess is not None:
+            curv = sizes[sl] * mu
+            curv *= 1 - mu
+            # X^T diag(curv) X row by row: one (chunk,) temporary, not a (3, chunk) one
+            hess += np.stack([columns @ (columns[i] * curv) for i in range(3)])
+    return grad, hess
+
+
 def _newton_fit(design: np.ndarray, sizes: np.ndarray, hits: np.ndarray,
                 start: np.ndarray | None = None) -> np.ndarray | None:
-    """The optimum by damped Newton steps (gradient ``X^T (m sigma - h)``, Hessian
-    ``X^T diag(m sigma (1 - sigma)) X``), or None unless it is a KKT point of the
-    bounded problem (``a, b >= 0``, gradient <= 1e-9): L-BFGS-B takes over then."""
+    """The optimum by damped Newton steps (:func:`_derivatives`), or None unless it is
+    a KKT point of the bounded problem (``a, b >= 0``, gradient <= 1e-9): L-BFGS-B
+    takes over then.  Beside the design, the bins' sizes and hits, it holds two
+    vectors of all bins (the current and the trial ``eta``)."""
     scale, theta = float(sizes.sum()), np.array([1.0, 1.0, 0.0]) if start is None else start
-
-    def f(eta: np.ndarray) -> float:
-        loss = np.logaddexp(0.0, eta)  # m softplus(eta) - h eta, one temporary more
-        loss *= sizes
-        loss -= hits * eta
-        return float(np.sum(loss)) / scale
-
-    # eta = design @ theta and f of the accepted point carry into the next step
-    f0, columns = f(eta := design @ theta), np.ascontiguousarray(design.T)  # Hessian: (3, M)
+    # eta = design @ theta and the loss of the accepted point carry into the next step
+    f0 = _loss(eta := design @ theta, sizes, hits) / scale
+    eta_trial = np.empty_like(eta)
     for _ in range(60):
-        mu = special.expit(eta)
-        grad = design.T @ (sizes * mu - hits) / scale
-        curv = sizes * mu
-        curv *= 1 - mu
-        # X^T diag(curv) X row by row: one (M,) temporary, not a (3, M) one
-        hess = np.stack([columns @ (columns[i] * curv) for i in range(3)])
-        del mu, curv  # not needed by the line search
+        grad, hess = _derivatives(design, eta, sizes, hits)
+        grad /= scale
         try:
             step = -np.linalg.solve(hess / scale, grad)
         except np.linalg.LinAlgError:
@@ -76,13 +97,15 @@ def _newton_fit(design: np.ndarray, sizes: np.ndarray, hits: np.ndarray,
         if not decrement > 1e-28:  # converged (or not finite)
             break
         while t > 1e-12:  # backtracking (Armijo) line search
-            eta_trial = design @ (trial := theta + t * step)
-            if not (f_trial := f(eta_trial)) > f0 - 1e-4 * t * decrement:
+            np.matmul(design, trial := theta + t * step, out=eta_trial)
+            if not (f_trial := _loss(eta_trial, sizes, hits) / scale) \
+                    > f0 - 1e-4 * t * decrement:
                 break
             t *= 0.5
         if t <= 1e-12:
             break
-        theta, eta, f0 = trial, eta_trial, f_trial
-    grad = design.T @ (sizes * special.expit(eta) - hits) / scale
+        theta, f0 = trial, f_trial
+        eta, eta_trial = eta_trial, eta  # the accepted point's; the old one is reused
+    grad = _derivatives(design, eta, sizes, hits, hessian=False)[0] / scale
     ok = np.isfinite(theta).all() and (theta[:2] >= 0.0).all() and np.abs(grad).max() <= 1e-9
     return theta if ok else None

@@ -31,7 +31,14 @@ from scipy import optimize, special
 from threadpoolctl import ThreadpoolController
 
 from calreport import _validate as v
-from calreport.metrics._bpm_fit import CLIP, _bin_statistics, _design, _newton_fit
+from calreport.metrics._bpm_fit import (
+    CLIP,
+    _bin_statistics,
+    _derivatives,
+    _design,
+    _loss,
+    _newton_fit,
+)
 from calreport.metrics.local import _sorted_sample
 
 __all__ = [
@@ -291,9 +298,8 @@ def _fit_sorted(s: np.ndarray, hit: np.ndarray, ks: tuple[int, ...]) -> BpmFit:
     def neg_loglik(theta: np.ndarray) -> tuple[float, np.ndarray]:
         eta = design @ theta
         # -[h ln sigma(eta) + (m - h) ln(1 - sigma(eta))] = m softplus(eta) - h eta
-        value = float(np.sum(sizes * np.logaddexp(0.0, eta) - hits * eta)) / total
-        grad = design.T @ (sizes * special.expit(eta) - hits) / total
-        return value, grad
+        value = _loss(eta, sizes, hits) / total
+        return value, _derivatives(design, eta, sizes, hits, hessian=False)[0] / total
 
     with _one_blas_thread():
         # from the coarsest binning's optimum: 2-3 Newton steps over all bins, not 6
