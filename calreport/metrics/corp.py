@@ -160,6 +160,33 @@ def _pav_pooled(values: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
     return _pav_parallel(values, np.ones(values.size) if weights is None else weights)
 
 
+def _pav_blocks(events: np.ndarray, weight: np.ndarray | None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The blocks of the weighted isotonic fit of ``events / weight`` (``weight`` None:
+    unit weights), as the sums ``(E_b, W_b)`` of their events and weights, in order.
+
+    A chunk of rows at a time: the fit of each chunk, then the fit of all chunks'
+    blocks as weighted points.  Pooling adjacent violators in any order gives the
+    same solution, so each block of a chunk's fit lies inside one block of the whole
+    fit: temporaries of a chunk's size and of the blocks' count, not of N rows.  The
+    block sums are of the data themselves (exact counts when unweighted), not of
+    pooled means.
+    """
+    def blocks(e: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        fit = _pav_pooled(e if w is None else e / w, w)
+        # a block ends where the fitted value changes (two blocks of equal value by
+        # rounding are summed as one: their rows have the same fitted value)
+        starts = np.flatnonzero(np.r_[True, fit[1:] != fit[:-1]])
+        sizes = np.diff(np.append(starts, e.size)).astype(np.float64) if w is None \
+            else np.add.reduceat(w, starts)
+        return np.add.reduceat(e, starts), sizes
+
+    parts = [blocks(events[sl], None if weight is None else weight[sl])
+             for sl in row_slices(events.size)]
+    e_all, w_all = (np.concatenate(x) for x in zip(*parts, strict=True))
+    return (e_all, w_all) if len(parts) == 1 else blocks(e_all, w_all)
+
+
 def _pav_parallel(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Pool-adjacent-violators by vectorised rounds (the fallback of :func:`_pav_pooled`)."""
     sum_wy = values * weights
@@ -541,14 +568,11 @@ def _decomposition_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
     group's weight ``W_j`` and weighted events ``E_j``.
     """
     new = s[1:] != s[:-1]
-    weight: np.ndarray | None
     if w is None and bool(new.all()):
         # no tied scores: every row is its own group of weight 1 (no index arrays or
         # unit weights of N rows); the fit is that of the 0/1 outcomes themselves
         del new
-        weight, events = None, y.astype(np.float64, copy=False)
-        total = float(s.size)
-        recal = _pav_pooled(events, None)
+        events, weight = _pav_blocks(y.astype(np.float64, copy=False), None)
     else:
         first = np.concatenate(([0], np.flatnonzero(new) + 1))
         del new
@@ -559,13 +583,12 @@ def _decomposition_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
             weight = np.add.reduceat(w, first)
             events = np.add.reduceat(w * y, first)
         fitted = weight > 0
-        weight, events = weight[fitted], events[fitted]
-        total = float(weight.sum())
-        recal = _pav_pooled(events / weight, weight)
+        events, weight = _pav_blocks(events[fitted], weight[fitted])
+    # the recalibrated forecast is constant on each block of the fit: E_b / W_b
+    total = float(weight.sum())
     rate = float(events.sum()) / total
     s_recal = _chunked_sum(lambda sl: _group_score(
-        events[sl], None if weight is None else weight[sl], recal[sl], rule),
-        recal.size) / total
+        events[sl], weight[sl], events[sl] / weight[sl], rule), events.size) / total
     s_forecast = _mean_score(s, y, w, rule)
     s_ref = _base_rate_score(rate, rule)
     return CorpDecomposition(score=s_forecast, mcb=s_forecast - s_recal,
