@@ -215,7 +215,7 @@ def _grouped_p_risk(split: Split, s: Settings, codes: np.ndarray, batched: bool 
     methods = np.full(n, s.p_risk_method, dtype=object)
     reasons = np.full(n, "", dtype=object)
     w_all = p.sample_weight
-    todo = [i for i, g in enumerate(split.groups) if g.rows.size and (
+    todo = [i for i, g in enumerate(split.groups) if g.size and (
         w_all is None or np.any(w_all[g.rows] > 0))]
     if batched and s.p_risk_method == "auto" and isinstance(s.mc_seed, (int, np.integer)):
         from calreport.metrics._grouped_risk import grouped_p_risk
@@ -239,7 +239,7 @@ def _grouped_p_risk(split: Split, s: Settings, codes: np.ndarray, batched: bool 
 def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None,
          boot: dict[str, Any], with_risk: bool, force: bool = False,
          fast: tuple[dict[str, Any], int] | None = None) -> GroupResult:
-    if g.rows.size == 0:
+    if g.size == 0:
         why = "empty group" if not g.n_dropped else "every row has a missing value"
         values = dict.fromkeys([*COUNT_COLUMNS, *names], math.nan)
         values.update(n=0.0, n_dropped=float(g.n_dropped), n_clipped=0.0)
@@ -299,7 +299,7 @@ def _quiet_results(split: Split, names: list[str], s: Settings,
     zero = np.zeros(len(groups), dtype=bool)
     w = split.profile.sample_weight
     if w is not None and groups:
-        sizes = np.array([g.rows.size for g in groups])
+        sizes = np.array([g.size for g in groups])
         rows = np.concatenate([g.rows for g in groups])
         pos = np.bincount(np.repeat(np.arange(len(groups)), sizes),
                           weights=w[rows] > 0, minlength=len(groups))
@@ -321,7 +321,7 @@ def _quiet_results(split: Split, names: list[str], s: Settings,
     view = s.view or split.profile.default_view
     return [GroupResult(g.key, g.name, dict(zip(keys, row, strict=True)),
                         reasons=reasons.get(i, {}), p_risk_method=str(methods[i]), view=view)
-            if g.rows.size else
+            if g.size else
             _one(split, g, names, s, None, {}, False)
             for i, (g, row) in enumerate(zip(groups, table, strict=True))]
 
@@ -416,7 +416,7 @@ def per_group(split: Split, fn: Callable[[Any], Any], *, kind: str) -> Any:
     results: list[Any] = []
     reasons: dict[Any, str] = {}
     for g in split.groups:
-        if g.rows.size == 0:
+        if g.size == 0:
             results.append(None)
             reasons[g.key] = "empty group"
             continue

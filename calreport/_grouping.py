@@ -24,6 +24,26 @@ from calreport.profile import ConfidenceProfile
 __all__ = ["Group", "Split", "split_frame", "split_groupby"]
 
 
+class _Rows:
+    """The ``rows`` field of :class:`Group`: positions held, or, for the one group of
+    an ungrouped frame (every row of the profile, given as their count), ``0..N-1``
+    built on each read, so a call on N rows does not hold N positions it never reads."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            raise AttributeError("rows")  # a required field
+        rows = obj.__dict__[self.slot]
+        if isinstance(rows, int):
+            return np.arange(rows, dtype=np.int32 if rows < 2**31 else np.intp)
+        return rows
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__[self.slot] = value
+
+
 @dataclass(frozen=True)
 class Group:
     """One group: its key, display name and rows.
@@ -36,15 +56,22 @@ class Group:
         Display name, unique among the groups of a call.
     rows : ndarray of integers
         Positions of its rows in the validated profile (intp, or int32 for the one
-        group of an ungrouped frame of fewer than 2**31 rows).
+        group of an ungrouped frame of fewer than 2**31 rows).  Given as an ``int``
+        N: every row, ``0..N-1``, built when read.
     n_dropped : int
         Rows of the group dropped for missing values (``missing="drop"``).
     """
 
     key: Any
     name: str
-    rows: np.ndarray
+    rows: np.ndarray = _Rows()  # type: ignore[assignment]
     n_dropped: int = 0
+
+    @property
+    def size(self) -> int:
+        """Number of rows."""
+        rows = self.__dict__["_rows"]
+        return rows if isinstance(rows, int) else int(rows.size)
 
 
 @dataclass(frozen=True)
@@ -130,8 +157,8 @@ def _type_tag(key: Any) -> str:
 def split_frame(df: pd.DataFrame, roles: Roles) -> Split:
     """The one-group split of an ungrouped frame."""
     profile, n_dropped, keep = build_profile(df, roles)
-    # every row kept: the kept positions are the group's rows (one array, not two)
-    rows = keep if n_dropped == 0 else np.arange(profile.n)
+    # the group is every row of the profile: its positions are built only when read
+    rows = profile.n
     # the index itself when no row was dropped: taking every position copies it
     labels = df.index if n_dropped == 0 else df.index[keep]
     return Split(profile, [Group(None, "all", rows, int(n_dropped))], None,

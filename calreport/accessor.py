@@ -341,7 +341,7 @@ class _Base(MetricMethods):
         split = self._split()
         if not split.grouped:
             return {"all": split.profile}
-        return {g.key: split.group_profile(g) for g in split.groups if g.rows.size}
+        return {g.key: split.group_profile(g) for g in split.groups if g.size}
 
     @property
     def plot(self) -> Any:

@@ -101,7 +101,7 @@ eps, progress
     names = _row_names(frame, split.row_labels, row_label)
     profiles, labels = {}, {}
     for g in split.groups:
-        if g.rows.size == 0:
+        if g.size == 0:
             continue
         profiles[g.name] = split.group_profile(g)
         labels[g.name] = names if not split.grouped else names[g.rows]
