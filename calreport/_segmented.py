@@ -11,7 +11,6 @@ per-subset tests check.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -49,7 +48,7 @@ class GroupSums:
                  s: Settings, names: list[str]) -> None:
         if p.sample_weight is not None and p.weights == "importance":
             # importance weights on each group's own scale (frequency weights count rows)
-            p = replace(p, sample_weight=_per_group_scale(p.sample_weight, codes, n_groups))
+            p = p.replace(sample_weight=_per_group_scale(p.sample_weight, codes, n_groups))
         self.p, self.codes, self.g, self.s = p, codes, n_groups, s
         keep = {c for m in names for c in REGISTRY[m].interval.columns}
         self.w = (np.ones(p.n) if p.sample_weight is None

@@ -17,7 +17,7 @@ builds it from DataFrame columns) and holds
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,34 @@ from calreport import _validate as v
 #: Key of ``ConfidenceProfile.notes`` set when the confidence, correctness and
 #: predicted labels are those the threshold gives from the binary score.
 CONF_FROM_SCORE = "conf_from_score"
+
+_REQUIRED = object()
+
+
+class _Derivable:
+    """A field of :class:`ConfidenceProfile` that may be left unstored (None) when it
+    follows from the binary score: each read then derives it afresh, so a profile of
+    N rows does not hold the ``N x 2`` matrix ``[1 - p, p]`` (or, for a profile
+    sorted inside a summary, the confidence and correctness) beside the score."""
+
+    def __init__(self, default: Any = _REQUIRED) -> None:
+        self.default = default
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name, self.slot = name, "_stored_" + name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:  # the dataclass's default (none for a required field)
+            if self.default is _REQUIRED:
+                raise AttributeError(self.name)
+            return self.default
+        stored = obj.__dict__.get(self.slot)
+        return stored if stored is not None else obj._derive(self.name)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        # reached from the dataclass's __init__ and __post_init__ only: the frozen
+        # class's __setattr__ refuses assignment before a descriptor sees it
+        obj.__dict__[self.slot] = value
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,7 +75,8 @@ class ConfidenceProfile:
         (int8 up to 128 classes).
     proba : ndarray of float64, shape (N, K), or None
         Class probabilities, columns ordered as ``classes``.  Binary input given as
-        one positive-class column is stored as ``[1 - p, p]``.
+        one positive-class column reads as ``[1 - p, p]``, built from ``score`` on
+        each read (the profile holds the score alone).
     classes : ndarray, shape (K,), or None
         Class labels.
     score : ndarray of float64, shape (N,), or None
@@ -66,13 +95,24 @@ class ConfidenceProfile:
         class were determined), ``"class_columns"`` (probability column -> class,
         when built from a DataFrame), ``"weight_scale"`` (the maximum importance
         weight the weights were divided by).
+
+    Notes
+    -----
+    Derived fields: ``proba`` passed as None beside a ``score`` reads as
+    ``[1 - score, score]``, and ``conf``, ``correct`` and ``y_pred`` passed as None
+    (with ``notes[CONF_FROM_SCORE]``, ``score`` and ``y_true``) read as the threshold
+    gives them; each read builds them afresh and the profile holds only the score
+    (:attr:`proba_from_score`; :attr:`has_proba` and :attr:`proba_width` answer
+    without building the matrix).  The values are those a stored copy would hold.
     """
 
-    conf: np.ndarray
-    correct: np.ndarray
+    # conf, correct and y_pred may be passed as None when notes[CONF_FROM_SCORE] says
+    # they follow from (score, y_true, threshold); proba as None when score is given
+    conf: np.ndarray = _Derivable()  # type: ignore[assignment]
+    correct: np.ndarray = _Derivable()  # type: ignore[assignment]
     y_true: np.ndarray | None = None
-    y_pred: np.ndarray | None = None
-    proba: np.ndarray | None = None
+    y_pred: np.ndarray | None = _Derivable(None)  # type: ignore[assignment]
+    proba: np.ndarray | None = _Derivable(None)  # type: ignore[assignment]
     classes: np.ndarray | None = None
     score: np.ndarray | None = None
     sample_weight: np.ndarray | None = None
@@ -86,12 +126,55 @@ class ConfidenceProfile:
 
     def __post_init__(self) -> None:
         for name in ("conf", "correct", "y_true", "y_pred", "proba", "score", "sample_weight"):
-            arr = getattr(self, name)
+            arr = self._stored(name)
             if arr is not None:
                 # a read-only view: the caller's array (and its flags) stay untouched
                 view = arr.view()
                 view.flags.writeable = False
                 object.__setattr__(self, name, view)
+        for name in ("conf", "correct"):
+            if self._stored(name) is None and not self._from_score:
+                raise TypeError(
+                    f"ConfidenceProfile needs `{name}`: it can be left out only when "
+                    "notes[CONF_FROM_SCORE] is set and `score` and `y_true` are given.")
+
+    def _stored(self, name: str) -> np.ndarray | None:
+        """The array held for field ``name`` (None when it is derived on reading)."""
+        return self.__dict__.get("_stored_" + name, self.__dict__.get(name))
+
+    @property
+    def _from_score(self) -> bool:
+        return bool(self.notes.get(CONF_FROM_SCORE)) and self.score is not None \
+            and self.y_true is not None
+
+    def _derive(self, name: str) -> np.ndarray | None:
+        """Field ``name`` of a binary profile, from its score (None if it does not follow).
+
+        The same operations :meth:`from_arrays` uses, so the values are the same bits.
+        """
+        s = self.score
+        if s is None or (name != "proba" and not self._from_score):
+            return None
+        if name == "proba":
+            out = np.empty((s.shape[0], 2), order="F")  # column-major [1 - p, p]
+            np.subtract(1.0, s, out=out[:, 0])
+            out[:, 1] = s
+        elif name == "conf":
+            out = np.subtract(1.0, s)
+            np.copyto(out, s, where=s >= self.threshold)  # where(s >= t, s, 1 - s)
+        else:
+            predicted = s >= self.threshold
+            # y_pred: the codes 0/1 are the bytes of the boolean array (int8, no copy)
+            out = predicted.view(np.int8) if name == "y_pred" else \
+                (self.y_true == 1) == predicted
+        out.flags.writeable = False
+        return out
+
+    def replace(self, **changes: Any) -> ConfidenceProfile:
+        """A new profile with ``changes`` to its fields, as :func:`dataclasses.replace`,
+        except that fields derived from the score stay derived (not built and stored)."""
+        kw = {f.name: self._stored(f.name) for f in fields(self) if f.init}
+        return ConfidenceProfile(**{**kw, **changes})
 
     def take(self, rows: np.ndarray, *, drop: tuple[str, ...] = ()) -> ConfidenceProfile:
         """The profile restricted to ``rows`` (integer positions or a boolean mask).
@@ -100,7 +183,8 @@ class ConfidenceProfile:
         so a group's numbers equal those of the same rows computed with the same
         classes.  ``drop`` names optional fields (``"proba"``, ``"y_pred"``,
         ``"y_true"``) left out of the result, for a caller that does not read them:
-        they are not copied.
+        they are not copied (one derived from the score stays readable).  Fields
+        derived from the score stay derived, from the taken score.
         """
         unknown = set(drop) - {"proba", "y_pred", "y_true"}
         if unknown:
@@ -130,13 +214,16 @@ class ConfidenceProfile:
                 with np.errstate(under="ignore"):  # 1e-600 of the top is 0 by design
                     w = w / top  # each group on its own scale: no underflow across groups
 
-        proba = sub(self.proba, "proba")
-        # a binary profile's score is the second column of its proba: gathered once
-        score = proba[:, 1] if proba is not None and _is_column(self.score, self.proba, 1) \
+        # fields derived from the score stay derived (from the taken score)
+        held = self._stored("proba")
+        proba = sub(held, "proba")
+        # a binary profile's score held as the second column of its proba: gathered once
+        score = proba[:, 1] if proba is not None and _is_column(self.score, held, 1) \
             else sub(self.score)
         return ConfidenceProfile(
-            conf=sub(self.conf), correct=sub(self.correct), y_true=sub(self.y_true, "y_true"),
-            y_pred=sub(self.y_pred, "y_pred"), proba=proba, classes=self.classes,
+            conf=sub(self._stored("conf")), correct=sub(self._stored("correct")),
+            y_true=sub(self.y_true, "y_true"), y_pred=sub(self._stored("y_pred"), "y_pred"),
+            proba=proba, classes=self.classes,
             score=score, sample_weight=w,
             threshold=self.threshold, weights=self.weights, notes=dict(self.notes),
         )
@@ -145,7 +232,8 @@ class ConfidenceProfile:
     @property
     def n(self) -> int:
         """Number of predictions."""
-        return int(self.conf.shape[0])
+        held = self._stored("conf")
+        return int((held if held is not None else self.score).shape[0])
 
     @property
     def n_classes(self) -> int | None:
@@ -158,9 +246,28 @@ class ConfidenceProfile:
         return self.score is not None
 
     @property
+    def has_proba(self) -> bool:
+        """True when class probabilities are known (read :attr:`proba` only to use
+        them: a binary profile builds that matrix from its score on each read)."""
+        return self._stored("proba") is not None or self.score is not None
+
+    @property
+    def proba_width(self) -> int:
+        """Columns of :attr:`proba` (0 without probabilities), read without building it."""
+        held = self._stored("proba")
+        return int(held.shape[1]) if held is not None else 2 * (self.score is not None)
+
+    @property
+    def proba_from_score(self) -> bool:
+        """True when :attr:`proba` is ``[1 - score, score]`` built from the score on
+        each read (binary input given as one column), not a held matrix."""
+        return self._stored("proba") is None and self.score is not None
+
+    @property
     def has_labels(self) -> bool:
         """True when true and predicted labels are known."""
-        return self.y_true is not None and self.y_pred is not None
+        return self.y_true is not None and (self._stored("y_pred") is not None
+                                            or self._from_score)
 
     @property
     def default_view(self) -> str:
@@ -408,12 +515,9 @@ class ConfidenceProfile:
                         f"`{nm['proba']}`, but pos_label={pos_label!r}. Pass one of them: "
                         f"classes=[negative, positive] alone, or pos_label alone."
                     )
-            # column-major [1 - p, p]: both columns are contiguous, and the second is
-            # the profile's own copy of the scores (never the caller's array)
-            full = np.empty((n, 2), order="F")
-            negative = np.subtract(1.0, p, out=full[:, 0])
-            full[:, 1] = p
-            score = full[:, 1]
+            # the profile holds the score alone (its own copy: see _owned), and reads
+            # [1 - p, p] from it (ConfidenceProfile._derive)
+            score, full = p, None
             predicted = score >= threshold
             # the codes 0/1 are the bytes of the boolean array (int8, no copy)
             pred_codes = predicted.view(np.int8)
@@ -449,7 +553,8 @@ class ConfidenceProfile:
             if yp is not None:
                 lab.check_top_label_confidence(c, len(cl), nm["conf"])
         elif p.ndim == 1:
-            c = np.where(predicted if yp is None else pred_codes == 1, score, negative)
+            c = np.subtract(1.0, score)  # where(predicted, score, 1 - score)
+            np.copyto(c, score, where=predicted if yp is None else pred_codes == 1)
             if yp is None:
                 # conf, correct and the predicted labels follow from (score, y_true):
                 # a summary may sort the two alone (calreport.summary._presorted)

@@ -233,10 +233,10 @@ def _sorted_by_packed_keys(profile: ConfidenceProfile, view: str
             "weights": profile.weights, "notes": dict(profile.notes)}
     if view == "top_label":
         return ConfidenceProfile(conf=s, correct=low, **kept)
-    predicted = s >= profile.threshold
-    conf = np.subtract(1.0, s)
-    np.copyto(conf, s, where=predicted)  # where(s >= threshold, s, 1 - s)
-    return ConfidenceProfile(conf=conf, correct=low == predicted,
+    # the confidence, correctness and predicted labels follow from (score, label): the
+    # sorted profile holds those two alone and derives the others when read (only
+    # cwAUC and AURC read them)
+    return ConfidenceProfile(conf=None, correct=None,  # type: ignore[arg-type]
                              y_true=low.astype(profile.y_true.dtype), score=s, **kept)
 
 

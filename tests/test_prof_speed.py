@@ -194,15 +194,25 @@ def test_probability_columns_are_copied_once_and_owned():
 
 
 def test_take_drops_only_the_named_fields():
-    prof = ConfidenceProfile.from_arrays([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.3])
+    pm = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6], [0.5, 0.3, 0.2]])
+    prof = ConfidenceProfile.from_arrays([0, 1, 1, 0], pm)
     sub = prof.take(np.array([2, 0]), drop=("proba", "y_pred"))
-    assert sub.proba is None and sub.y_pred is None
-    np.testing.assert_array_equal(sub.score, [0.4, 0.2])
+    assert sub.proba is None and sub.y_pred is None and not sub.has_proba
     np.testing.assert_array_equal(sub.y_true, [1, 0])
-    full = prof.take(np.array([2, 0]))
-    assert np.shares_memory(full.score, full.proba)  # the score stays a proba column
+    np.testing.assert_array_equal(sub.conf, [0.6, 0.7])
     with pytest.raises(ValueError, match="cannot be left out"):
         prof.take(np.array([0]), drop=("conf",))
+    # a two-column binary matrix: the score stays the second column when taken
+    two = ConfidenceProfile.from_arrays([0, 1, 1], [[0.8, 0.2], [0.1, 0.9], [0.6, 0.4]])
+    assert np.shares_memory(two.score, two.proba)
+    full = two.take(np.array([2, 0]))
+    assert np.shares_memory(full.score, full.proba) and not full.proba_from_score
+    # one score column: the taken profile holds its score and reads [1 - p, p] from it
+    binary = ConfidenceProfile.from_arrays([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.3])
+    bsub = binary.take(np.array([2, 0]))
+    assert bsub.proba_from_score and bsub.proba_width == 2
+    np.testing.assert_array_equal(bsub.score, [0.4, 0.2])
+    np.testing.assert_array_equal(bsub.proba, [[0.6, 0.4], [0.8, 0.2]])
 
 
 @pytest.mark.parametrize("case", ["binary", "binary ties", "binary top-label", "multiclass"])
@@ -222,7 +232,11 @@ def test_presorted_summary_equals_the_unsorted_one(case, monkeypatch):
     names = resolve_metrics(None)
     ordered, sorting = summary_module._presorted(prof, names, settings)
     assert ordered is not prof and len(sorting) >= 2
-    assert ordered.proba is None and ordered.y_pred is None  # not copied
+    # not copied: no probability matrix or predicted labels; a binary profile sorted by
+    # its score holds the score and the labels alone (9 bytes a row)
+    held = sum(a.nbytes for a in vars(ordered).values() if isinstance(a, np.ndarray))
+    assert held <= (9 if case.startswith("binary") else 10) * n + 1024  # + the classes
+    assert not ordered.has_proba or ordered.proba_from_score
     fast = summarize(prof, settings=settings).values
     monkeypatch.setattr(summary_module, "PRESORT_MIN_ROWS", 10**12)
     slow = summarize(prof, settings=settings).values

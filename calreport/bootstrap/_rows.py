@@ -26,7 +26,7 @@ def _index_dtype(n: int) -> Any:
 def _proba_rows(p: ConfidenceProfile) -> int:
     """Rows per chunk when row quantities are formed from an (N, K) probability
     matrix: temporaries of shape (rows, K) stay a few MiB whatever K."""
-    width = 1 if p.proba is None else max(1, p.proba.shape[1])
+    width = max(1, p.proba_width)
     return max(64, _PROBA_CELLS // width)
 
 
@@ -68,7 +68,7 @@ def _canonical_keys(p: ConfidenceProfile, rows: np.ndarray | None) -> list[np.nd
     for a in (p.y_true, p.y_pred, p.score, p.sample_weight):
         if a is not None:
             keys.append(at(a))
-    if p.proba is not None and p.score is None:
+    if p.has_proba and p.score is None:
         which = np.arange(p.n) if rows is None else rows
         # row sums of squares in chunks of rows: no (N, K) temporary (same values)
         sq = np.empty(which.size)
@@ -97,7 +97,8 @@ def _subset(p: ConfidenceProfile, rows: np.ndarray, weight_scale: float | None
             w = w / weight_scale
     return ConfidenceProfile(
         conf=p.conf[rows], correct=p.correct[rows], y_true=sub(p.y_true),
-        y_pred=sub(p.y_pred), proba=sub(p.proba), classes=p.classes, score=sub(p.score),
+        y_pred=sub(p.y_pred), proba=None if p.proba_from_score else sub(p.proba),
+        classes=p.classes, score=sub(p.score),
         sample_weight=w, threshold=p.threshold, weights=p.weights, notes=p.notes)
 
 

@@ -9,7 +9,6 @@ without an interval gets NaN and the reason.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
@@ -289,8 +288,7 @@ def _as_repeated_rows(profile: ConfidenceProfile) -> tuple[ConfidenceProfile | N
         return None, (f"the frequency weights count {total:,.0f} rows, more than the "
                       f"{MAX_REPEATED_ROWS:,} the bootstrap of the repeated rows holds")
     rows = np.repeat(np.arange(profile.n), w.astype(np.int64))
-    return dataclasses.replace(profile.take(rows), sample_weight=None,
-                               weights="importance"), ""
+    return profile.take(rows).replace(sample_weight=None, weights="importance"), ""
 
 
 def _refit_replicates(profile: ConfidenceProfile, result: SummaryResult, names: list[str],

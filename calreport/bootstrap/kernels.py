@@ -97,7 +97,7 @@ def _chunk_rows(p: ConfidenceProfile) -> int:
     """Rows per chunk when per-row quantities are formed from the probabilities: at
     most ``_COLUMN_CHUNK`` rows and ``_COLUMN_CHUNK`` probabilities (a chunk's
     temporaries of shape (rows, K) stay a few MiB whatever K)."""
-    width = 1 if p.proba is None else max(1, p.proba.shape[1])
+    width = max(1, p.proba_width)
     return max(64, _COLUMN_CHUNK // width) if width > 1 else _COLUMN_CHUNK
 
 
@@ -143,7 +143,7 @@ def row_columns(p: ConfidenceProfile, s: Settings,
             cols["cwsa"] = phi * (2.0 * corr - 1.0)
         if want("cwsa_plus"):
             cols["cwsa_plus"] = phi * corr
-    if p.proba is not None and p.y_true is not None and want("brier", "log_loss"):
+    if p.has_proba and p.y_true is not None and want("brier", "log_loss"):
         rows = np.arange(n)
         if want("brier"):
             if p.score is not None:
@@ -152,8 +152,9 @@ def row_columns(p: ConfidenceProfile, s: Settings,
                 sq = np.square(p.proba).sum(axis=1)
                 cols["brier"] = sq - 2.0 * p.proba[rows, p.y_true] + 1.0
         if want("log_loss"):
-            pt = np.clip(p.proba[rows, p.y_true], scoring.LOG_LOSS_EPS,
-                         1.0 - scoring.LOG_LOSS_EPS)
+            pt = np.where(p.y_true == 1, p.score, 1.0 - p.score) if p.proba_from_score \
+                else p.proba[rows, p.y_true]  # the first: [1 - p, p] without the matrix
+            np.clip(pt, scoring.LOG_LOSS_EPS, 1.0 - scoring.LOG_LOSS_EPS, out=pt)
             cols["log_loss"] = -np.log(pt)
     return cols
 
@@ -211,8 +212,7 @@ class _Kernels:
         sparse_groups: list[int] = []
         self.auc_classes: list[int] = []  # dense classes, then the sparse ones
         y_code = None
-        if p.proba is not None and p.y_true is not None and {"auc", "cwauc",
-                                                            "delta_auc"} & wanted:
+        if p.has_proba and p.y_true is not None and {"auc", "cwauc", "delta_auc"} & wanted:
             n_classes = 2 if p.score is not None else p.proba.shape[1]
             y_code = p.y_true.astype(np.min_scalar_type(max(n_classes - 1, 1)))
             classes = [1] if p.score is not None else range(n_classes)

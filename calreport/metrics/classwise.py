@@ -38,11 +38,8 @@ def _prepare(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int]:
     n_bins = v.check_n_bins(n_bins)
     p = v.check_proba_matrix(proba, "proba")
-    if p.ndim == 1:
-        # binary input: the two columns (1 - p, p)
-        p = np.column_stack([1.0 - p, p])
-    # the codes in their own integer type (a profile's int8): converted block by block
-    y = v.check_class_codes(y_true, p.shape[1], "y_true", copy=False)
+    # binary input stays 1-D: its columns (1 - p, p) are formed block by block
+    y = v.check_class_codes(y_true, 2 if p.ndim == 1 else p.shape[1], "y_true", copy=False)
     v.check_consistent_length(y_true=y.shape[0], proba=p.shape[0])
     w = v.check_sample_weight(sample_weight, p.shape[0])
     return y, p, w, n_bins
@@ -52,9 +49,9 @@ def _cell_sums(
     y: np.ndarray, p: np.ndarray, w: np.ndarray | None, n_bins: int
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """Weighted score and outcome sums per (class, bin) cell, shape (K, M), and the total."""
-    n, k = p.shape
-    if p.flags.f_contiguous and not p.flags.c_contiguous:
+    if p.ndim == 1 or (p.flags.f_contiguous and not p.flags.c_contiguous):
         return _cell_sums_by_column(y, p, w, n_bins)
+    n, k = p.shape
     inner = np.arange(1, n_bins, dtype=np.float64) / n_bins  # interior edges m / M
     offset = np.arange(k, dtype=np.int64) * n_bins
     cells = k * n_bins
@@ -78,17 +75,18 @@ def _cell_sums(
 def _cell_sums_by_column(
     y: np.ndarray, p: np.ndarray, w: np.ndarray | None, n_bins: int
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """:func:`_cell_sums` of a column-major ``p`` (a binary profile's ``[1 - p, p]``):
-    each contiguous column is binned by arithmetic (the same bins as the binary
-    search, :func:`calreport.metrics._bins._assign_uniform`) and summed on its own."""
-    n, k = p.shape
+    """:func:`_cell_sums` of a column-major ``p``, or of a binary ``p`` given as the
+    positive-class column alone (read as ``[1 - p, p]``): each column is binned by
+    arithmetic (the same bins as the binary search,
+    :func:`calreport.metrics._bins._assign_uniform`) and summed on its own."""
+    n, k = (p.shape[0], 2) if p.ndim == 1 else p.shape
     score = np.zeros((k, n_bins))
     outcome = np.zeros((k, n_bins))
     for lo in range(0, n, _BLOCK_ENTRIES):  # blocks of rows: no N-row temporaries
         rows = slice(lo, lo + _BLOCK_ENTRIES)
         yb, wb = y[rows], (None if w is None else w[rows])
         for j in range(k):  # a few columns (binary: two)
-            col = p[rows, j]
+            col = p[rows, j] if p.ndim == 2 else (p[rows] if j else 1.0 - p[rows])
             idx = _assign_uniform(col, n_bins)
             score[j] += np.bincount(idx, weights=col if wb is None else col * wb,
                                     minlength=n_bins)

@@ -237,13 +237,13 @@ def log_loss(y_true: Any, proba: Any, *, sample_weight: Any = None) -> float:
     >>> round(log_loss([1, 0, 0, 1], [0.9, 0.1, 0.2, 0.65]), 5)
     0.21616
     """
-    y, p, w = _labels_and_proba(y_true, proba, sample_weight)
-    if p.ndim == 1:
-        p_true = np.where(y == 1, p, 1.0 - p)
-    elif p.shape[1] == 2:
-        p_true = np.where(y == 1, p[:, 1], p[:, 0])
-    else:
-        p_true = np.take_along_axis(p, y[:, None], axis=1)[:, 0]
+    # the labels in their own integer type: one temporary of N floats, p_true
+    y, p, w = _labels_and_proba(y_true, proba, sample_weight, copy=False)
+    if p.ndim == 2 and p.shape[1] > 2:
+        p_true = np.take_along_axis(p, y.astype(np.intp)[:, None], axis=1)[:, 0]
+    else:  # where(y == 1, p(1), p(0)), in place
+        p_true = np.subtract(1.0, p) if p.ndim == 1 else p[:, 0].copy()
+        np.copyto(p_true, p if p.ndim == 1 else p[:, 1], where=y == 1)
     # in place: p_true is a new array
     np.clip(p_true, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS, out=p_true)
     np.log(p_true, out=p_true)

@@ -155,7 +155,7 @@ def _thin_curve(x: np.ndarray, y: np.ndarray, n: int = _MAX_CURVE_POINTS) -> tup
 
 
 def _need_labels(prof: ConfidenceProfile, what: str) -> None:
-    if prof.y_true is None or prof.proba is None:
+    if prof.y_true is None or not prof.has_proba:
         raise ValueError(
             f"{what} needs true labels and class probabilities; this profile has only "
             "confidence and correctness. Build it with y_true and proba."

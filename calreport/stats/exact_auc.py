@@ -30,7 +30,7 @@ def score_tables(p: ConfidenceProfile, codes: np.ndarray, keys: list[Any]) -> Ta
     The four sums are ``w`` of positives, ``w`` of negatives, ``w c`` of positives and
     ``w c`` of negatives (``c`` the top-label confidence).
     """
-    if p.proba is None or p.y_true is None:
+    if not p.has_proba or p.y_true is None:
         return {}
     if p.score is not None:
         scores, pos = p.score[:, None], (p.y_true == 1)[:, None]

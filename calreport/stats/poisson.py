@@ -82,11 +82,11 @@ def _columns(p: ConfidenceProfile, cfg: StatsConfig, rows: np.ndarray
     y_true = None if p.y_true is None else p.y_true[rows]
     cc = np.clip(c, cfg.eps, 1.0 - cfg.eps)
     odds = cc / (1.0 - cc)
-    if p.proba is not None and p.score is not None:
+    if p.has_proba and p.score is not None:
         score = p.score[rows]
         brier = (score - (y_true == 1)) ** 2
         p_true = np.where(y_true == 1, score, 1.0 - score)
-    elif p.proba is not None:
+    elif p.has_proba:
         d = p.proba[rows]  # a copy (fancy indexing)
         d[np.arange(n), y_true] -= 1.0
         brier = np.einsum("ij,ij->i", d, d)

@@ -165,7 +165,7 @@ class Schema:
 
     @classmethod
     def of(cls, p: ConfidenceProfile) -> Schema:
-        layout = "proba" if p.proba is not None else ("labels" if p.has_labels else "minimal")
+        layout = "proba" if p.has_proba else ("labels" if p.has_labels else "minimal")
         classes = None if p.classes is None else tuple(normalise_key(c) for c in p.classes)
         return cls(layout, classes, p.score is not None, p.sample_weight is not None)
 
@@ -535,7 +535,7 @@ def _accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: n
         "n_one": np.bincount(codes[c == 1.0], minlength=g).astype(np.int64),
     }
     zeros = np.zeros_like(c)
-    if p.proba is not None:
+    if p.has_proba:
         if p.score is not None:
             y1 = (p.y_true == 1).astype(np.float64)
             brier = (p.score - y1) ** 2
