@@ -179,3 +179,18 @@ def test_bpm_fit_does_not_depend_on_the_chunk_size(monkeypatch, power):
     np.testing.assert_allclose([chunked.a, chunked.b, chunked.c], [fit.a, fit.b, fit.c],
                                rtol=1e-6, atol=1e-9)
     assert bpm.tce_bpm(s, y) == pytest.approx(tce, abs=1e-9)
+
+
+def test_bpm_newton_fit_stops_at_the_rounding_floor(monkeypatch):
+    """Steps that cannot lower the loss by more than its rounding end the fit (they
+    used to repeat, each with its backtracking, until the 60-step limit)."""
+    from calreport.metrics import _bpm_fit
+
+    rng = np.random.default_rng(0)
+    s = rng.beta(2, 2, 500_000)
+    y = rng.random(s.size) < s ** 1.2
+    calls = []
+    loss = _bpm_fit._loss
+    monkeypatch.setattr(_bpm_fit, "_loss", lambda *a: calls.append(1) or loss(*a))
+    fit = bpm.fit_bpm_curve(s, y)
+    assert fit.converged and len(calls) < 40

@@ -104,8 +104,11 @@ def _newton_fit(design: np.ndarray, sizes: np.ndarray, hits: np.ndarray,
             t *= 0.5
         if t <= 1e-12:
             break
+        stalled = not f_trial < f0  # no decrease the loss's rounding can show
         theta, f0 = trial, f_trial
         eta, eta_trial = eta_trial, eta  # the accepted point's; the old one is reused
+        if stalled:  # at the optimum to rounding: further steps only trade noise
+            break
     grad = _derivatives(design, eta, sizes, hits, hessian=False)[0] / scale
     ok = np.isfinite(theta).all() and (theta[:2] >= 0.0).all() and np.abs(grad).max() <= 1e-9
     return theta if ok else None
