@@ -382,15 +382,15 @@ def case_bpm_busy(a: argparse.Namespace, rows: list) -> None:
 
 
 def case_profile_bytes(a: argparse.Namespace, rows: list) -> None:
-    """Bytes per row held by the validated profile of a binary frame (its arrays,
-    each buffer counted once: the score is a column of the probability matrix)."""
+    """Bytes per row held by the validated profile of a binary frame: the arrays it
+    holds, each buffer counted once (a field derived from the score, such as the
+    binary ``[1 - p, p]``, is built when read and not held)."""
     from calreport._roles import build_profile, resolve_roles
 
     df = binary_frame(a.n)
     prof, _, _ = build_profile(df, resolve_roles(df))
     prof.view()  # the calibration view's outcome column, cached on first use
-    arrays = [getattr(prof, f) for f in ("conf", "correct", "y_true", "y_pred", "proba",
-                                         "score", "sample_weight")]
+    arrays = [x for x in vars(prof).values() if isinstance(x, np.ndarray)]
     arrays += [x for pair in prof._views.values() for x in pair]
     bases: dict[int, int] = {}
     for x in arrays:

@@ -172,7 +172,17 @@ class ConfidenceProfile:
 
     def replace(self, **changes: Any) -> ConfidenceProfile:
         """A new profile with ``changes`` to its fields, as :func:`dataclasses.replace`,
-        except that fields derived from the score stay derived (not built and stored)."""
+        except that fields derived from the score stay derived (not built and stored).
+
+        Parameters
+        ----------
+        **changes
+            New field values, e.g. ``sample_weight=None``.
+
+        Returns
+        -------
+        ConfidenceProfile
+        """
         kw = {f.name: self._stored(f.name) for f in fields(self) if f.init}
         return ConfidenceProfile(**{**kw, **changes})
 
@@ -262,6 +272,12 @@ class ConfidenceProfile:
         """True when :attr:`proba` is ``[1 - score, score]`` built from the score on
         each read (binary input given as one column), not a held matrix."""
         return self._stored("proba") is None and self.score is not None
+
+    @property
+    def proba_or_score(self) -> np.ndarray | None:
+        """The probabilities as a function that reads a 1-D binary score as
+        ``[1 - p, p]`` takes them: the score when :attr:`proba` is built from it."""
+        return self.score if self.proba_from_score else self.proba
 
     @property
     def has_labels(self) -> bool:

@@ -326,8 +326,7 @@ def _smece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
 def _classwise_ece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
     from calreport.metrics import classwise
 
-    proba = p.score if p.proba_from_score else p.proba  # 1-D: read as [1 - p, p]
-    return float(classwise.classwise_ece(p.y_true, proba, n_bins=s.n_bins,
+    return float(classwise.classwise_ece(p.y_true, p.proba_or_score, n_bins=s.n_bins,
                                          sample_weight=_w(p)))
 
 
@@ -521,8 +520,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "−mean of log p_y, p clipped to [ε, 1 − ε] with ε the float64 machine epsilon, "
         "as scikit-learn",
         (Reference("Good1952"),),
-        lambda p, s, c: scoring.log_loss(  # 1-D: p(0) = 1 - p, as proba_from_score
-            p.y_true, p.score if p.proba_from_score else p.proba, sample_weight=_w(p)),
+        lambda p, s, c: scoring.log_loss(p.y_true, p.proba_or_score, sample_weight=_w(p)),
         Interval(columns=("log_loss",), finish=_ratio("log_loss"), analytic="mean"),
         needs=frozenset({"proba"}), bounds=(0.0, math.inf),
         scaling=("exact", _MERGED, *_CI_POISSON)),
