@@ -296,8 +296,10 @@ def corp_curve(score: Any, outcome: Any, *, sample_weight: Any = None) -> CorpCu
     fitted = weight > 0
     xs, ws_g = x[fitted], weight[fitted]
     ys = _pav_pooled(events[fitted] / ws_g, ws_g)
-    # zero-weight scores sit on the curve (flat within a block, linear between blocks)
-    at_distinct = ys if fitted.all() else np.interp(x, xs, ys)
+    # zero-weight scores sit on the curve (flat within a block, linear between blocks);
+    # by the fraction of the gap, not np.interp's slope, which overflows between
+    # subnormal scores
+    at_distinct = ys if fitted.all() else _interp_rows(x, xs, ys[np.newaxis, :])[0]
     recalibrated = np.empty(s.size)
     recalibrated[order] = at_distinct[group]
     n_blocks = int(np.count_nonzero(np.diff(ys))) + 1
