@@ -604,7 +604,8 @@ def _is_column(a: np.ndarray | None, matrix: np.ndarray | None, j: int) -> bool:
 
 
 def _raw(x: Any) -> np.ndarray | None:
-    """The memory behind an input, when it is a NumPy array or a pandas object."""
+    """The memory behind an input: a NumPy array, a pandas object, or any object that
+    exposes its buffer (``array.array``, ``memoryview``, ``__array__``)."""
     if isinstance(x, np.ndarray):
         return x
     if hasattr(x, "to_numpy") and hasattr(x, "dtype"):
@@ -615,6 +616,14 @@ def _raw(x: Any) -> np.ndarray | None:
         return values if isinstance(values, np.ndarray) and values.dtype.kind in "biuf" \
             else None
     values = getattr(x, "values", None)
+    if isinstance(values, np.ndarray):
+        return values
+    if isinstance(x, (list, tuple)):  # converted into new memory
+        return None
+    try:
+        values = np.asarray(x) if hasattr(x, "__array__") else np.frombuffer(x, np.uint8)
+    except (TypeError, ValueError, BufferError):
+        return None
     return values if isinstance(values, np.ndarray) else None
 
 

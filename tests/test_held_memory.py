@@ -78,6 +78,29 @@ def test_a_profile_sorted_in_a_summary_derives_what_it_does_not_hold():
         ConfidenceProfile(conf=prof.conf, correct=None)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("threshold", [0.5, 0.3])
+def test_the_profile_a_summary_sorts_holds_score_and_labels(threshold):
+    import importlib
+
+    from calreport.registry import resolve_metrics
+    from calreport.settings import Settings
+
+    y, p = _binary(30_000, seed=4)
+    prof = ConfidenceProfile.from_arrays(y, p, threshold=threshold)
+    summary_module = importlib.import_module("calreport.summary")
+    ordered, sorting = summary_module._presorted(prof, resolve_metrics(None), Settings())
+    assert {"cwauc", "aurc"} <= sorting and _held(ordered) <= 9 * y.size + 64
+    assert np.all(np.diff(ordered.score) >= 0)
+    # the same (score, label) rows, and what they derive is what from_arrays stored
+    np.testing.assert_array_equal(np.lexsort((ordered.y_true, ordered.score)),
+                                  np.arange(y.size))
+    order = np.lexsort((prof.y_true, prof.score))
+    np.testing.assert_array_equal(ordered.score, prof.score[order])
+    np.testing.assert_array_equal(ordered.y_true, prof.y_true[order])
+    for name in ("conf", "correct", "y_pred"):
+        np.testing.assert_array_equal(getattr(ordered, name), getattr(prof, name)[order])
+
+
 def test_a_two_column_matrix_is_held_and_read_column_by_column():
     # p0 + p1 within the tolerance of 1 but not 1: log loss reads column 0 itself
     m = np.array([[0.7 + 1e-9, 0.3], [0.2, 0.8], [1e-12, 1.0 - 1e-9]])
@@ -99,6 +122,19 @@ def test_log_loss_and_classwise_ece_of_one_column_equal_the_two_columns():
     assert scoring.log_loss(y.astype(bool), p) == scoring.log_loss(y, p)
     assert classwise_ece(y, p, n_bins=10) == pytest.approx(
         classwise_ece(y, np.column_stack([1.0 - p, p]), n_bins=10), rel=1e-12, abs=1e-15)
+
+
+def test_the_score_never_shares_the_callers_memory():
+    import array
+
+    buf = array.array("d", [0.2, 0.7, 0.4, 0.3])
+    prof = ConfidenceProfile.from_arrays([0, 1, 1, 0], buf)
+    buf[1] = 0.1  # the caller's buffer changes; the profile does not
+    np.testing.assert_array_equal(prof.score, [0.2, 0.7, 0.4, 0.3])
+    np.testing.assert_array_equal(prof.y_pred, [0, 1, 0, 0])
+    raw = np.array([0.2, 0.7, 0.4])
+    view = ConfidenceProfile.from_arrays([0, 1, 1], memoryview(raw))
+    assert not np.shares_memory(view.score, raw)
 
 
 def test_an_ungrouped_split_holds_no_row_positions():
@@ -167,6 +203,7 @@ def test_bpm_fit_does_not_depend_on_the_chunk_size(monkeypatch, power):
     rng = np.random.default_rng(6)
     s = rng.beta(2, 2, 30_000)
     y = rng.random(s.size) < s ** power
+    _no_fallback(monkeypatch)  # both fits end at a Newton optimum
     fit = bpm.fit_bpm_curve(s, y)
     tce = bpm.tce_bpm(s, y)
     monkeypatch.setattr(_chunks, "ROWS", 53)  # the fit has about 10,000 bins
@@ -192,5 +229,13 @@ def test_bpm_newton_fit_stops_at_the_rounding_floor(monkeypatch):
     calls = []
     loss = _bpm_fit._loss
     monkeypatch.setattr(_bpm_fit, "_loss", lambda *a: calls.append(1) or loss(*a))
+    _no_fallback(monkeypatch)
     fit = bpm.fit_bpm_curve(s, y)
     assert fit.converged and len(calls) < 40
+
+
+def _no_fallback(monkeypatch):
+    """Fail if the Newton fit gives up and L-BFGS-B takes over."""
+    def minimize(*args, **kw):
+        raise AssertionError("the Newton fit fell back to L-BFGS-B")
+    monkeypatch.setattr(bpm.optimize, "minimize", minimize)
