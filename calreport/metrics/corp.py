@@ -297,8 +297,7 @@ def corp_curve(score: Any, outcome: Any, *, sample_weight: Any = None) -> CorpCu
     xs, ws_g = x[fitted], weight[fitted]
     ys = _pav_pooled(events[fitted] / ws_g, ws_g)
     # zero-weight scores sit on the curve (flat within a block, linear between blocks);
-    # by the fraction of the gap, not np.interp's slope, which overflows between
-    # subnormal scores
+    # _interp_rows: np.interp's slope overflows between subnormal scores
     at_distinct = ys if fitted.all() else _interp_rows(x, xs, ys[np.newaxis, :])[0]
     recalibrated = np.empty(s.size)
     recalibrated[order] = at_distinct[group]
@@ -443,8 +442,13 @@ def _interp_rows(x_new: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> np.ndarra
         return np.repeat(fp, x_new.size, axis=1)
     right = np.clip(np.searchsorted(xp, x_new, side="right"), 1, xp.size - 1)
     left = right - 1
+    # the fraction of the gap, not a slope (which overflows between subnormal knots);
+    # lo + (hi - lo) t is exact where the curve is flat and at the left knot, and kept
+    # within [lo, hi] and exact at the right knot, so a monotone curve stays monotone
     t = np.clip((x_new - xp[left]) / (xp[right] - xp[left]), 0.0, 1.0)
-    return fp[:, left] * (1.0 - t) + fp[:, right] * t
+    lo, hi = fp[:, left], fp[:, right]
+    out = np.clip(lo + (hi - lo) * t, np.minimum(lo, hi), np.maximum(lo, hi))
+    return np.where(t >= 1.0, hi, out)
 
 
 # ---------------------------------------------------------------------- decomposition
