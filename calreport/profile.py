@@ -160,8 +160,7 @@ class ConfidenceProfile:
             np.subtract(1.0, s, out=out[:, 0])
             out[:, 1] = s
         elif name == "conf":
-            out = np.subtract(1.0, s)
-            np.copyto(out, s, where=s >= self.threshold)  # where(s >= t, s, 1 - s)
+            out = _binary_conf(s, s >= self.threshold)
         else:
             predicted = s >= self.threshold
             # y_pred: the codes 0/1 are the bytes of the boolean array (int8, no copy)
@@ -278,6 +277,26 @@ class ConfidenceProfile:
         """The probabilities as a function that reads a 1-D binary score as
         ``[1 - p, p]`` takes them: the score when :attr:`proba` is built from it."""
         return self.score if self.proba_from_score else self.proba
+
+    def true_class_proba(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """The probability each row gives its true class, ``proba[i, y_true[i]]`` (of
+        ``rows`` only, when given): a new array, read from the score without building
+        ``[1 - p, p]`` when :attr:`proba_from_score`.
+
+        Parameters
+        ----------
+        rows : ndarray of int, optional
+            Positions of the rows wanted (default: every row).
+
+        Returns
+        -------
+        ndarray of float64
+        """
+        y = self.y_true if rows is None else self.y_true[rows]
+        if self.proba_from_score:
+            s = self.score if rows is None else self.score[rows]
+            return _binary_conf(s, y == 1)  # where(y == 1, p, 1 - p)
+        return self.proba[np.arange(self.n) if rows is None else rows, y]
 
     @property
     def has_labels(self) -> bool:
@@ -569,8 +588,7 @@ class ConfidenceProfile:
             if yp is not None:
                 lab.check_top_label_confidence(c, len(cl), nm["conf"])
         elif p.ndim == 1:
-            c = np.subtract(1.0, score)  # where(predicted, score, 1 - score)
-            np.copyto(c, score, where=predicted if yp is None else pred_codes == 1)
+            c = _binary_conf(score, predicted if yp is None else pred_codes == 1)
             if yp is None:
                 # conf, correct and the predicted labels follow from (score, y_true):
                 # a summary may sort the two alone (calreport.summary._presorted)
@@ -579,6 +597,15 @@ class ConfidenceProfile:
             c = np.take_along_axis(full, pred_codes[:, None], axis=1)[:, 0]
         return dict(conf=c, correct=codes_true == pred_codes, y_true=codes_true,
                     y_pred=pred_codes, proba=full, classes=cl, score=score)
+
+
+def _binary_conf(score: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+    """The confidence in the predicted class of a binary score: ``where(predicted,
+    score, 1 - score)``, with ``1 - score`` formed as :attr:`ConfidenceProfile.proba`
+    forms its first column (the same bits)."""
+    out = np.subtract(1.0, score)
+    np.copyto(out, score, where=predicted)
+    return out
 
 
 def _code_dtype(n_classes: int) -> np.dtype:

@@ -239,3 +239,21 @@ def _no_fallback(monkeypatch):
     def minimize(*args, **kw):
         raise AssertionError("the Newton fit fell back to L-BFGS-B")
     monkeypatch.setattr(bpm.optimize, "minimize", minimize)
+
+
+@pytest.mark.parametrize("kind", ["score", "two columns", "multiclass"])
+def test_true_class_proba_reads_the_true_column(kind):
+    rng = np.random.default_rng(8)
+    if kind == "multiclass":
+        y, m = rng.integers(0, 4, 500), rng.dirichlet(np.ones(4), 500)
+        prof = ConfidenceProfile.from_arrays(y, m)
+    else:
+        y, p = _binary(500, seed=8)
+        # two columns that do not sum to 1 exactly: column 0 is read, not 1 - p1
+        m = np.column_stack([1.0 - p + 1e-9, p]) if kind == "two columns" else None
+        prof = ConfidenceProfile.from_arrays(y, p if m is None else m)
+        m = np.column_stack([1.0 - p, p]) if m is None else m
+    want = m[np.arange(y.size), y]
+    assert np.array_equal(prof.true_class_proba(), want)
+    rows = np.array([5, 1, 1, 499])
+    assert np.array_equal(prof.true_class_proba(rows), want[rows])

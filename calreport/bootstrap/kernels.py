@@ -144,16 +144,14 @@ def row_columns(p: ConfidenceProfile, s: Settings,
         if want("cwsa_plus"):
             cols["cwsa_plus"] = phi * corr
     if p.has_proba and p.y_true is not None and want("brier", "log_loss"):
-        rows = np.arange(n)
         if want("brier"):
             if p.score is not None:
                 cols["brier"] = (p.score - (p.y_true == 1)) ** 2
             else:
                 sq = np.square(p.proba).sum(axis=1)
-                cols["brier"] = sq - 2.0 * p.proba[rows, p.y_true] + 1.0
+                cols["brier"] = sq - 2.0 * p.true_class_proba() + 1.0
         if want("log_loss"):
-            pt = np.where(p.y_true == 1, p.score, 1.0 - p.score) if p.proba_from_score \
-                else p.proba[rows, p.y_true]  # the first: [1 - p, p] without the matrix
+            pt = p.true_class_proba()
             np.clip(pt, scoring.LOG_LOSS_EPS, 1.0 - scoring.LOG_LOSS_EPS, out=pt)
             cols["log_loss"] = -np.log(pt)
     return cols

@@ -569,9 +569,10 @@ def _decomposition_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
                           rule: str) -> CorpDecomposition:
     """:func:`corp_decomposition` of rows sorted by score (validated, 0/1 outcomes).
 
-    The recalibrated forecasts are constant on each tie group, so their mean score is
-    a sum over the groups: ``sum_j E_j S(p_j, 1) + (W_j - E_j) S(p_j, 0)`` with the
-    group's weight ``W_j`` and weighted events ``E_j``.
+    The recalibrated forecasts are constant on each block of the isotonic fit (tie
+    groups pooled), so their mean score is a sum over the blocks:
+    ``sum_b E_b S(p_b, 1) + (W_b - E_b) S(p_b, 0)`` with the block's weight ``W_b``,
+    weighted events ``E_b`` and forecast ``p_b = E_b / W_b`` (:func:`_pav_blocks`).
     """
     new = s[1:] != s[:-1]
     if w is None and bool(new.all()):

@@ -85,12 +85,12 @@ def _columns(p: ConfidenceProfile, cfg: StatsConfig, rows: np.ndarray
     if p.has_proba and p.score is not None:
         score = p.score[rows]
         brier = (score - (y_true == 1)) ** 2
-        p_true = np.where(y_true == 1, score, 1.0 - score)
+        p_true = p.true_class_proba(rows)
     elif p.has_proba:
         d = p.proba[rows]  # a copy (fancy indexing)
         d[np.arange(n), y_true] -= 1.0
         brier = np.einsum("ij,ij->i", d, d)
-        p_true = p.proba[rows, y_true]
+        p_true = p.true_class_proba(rows)
     else:
         brier = p_true = np.ones(n)
     log_loss = -np.log(np.clip(p_true, _LOG_EPS, 1.0 - _LOG_EPS))

@@ -539,12 +539,11 @@ def _accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: n
         if p.score is not None:
             y1 = (p.y_true == 1).astype(np.float64)
             brier = (p.score - y1) ** 2
-            p_true = np.where(p.y_true == 1, p.score, 1.0 - p.score)
         else:
             d = p.proba.copy()
             d[np.arange(p.n), p.y_true] -= 1.0
             brier = np.einsum("ij,ij->i", d, d)
-            p_true = p.proba[np.arange(p.n), p.y_true]
+        p_true = p.true_class_proba()
         log_loss = -np.log(np.clip(p_true, _LOG_EPS, 1.0 - _LOG_EPS))
     else:
         brier = log_loss = zeros
