@@ -98,7 +98,8 @@ def test_more_replicates_extend_the_same_sequence():
 
 @pytest.mark.parametrize("name", ["binary", "ties", "weighted"])
 def test_block_size_and_threads_do_not_change_replicates(monkeypatch, name):
-    """Replicates 16k..16k+15 come from child stream k: same numbers, bit for bit."""
+    """Replicates 16k..16k+15 come from child stream k: at this size the same
+    numbers, bit for bit, whatever the block size or the threads."""
     prof = PROFILES[name]()
     names = BATCHED
     monkeypatch.setattr(bs, "_THREADS", 1)
@@ -112,6 +113,23 @@ def test_block_size_and_threads_do_not_change_replicates(monkeypatch, name):
     for m in names:
         np.testing.assert_array_equal(a[m], b[m], err_msg=m)
         np.testing.assert_array_equal(a[m], c[m], err_msg=m)
+
+
+def test_block_size_moves_replicates_by_rounding_only(monkeypatch):
+    """On tied scores and 20,000 rows, blocks of 16 and of 32 replicates draw the
+    same counts; the BLAS then groups the rows of a product by their number, so
+    the values agree to rounding, not always bit for bit (as documented)."""
+    prof = _binary(n=20_000, seed=4, ties=True)
+    monkeypatch.setattr(bs, "_THREADS", 1)
+    out = []
+    for streams in (1, 2):
+        monkeypatch.setattr(bs, "_TILE_CELLS", tiles._TILE_ROWS * 16 * streams)
+        monkeypatch.setattr(bs, "_BLOCK_CELLS", prof.n * 16 * streams)
+        assert bs._block_replicates(prof.n, 64) == 16 * streams
+        out.append(bootstrap_replicates(prof, metrics=BATCHED, n_boot=64, seed=3))
+    for m in BATCHED:
+        np.testing.assert_allclose(out[0][m], out[1][m], rtol=1e-12, atol=1e-13,
+                                   err_msg=m)
 
 
 @pytest.mark.parametrize("name", list(PROFILES))

@@ -6,7 +6,8 @@ decreasing confidence (AURC) and, for the binned metrics, one of these in which
 the bins are contiguous.  Count vectors are exchangeable, so the counts of a block
 are drawn directly in the first of these orders (no gather for it) and gathered
 into the others one tile at a time (no second copy of the block).  Each order is
-walked in tiles of ``(b, 8192)`` cells that stay in the CPU cache:
+walked in tiles of ``(b, 8192)`` cells (``b`` replicates, 32 on large data) that
+stay in the CPU cache:
 
 * the weighted column sums of a tile are one ``float64`` matrix product per bin
   segment (the bins are contiguous, so the per-bin sums of ECE and MCE come out of
@@ -28,9 +29,14 @@ score axis with one sparse product per batch of classes and chunk of rows
 (:mod:`calreport.bootstrap._sparse`).
 
 Sums of integer counts are exact in ``float64``, so the integer and the real paths
-give the same numbers.  Blocks run on up to two threads (NumPy releases the GIL in
-most of these loops); the BLAS is kept on one thread meanwhile (threadpoolctl, if
-installed), because its own threads only slow these small products down.
+give the same numbers.  Blocks run on up to two threads; the BLAS is kept on one
+thread meanwhile (threadpoolctl, if installed), because its own threads only slow
+these small products down.  NumPy releases the GIL in most of these loops, but not
+in an ``accumulate`` (the integer running sums), a two-dimensional ``matmul`` or
+``vecdot``, nor between calls: on two threads the GIL, not the cores, bounds a
+block (at 1e6 rows it is held about 85 % of the time).  Hence the stacked products
+of :func:`_triangle_product`, and tiles of 32 replicates, which halve the calls
+per replicate.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-_TILE_ROWS = 8192  # rows per tile; fixed, so the results do not depend on the block size
+_TILE_ROWS = 8192  # rows per tile; fixed, whatever the number of replicates in a block
 _PREFIX = 8  # chunk width of the blocked running sums
 _SUM_ROWS = 2048  # rows per matrix product of the column sums
 _TRIANGLE = np.triu(np.ones((_PREFIX, _PREFIX)))  # x @ _TRIANGLE: running sums of 8
@@ -155,31 +161,43 @@ def _chunk_prefix(totals: np.ndarray, carry: np.ndarray) -> np.ndarray:
     (b,) leaves increased by the row totals.
     """
     b, q = totals.shape
-    before = np.matmul(totals.reshape(-1, _PREFIX), _TRIANGLE).reshape(
-        b, q // _PREFIX, _PREFIX)
+    runs = totals.reshape(b, q // _PREFIX, _PREFIX)
+    before = np.empty_like(runs)
+    _triangle_product(runs, before)
     top = before[:, :, -1]
     higher = np.cumsum(top, axis=1)
     carry_out = higher[:, -1] + carry
     higher -= top
     higher += carry[:, None]
     before += higher[:, :, None]
-    before -= totals.reshape(b, q // _PREFIX, _PREFIX)
+    before -= runs
     carry[:] = carry_out
     return before.reshape(b, q)
+
+
+def _triangle_product(x: np.ndarray, out: np.ndarray) -> None:
+    """``out = x @ _TRIANGLE`` for a (b, q, 8) stack: the running sums inside each
+    run of 8 entries.
+
+    A stacked product: NumPy releases the GIL for it and it is faster, where a
+    two-dimensional ``matmul`` (or ``np.dot`` with ``out``) of the same rows holds
+    the GIL; every entry is the same 8-term product either way.
+    """
+    np.matmul(x, _TRIANGLE, out=out)
 
 
 def _cumsum_rows(x: np.ndarray, out: np.ndarray, carry: np.ndarray) -> None:
     """``out = carry + cumsum(x, axis=1)`` for a C-contiguous (b, m) tile, m % 64 == 0.
 
     ``np.cumsum`` of float64 adds one value after the other (about 3 ns a value).
-    Here the running sum inside each chunk of 8 columns is one product with the
-    8 x 8 upper-triangular matrix of ones, and the chunk totals are accumulated by
-    :func:`_chunk_prefix`.  ``carry`` (b,) enters as the sum of the previous tiles
-    and leaves updated.
+    Here the running sum inside each chunk of 8 columns is one stacked product
+    with the 8 x 8 upper-triangular matrix of ones, and the chunk totals are
+    accumulated by :func:`_chunk_prefix`.  ``carry`` (b,) enters as the sum of the
+    previous tiles and leaves updated.
     """
     b, m = x.shape
-    np.matmul(x.reshape(-1, _PREFIX), _TRIANGLE, out=out.reshape(-1, _PREFIX))
     chunks = out.reshape(b, m // _PREFIX, _PREFIX)
+    _triangle_product(x.reshape(b, m // _PREFIX, _PREFIX), chunks)
     chunks += _chunk_prefix(np.ascontiguousarray(chunks[:, :, -1]), carry)[:, :, None]
 
 
