@@ -357,28 +357,61 @@ def _busy_loop(stop: Any) -> None:
         x += 1
 
 
+def _control_task(reps: int) -> Callable[[], float]:
+    """A single-threaded CPU task (NumPy ``sin`` over 4096 values, ``reps`` times):
+    no BLAS and no threads, so its slowdown on a busy machine is the scheduler's."""
+    x = np.linspace(0.0, 1.0, 4096)
+
+    def run() -> float:
+        s = 0.0
+        for _ in range(reps):
+            s += float(np.sin(x).sum())
+        return s
+
+    return run
+
+
 def case_bpm_busy(a: argparse.Namespace, rows: list) -> None:
-    """``df.calib.tce_bpm()`` at 1e4 rows, quiet and with one busy process per core."""
+    """``df.calib.tce_bpm()`` at 1e4 rows, quiet and beside busy-loop processes.
+
+    Two settings: one busy loop (with this process, both cores are busy: the
+    target's case) and one busy loop per core (three runnable processes on two
+    cores: the scheduler leaves one of them alone on a core and makes two share
+    the other, so this process runs at full speed or at half speed, by luck of
+    placement).  Each is timed alternately with a control task of the same quiet
+    length that uses no BLAS and no threads: its ratio is the scheduler's share,
+    about 1x when the process had a core to itself and about 2x when it shared one.
+    """
     import multiprocessing as mp
     import os
 
     df = binary_frame(10_000, seed=1)
-    quiet, _ = side_by_side(lambda: df.calib.tce_bpm(), None, a.repeat * 2)
+    bpm = lambda: df.calib.tce_bpm()  # noqa: E731
+    bpm()
+    t_bpm = min(timed(bpm) for _ in range(5))
+    probe = _control_task(20)
+    t_probe = min(timed(probe) for _ in range(5))
+    control = _control_task(max(1, round(20 * t_bpm / t_probe)))
+    repeat = a.repeat * 8
+    quiet, quiet_ctl = side_by_side(bpm, control, repeat)
     ctx = mp.get_context("spawn")
-    stop = ctx.Event()
-    procs = [ctx.Process(target=_busy_loop, args=(stop,)) for _ in range(os.cpu_count() or 2)]
-    for pr in procs:
-        pr.start()
-    try:
-        time.sleep(0.5)
-        busy, _ = side_by_side(lambda: df.calib.tce_bpm(), None, a.repeat * 2)
-    finally:
-        stop.set()
+    for n_loops in (1, os.cpu_count() or 2):
+        stop = ctx.Event()
+        procs = [ctx.Process(target=_busy_loop, args=(stop,)) for _ in range(n_loops)]
         for pr in procs:
-            pr.join()
-    rows.append((f"`df.calib.tce_bpm()`, 1e4 rows, {len(procs)} busy-loop processes beside it",
-                 fmt_s(busy), f"same call, no busy loop {fmt_s(quiet)}",
-                 fmt_ratio(busy, quiet), "<= 2x"))
+            pr.start()
+        try:
+            time.sleep(0.5)
+            busy, busy_ctl = side_by_side(bpm, control, repeat)
+        finally:
+            stop.set()
+            for pr in procs:
+                pr.join()
+        rows.append((f"`df.calib.tce_bpm()`, 1e4 rows, {n_loops} busy-loop process"
+                     f"{'es' if n_loops > 1 else ''} beside it (medians of {repeat})",
+                     fmt_s(busy), f"same call, no busy loop {fmt_s(quiet)}; a control task "
+                     f"without BLAS or threads: {fmt_ratio(busy_ctl, quiet_ctl)}",
+                     fmt_ratio(busy, quiet), "<= 2x" if n_loops == 1 else "-"))
 
 
 def case_profile_bytes(a: argparse.Namespace, rows: list) -> None:
