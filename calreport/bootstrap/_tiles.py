@@ -34,7 +34,8 @@ thread meanwhile (threadpoolctl, if installed), because its own threads only slo
 these small products down.  NumPy releases the GIL in most of these loops, but not
 in an ``accumulate`` (the integer running sums), a two-dimensional ``matmul`` or
 ``vecdot``, nor between calls: on two threads the GIL, not the cores, bounds a
-block (at 1e6 rows it is held about 85 % of the time).  Hence the stacked products
+block (two threads running ``np.cumsum`` on a tile take 2.0-2.3x the time of one
+alone, against 1.02x for ``np.multiply``).  Hence the stacked products
 of :func:`_triangle_product`, and tiles of 32 replicates, which halve the calls
 per replicate.
 """
