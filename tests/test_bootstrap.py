@@ -109,6 +109,7 @@ def test_block_size_and_threads_do_not_change_replicates(monkeypatch, name):
     assert bs._block_replicates(prof.n, 70) == 16
     b = bootstrap_replicates(prof, metrics=names, n_boot=70, seed=3)
     monkeypatch.setattr(bs, "_THREADS", 2)  # the same blocks on two threads
+    monkeypatch.setattr(bs, "_THREAD_CELLS", 0)  # (this small profile would stay on one)
     c = bootstrap_replicates(prof, metrics=names, n_boot=70, seed=3)
     for m in names:
         np.testing.assert_array_equal(a[m], b[m], err_msg=m)

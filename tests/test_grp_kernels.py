@@ -466,7 +466,8 @@ def test_grouped_smece_blocks_of_pairs_do_not_change_values(block, monkeypatch):
 @pytest.mark.parametrize("rows", [0, 1, 500])
 @pytest.mark.parametrize("n_keys", [7, 50, 3000])
 def test_rows_up_to_equals_searchsorted(n_keys, rows):
-    # the cumulated key counts (n_keys <= 4 rows + 1024 here) equal searchsorted
+    # the cumulated key counts (taken where n_keys <= 4 rows + 1024; 0 or 1 row with
+    # 3000 keys takes searchsorted itself) equal searchsorted
     from calreport.metrics._grouped_local import _rows_up_to
 
     rng = np.random.default_rng(n_keys + rows)

@@ -6,8 +6,8 @@ decreasing confidence (AURC) and, for the binned metrics, one of these in which
 the bins are contiguous.  Count vectors are exchangeable, so the counts of a block
 are drawn directly in the first of these orders (no gather for it) and gathered
 into the others one tile at a time (no second copy of the block).  Each order is
-walked in tiles of ``(b, 8192)`` cells (``b`` replicates, 32 on large data) that
-stay in the CPU cache:
+walked in tiles of ``(b, 8192)`` cells (``b`` replicates: 32 from 8192 to 2**20
+rows, 16 above, where a block of counts is one stream) that stay in the CPU cache:
 
 * the weighted column sums of a tile are one ``float64`` matrix product per bin
   segment (the bins are contiguous, so the per-bin sums of ECE and MCE come out of

@@ -82,17 +82,16 @@ def _columns(p: ConfidenceProfile, cfg: StatsConfig, rows: np.ndarray
     y_true = None if p.y_true is None else p.y_true[rows]
     cc = np.clip(c, cfg.eps, 1.0 - cfg.eps)
     odds = cc / (1.0 - cc)
-    if p.has_proba and p.score is not None:
-        score = p.score[rows]
-        brier = (score - (y_true == 1)) ** 2
-        p_true = p.true_class_proba(rows)
-    elif p.has_proba:
-        d = p.proba[rows]  # a copy (fancy indexing)
-        d[np.arange(n), y_true] -= 1.0
-        brier = np.einsum("ij,ij->i", d, d)
-        p_true = p.true_class_proba(rows)
-    else:
+    if not p.has_proba:
         brier = p_true = np.ones(n)
+    else:
+        p_true = p.true_class_proba(rows)
+        if p.score is not None:
+            brier = (p.score[rows] - (y_true == 1)) ** 2
+        else:
+            d = p.proba[rows]  # a copy (fancy indexing)
+            d[np.arange(n), y_true] -= 1.0
+            brier = np.einsum("ij,ij->i", d, d)
     log_loss = -np.log(np.clip(p_true, _LOG_EPS, 1.0 - _LOG_EPS))
     sel = (c >= cfg.tau).astype(np.float64)
     lin = [w, w * ok, w * c, w * c * ok, w * (1.0 - ok) / (1.0 - cc), w * odds,
