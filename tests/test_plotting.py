@@ -330,19 +330,43 @@ def test_rcparams_unchanged_by_all_figures(binary, groups, multiclass):
     assert dict(before) == dict(after)
 
 
-def test_pyplot_is_never_imported():
+def test_pyplot_is_never_imported_when_an_axes_is_given_or_a_report_is_drawn():
     code = textwrap.dedent("""
         import sys
         import numpy as np
+        import pandas as pd
+        from matplotlib.figure import Figure
         from calreport import ConfidenceProfile, plotting
         p = ConfidenceProfile.from_arrays([0, 1, 1, 0], [0.2, 0.7, 0.9, 0.4])
-        ax = plotting.reliability_diagram(p)
+        ax = plotting.reliability_diagram(p, ax=Figure().add_subplot())
         plotting.figure_to_data_uri(ax.figure)
+        df = pd.DataFrame({"y": [0, 1, 1, 0] * 20, "p": [0.2, 0.7, 0.9, 0.4] * 20})
+        df.calib(y="y", proba="p").report(ci=None).to_html()
         print("matplotlib.pyplot" in sys.modules)
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_figure_asked_for_goes_through_pyplot_a_report_figure_does_not(binary, groups):
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    plt.close("all")
+    ax = plotting.reliability_diagram(binary)
+    # registered with pyplot: a notebook's inline backend shows it at the end of the cell
+    assert plt.get_fignums() == [ax.figure.number]
+    acc = pd.DataFrame({"y": [0, 1, 1, 0] * 20, "p": [0.2, 0.7, 0.9, 0.4] * 20,
+                        "g": ["a", "b"] * 40}).groupby("g").calib(y="y", proba="p")
+    ax2 = acc.plot.selective_plot()  # several groups: a figure of four panels
+    assert plt.get_fignums() == [ax.figure.number, ax2.figure.number]
+    acc.report(ci=None).to_html()
+    assert len(plt.get_fignums()) == 2  # the report's figures stay out of pyplot
+    mine = Figure()
+    plotting.roc_plot(groups, ax=mine.add_subplot())
+    assert len(plt.get_fignums()) == 2  # a given ax: nothing created
+    plt.close("all")
 
 
 # -------------------------------------------------------------------------- embedding

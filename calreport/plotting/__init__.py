@@ -1,11 +1,13 @@
 """Figures: reliability diagram, LOWESS calibration curve, ROC vs cwROC, selective, risk.
 
 Every function takes the data (a :class:`~calreport.profile.ConfidenceProfile`, or a
-mapping ``group -> profile`` to overlay one series per group), draws on ``ax`` (a new
-:class:`matplotlib.figure.Figure` when ``ax`` is None) and returns the Axes.  The
-numbers drawn are the ones the metric functions compute: nothing is recomputed
-here.  Figures are built with the object API only (no ``pyplot`` state) and styles
-are passed explicitly, so plotting never reads or changes ``matplotlib.rcParams``.
+mapping ``group -> profile`` to overlay one series per group), draws on ``ax`` and
+returns the Axes.  Without ``ax``, a figure asked for by the caller's code is created
+through ``matplotlib.pyplot`` (a notebook shows it inline, ``plt.show()`` finds it),
+one the report draws is a bare :class:`matplotlib.figure.Figure` that ``pyplot``
+never holds; with ``ax``, nothing else is created.  The numbers drawn are the ones
+the metric functions compute: nothing is recomputed here.  Styles are passed
+explicitly, so plotting never changes ``matplotlib.rcParams``.
 Overlays take ``grey=[...]``: groups drawn as thin grey context ("all other
 groups") behind the highlighted ones, so figures stay legible for many groups.
 

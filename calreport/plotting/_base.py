@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 
 from calreport import _validate as v
 from calreport._grouping import group_name
+from calreport._warnings import caller_outside_package
 from calreport.profile import ConfidenceProfile
 
 #: Colour-blind-safe series colours (Okabe & Ito), one per highlighted group.
@@ -102,12 +103,29 @@ def _single(data: Any, name: str = "profile") -> tuple[str, ConfidenceProfile]:
 
 
 def _axes(ax: Axes | None, figsize: tuple[float, float] = (6.4, 4.4)) -> Axes:
+    """``ax``, or the axes of a new figure (see :func:`_figure`)."""
     if ax is not None:
         if not isinstance(ax, Axes):
             raise TypeError(f"`ax` must be a matplotlib Axes, got {type(ax).__name__}.")
         return ax
-    fig = Figure(figsize=figsize, layout="constrained")
-    return fig.add_subplot()
+    return _figure(figsize).add_subplot()
+
+
+def _figure(figsize: tuple[float, float]) -> Figure:
+    """A new figure.
+
+    A figure the caller's code asks for is created by ``pyplot`` (as scikit-learn's
+    displays and seaborn do), so a notebook shows it inline and ``plt.show()`` finds
+    it; one drawn for the library's own output (the report, also from its worker
+    threads) is a bare :class:`~matplotlib.figure.Figure`, never registered with
+    ``pyplot``.  Neither sets anything in ``rcParams``; a figure passed as ``ax``
+    is drawn on and nothing else is created.
+    """
+    if caller_outside_package(exclude="plotting"):
+        import matplotlib.pyplot as plt
+
+        return plt.figure(figsize=figsize, layout="constrained")
+    return Figure(figsize=figsize, layout="constrained")
 
 
 def _color(i: int) -> str:

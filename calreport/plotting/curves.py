@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from calreport import _labels as lab
@@ -16,6 +15,7 @@ from calreport.plotting._base import (
     ProfileData,
     _axes,
     _color,
+    _figure,
     _groups,
     _legend,
     _legend_outside,
@@ -213,7 +213,7 @@ def selective_plot(
         _legend(ax, loc="lower left")
         return ax
     if ax is None:
-        fig = Figure(figsize=(7.6, 5.4), layout="constrained")
+        fig = _figure((7.6, 5.4))
         grid = fig.add_gridspec(2, 2)
     else:
         fig = ax.figure
