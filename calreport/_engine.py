@@ -19,8 +19,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from calreport import _warnings
 from calreport._grouping import Group, Split
 from calreport.metrics import risk
+from calreport.metrics.multiplicity import ADJUSTMENTS, adjust_verdicts, family_headline
 from calreport.registry import COUNT_COLUMNS, resolve_metrics
 from calreport.result import CalibrationResult, GroupResult
 from calreport.settings import Settings
@@ -34,17 +36,27 @@ class UndefinedMetricWarning(UserWarning):
 
 
 class _Collector:
-    """Collect the warnings of a call's groups and re-issue each kind once."""
+    """Collect the warnings of a call's groups and re-issue each kind once.
+
+    Each is re-issued from the caller's line (:func:`calreport._warnings.warn`), with
+    the groups it came from.  Clipped confidences are one warning with the total count
+    over the groups (the pooled rows of ``overall`` repeat them and are not added).
+    """
 
     def __init__(self) -> None:
         self.seen: dict[tuple[type, str], list[str]] = {}
         self.first: dict[tuple[type, str], str] = {}
+        #: group -> (confidences of exactly 1, eps) of its ClippedConfidenceWarning
+        self.clipped: dict[str, tuple[int, float]] = {}
 
     def run(self, group: str, fn: Callable[[], Any]) -> Any:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             out = fn()
         for w in caught:
+            if isinstance(w.message, risk.ClippedConfidenceWarning):
+                self.note_clipped(group, w.message.count, w.message.eps)
+                continue
             text = str(w.message).splitlines()[0] if str(w.message) else ""
             # one warning per kind of message: counts and values differ between groups
             key = (w.category, re.sub(r"[-+]?\d[\d.,eE+-]*", "#", text))
@@ -52,17 +64,75 @@ class _Collector:
             self.seen.setdefault(key, []).append(group)
         return out
 
-    def flush(self, n_groups: int, stacklevel: int = 4) -> None:
-        for key, groups in self.seen.items():
-            category, text = key[0], self.first.get(key, key[1])
-            uniq = list(dict.fromkeys(groups))
+    def note_clipped(self, group: str, count: int, eps: float) -> None:
+        """Record ``count`` confidences of exactly 1 in ``group`` (once per group)."""
+        before = self.clipped.get(group, (0, eps))[0]
+        self.clipped[group] = (max(before, int(count)), eps)
+
+    def flush(self, n_groups: int) -> None:
+        messages = [(self.first.get(key, key[1]), key[0], groups)
+                    for key, groups in self.seen.items()]
+        if self.clipped:
+            named = {g: c for g, c in self.clipped.items() if g != "overall"} or self.clipped
+            total = sum(count for count, _ in named.values())
+            eps = next(iter(self.clipped.values()))[1]
+            warning = risk.ClippedConfidenceWarning.of_count(total, eps)
+            messages.append((str(warning), risk.ClippedConfidenceWarning, list(self.clipped)))
+        for text, category, groups in messages:
             if n_groups > 1:
-                # the pooled rows ("overall") are not one of the groups
-                named = [u for u in uniq if u != "overall"]
-                pooled = " and the pooled rows" if len(named) < len(uniq) else ""
-                shown = ", ".join(named[:5]) + (" ..." if len(named) > 5 else "")
-                text = f"{text} (in {len(named)} of {n_groups} groups{pooled}: {shown})"
-            warnings.warn(text, category, stacklevel=stacklevel)
+                text = text + _where(groups, n_groups)
+            _warnings.warn(text, category)
+
+
+def _where(groups: list[str], n_groups: int) -> str:
+    """`` (in 2 of 3 groups: a, b)``; the pooled rows ("overall") are not a group."""
+    uniq = list(dict.fromkeys(groups))
+    named = [u for u in uniq if u != "overall"]
+    pooled = " and the pooled rows" if len(named) < len(uniq) else ""
+    shown = ", ".join(named[:5]) + (" ..." if len(named) > 5 else "")
+    return f" (in {len(named)} of {n_groups} groups{pooled}: {shown})"
+
+
+def _warn_undefined(results: list[GroupResult], names: list[str], split: Split,
+                    requested: bool) -> None:
+    """One :class:`UndefinedMetricWarning` naming the groups whose metrics are NaN, and why.
+
+    Metrics the input cannot define in any group (no labels, no probabilities) are
+    named only when ``requested`` (the caller listed them); a default summary shows
+    them as NaN with the reason in ``attrs``, as the shape of the input implies.
+    Undefined intervals are not warned of (their reasons are in the result).
+    """
+    from calreport.registry import REGISTRY
+
+    profile = split.profile
+    by_shape = {m for m in names if REGISTRY[m].missing_need(profile)}
+    where: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for g in results:
+        per_reason: dict[str, list[str]] = {}
+        for m in names:
+            if not math.isnan(g.values.get(m, math.nan)) or (m in by_shape and not requested):
+                continue
+            why = g.reasons.get(m, "undefined").rstrip(". ")
+            if why.startswith("interval: "):
+                continue
+            per_reason.setdefault(why, []).append(m)
+        for why, metrics in per_reason.items():
+            where.setdefault((why, tuple(metrics)), []).append(g.name)
+    if not where:
+        return
+    clauses = []
+    for (why, metrics), groups in where.items():
+        what = ("every metric is" if len(metrics) == len(names) > 1 else
+                f"{', '.join(metrics)} {'is' if len(metrics) == 1 else 'are'}")
+        if not split.grouped:
+            clauses.append(f"{what} NaN: {why}")
+        elif len(groups) == 1:
+            clauses.append(f"{what} NaN in group {groups[0]!r}: {why}")
+        else:
+            shown = ", ".join(repr(g) for g in groups[:5]) + (" ..." if len(groups) > 5 else "")
+            clauses.append(f"{what} NaN in {len(groups)} of {len(results)} groups "
+                           f"({shown}): {why}")
+    _warnings.warn("; ".join(clauses) + ".", UndefinedMetricWarning)
 
 
 #: Mean rows per group up to which the refitted metrics and P_risk are computed for all
@@ -88,14 +158,24 @@ def evaluate(
     overall: bool | None = None,
     with_risk: bool = False,
     refit: bool | None = None,
+    warn_undefined: bool = True,
+    group_kind: str = "subgroups",
+    adjust: str | None = "holm",
 ) -> CalibrationResult:
     """The summary of every group of a split (and overall), with optional intervals.
 
     Each group is resampled within itself from a seed derived from the master seed
     and its key, so adding, removing or reordering groups never changes another
-    group's interval.
+    group's interval.  One :class:`UndefinedMetricWarning` names the groups where a
+    metric is NaN and why (``warn_undefined``); the reasons are in the result too.
+    With the risk verdicts, the verdicts of the groups (and of the pooled rows, when
+    the groups are subgroups of one population) are adjusted as one family
+    (:func:`calreport.metrics.multiplicity.adjust_verdicts`).
     """
     names = resolve_metrics(metrics)
+    check_family_options(group_kind, adjust)
+    if overall is None:
+        overall = split.grouped and group_kind == "subgroups"
     if ci is not None:
         from calreport.bootstrap import intervals as _iv
 
@@ -123,28 +203,65 @@ def evaluate(
                        fast=None if fast is None else (fast, i)))
                    for i, g in enumerate(split.groups)]
     total = None
-    if overall if overall is not None else split.grouped:
+    if overall:
         rows = np.concatenate([g.rows for g in split.groups]) if split.groups else \
             np.arange(0)
         whole = Group("overall", "overall", np.sort(rows),
                       sum(g.n_dropped for g in split.groups))
         total = collector.run("overall", lambda: _one(split, whole, names, settings, ci,
                                                       boot, with_risk, force=True))
-    n_ones = _exact_ones(split)
-    if n_ones and any(m in names for m in ("csr", "sigma_csr", "z_csr", "p_risk")):
-        collector.seen.setdefault(
-            (risk.ClippedConfidenceWarning,
-             f"{n_ones} confidence(s) are exactly 1: they are clipped to 1 - {settings.eps:g} "
-             "for CSR, so an error there weighs 1/eps; see risk() for the certainty claims"),
-            []).extend([g.name for g in split.groups
-                        if np.any(split.profile.conf[g.rows] >= 1.0)] or ["all"])
+    if _exact_ones(split) and any(m in names for m in ("csr", "sigma_csr", "z_csr",
+                                                       "p_risk")):
+        conf = split.profile.conf
+        for g in split.groups:
+            count = int(np.count_nonzero(conf[g.rows] >= 1.0))
+            if count:
+                collector.note_clipped(g.name, count, settings.eps)
     collector.flush(len(split.groups))
+    if warn_undefined:
+        _warn_undefined(results, names, split, requested=metrics is not None)
     ci_info = None if ci is None else {"level": float(ci), "method": ci_method,
                                        "n_boot": int(n_boot), "resampling": resampling,
                                        "seed": seed if isinstance(seed, (int, type(None)))
                                        else None}
+    family = {}
+    if with_risk:
+        family = adjust_family(results, total, group_kind=group_kind, adjust=adjust)
     return CalibrationResult(results, total, split.index, names, settings, ci_info,
-                             _data_facts(split), split.as_index, split)
+                             _data_facts(split), split.as_index, split, family=family)
+
+
+#: What the groups of a GroupBy are: subgroups (sites, cohorts) of one population,
+#: whose pooled rows give the overall verdict, or alternative models or calibrations
+#: of the same rows, which have no pooled verdict.
+GROUP_KINDS = ("subgroups", "alternatives")
+
+
+def check_family_options(group_kind: str, adjust: str | None) -> None:
+    """Refuse an unknown ``group_kind`` or ``adjust`` with the accepted values."""
+    if group_kind not in GROUP_KINDS:
+        raise ValueError(f"`group_kind` must be 'subgroups' (groups partition one "
+                         f"population: a pooled verdict is the overall answer) or "
+                         f"'alternatives' (alternative models of the same rows: no pooled "
+                         f"verdict), got {group_kind!r}.")
+    if adjust is not None and adjust not in ADJUSTMENTS:
+        raise ValueError(f"`adjust` must be one of {sorted(ADJUSTMENTS)} or None (no "
+                         f"multiplicity adjustment), got {adjust!r}.")
+
+
+def adjust_family(groups: list[GroupResult], total: GroupResult | None, *,
+                  group_kind: str, adjust: str | None) -> dict[str, Any]:
+    """Adjust the verdicts of the groups (and pooled rows) in place; the family facts."""
+    members = [g for g in groups if g.risk is not None]
+    if total is not None and total.risk is not None and group_kind == "subgroups":
+        members.append(total)
+    adjusted = adjust_verdicts([g.risk for g in members], adjust)
+    for g, r in zip(members, adjusted, strict=True):
+        g.risk = r
+    n_tests = max((r.n_tests for r in adjusted if r is not None), default=0)
+    return {"group_kind": group_kind, "adjust": adjust if n_tests > 1 else None,
+            "n_tests": n_tests, "headline": family_headline(adjusted),
+            "pooled_in_family": total is not None and group_kind == "subgroups"}
 
 
 def _segmented(split: Split, names: list[str], s: Settings, with_risk: bool = False

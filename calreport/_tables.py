@@ -12,7 +12,6 @@ import pandas as pd
 
 from calreport.metrics import binned, risk, selective, weighted
 from calreport.profile import ConfidenceProfile
-from calreport.settings import Settings
 
 __all__ = [
     "calibration_error_series",
@@ -22,7 +21,7 @@ __all__ = [
     "lowess_frame",
     "need_labels",
     "reliability_frame",
-    "risk_series",
+    "risk_frame",
     "scores_series",
     "selective_frame",
 ]
@@ -37,12 +36,28 @@ def need_labels(prof: ConfidenceProfile) -> None:
         )
 
 
-def risk_series(prof: ConfidenceProfile, s: Settings) -> pd.Series:
-    """The risk assessment of one profile as a Series (object dtype)."""
-    kw = {} if prof.sample_weight is None else {"weights": prof.weights}
-    r = risk.risk_summary(prof.conf, prof.correct, sample_weight=prof.sample_weight,
-                          eps=s.eps, method=s.p_risk_method, seed=s.mc_seed, **kw)
-    return pd.Series(r.to_dict(), name="risk", dtype=object)
+def risk_frame(result: Any) -> pd.Series | pd.DataFrame:
+    """The risk verdicts of a result: a Series (ungrouped) or groups x fields.
+
+    ``attrs`` holds the band rule (:data:`calreport.metrics.risk.BAND_RULE`), the
+    family facts (groups tested, adjustment) and, grouped, why a group has no verdict.
+    """
+    attrs = {"band_rule": risk.BAND_RULE, "family": dict(result.family)}
+    if not result.grouped:
+        r = result.groups[0].risk
+        if r is None:
+            raise ValueError(result.groups[0].reasons.get("p_risk", "no verdict"))
+        out = pd.Series(r.to_dict(), name="risk", dtype=object)
+        out.attrs.update(attrs)
+        return out
+    fields = list(risk.RiskResult.__dataclass_fields__)
+    rows = [[getattr(g.risk, f) for f in fields] if g.risk is not None
+            else [math.nan] * len(fields) for g in result.groups]
+    out = pd.DataFrame(rows, index=result.index, columns=fields, dtype=object)
+    attrs["reasons"] = {g.key: g.reasons.get("p_risk", "empty group")
+                        for g in result.groups if g.risk is None}
+    out.attrs.update(attrs)
+    return out
 
 
 def reliability_frame(prof: ConfidenceProfile, n_bins: int, strategy: str,

@@ -78,15 +78,9 @@ class _Base(MetricMethods):
 
     # ------------------------------------------------------------------- metrics
     def _metric(self, name: str, **settings: Any) -> Any:
+        # a NaN warns once, from the caller's line, naming the groups and the reason
         res = evaluate(self._split(), [name], settings=Settings.from_kwargs(**settings),
                        overall=False)
-        undefined = [(g.name, g.reasons[name]) for g in res.groups if name in g.reasons]
-        if undefined:
-            first = "; ".join(f"{n}: {why}" for n, why in undefined[:3])
-            more = f" (and {len(undefined) - 3} more groups)" if len(undefined) > 3 else ""
-            where = "" if not res.grouped else f" in {len(undefined)} group(s)"
-            warnings.warn(f"{name} is NaN{where}: {first}{more}.", UndefinedMetricWarning,
-                          stacklevel=3)
         if not res.grouped:
             return res.groups[0].values[name]
         out = pd.Series([g.values[name] for g in res.groups], index=res.index, name=name,
@@ -114,12 +108,18 @@ class _Base(MetricMethods):
         progress: bool | None = None,
         overall: bool | None = None,
         refit: bool | None = None,
+        group_kind: str = "subgroups",
+        adjust: str | None = "holm",
     ) -> CalibrationResult:
         """The typed result behind ``summary()``, the report and the gates.
 
         Same arguments as :meth:`summary`; ``overall`` adds the pooled rows of all
-        groups (default: True for a GroupBy).  ``refit=False`` skips the refitting
-        bootstrap of the metrics that refit a curve (their reason says so).  The
+        groups (default: True for a GroupBy of ``group_kind="subgroups"``).
+        ``group_kind="alternatives"`` says the groups are alternative models or
+        calibrations of the same rows: no pooled verdict.  ``adjust`` ("holm",
+        "bh" or None) adjusts the groups' verdicts for their number (see
+        :meth:`risk`); the family facts are in ``result.family``.  ``refit=False``
+        skips the refitting bootstrap of the metrics that refit a curve (their reason says so).  The
         result carries every group's values, intervals, interval methods, NaN
         reasons and risk verdict.
 
@@ -132,7 +132,7 @@ class _Base(MetricMethods):
                               strategy=strategy, tau=tau, view=view,
                               p_risk_method=p_risk_method, eps=eps, min_count=min_count,
                               progress=progress, overall=overall, refit=refit,
-                              with_risk=True)
+                              with_risk=True, group_kind=group_kind, adjust=adjust)
 
     def _evaluate(self, metrics: Any, *, n_bins: int, strategy: str, tau: float,
                   view: str | None, p_risk_method: str, eps: float, min_count: int,
@@ -208,26 +208,52 @@ class _Base(MetricMethods):
         return per_group(self._split(), fn, kind="frame")
 
     def risk(self, *, eps: float = 1e-8, p_risk_method: str = "auto",
-             seed: int | None = None, method: str | None = None) -> Any:
+             seed: int | None = None, group_kind: str = "subgroups",
+             adjust: str | None = "holm") -> Any:
         """CSR, σ_CSR, z, P_risk with its method and meaning, the verdict band and why.
 
-        The band is one of "risky", "evidence", "undetermined", "no_evidence"
-        (:data:`calreport.metrics.risk.BANDS`); certainty claims (confidences at
-        ``1 - eps``) are counted and judged on their own.  ``method`` is the former
-        name of ``p_risk_method``.
+        One set of numbers: the CSR, σ_CSR, z and P_risk of a row are the ones that
+        decide its band, by the rule in ``attrs["band_rule"]``
+        (:data:`calreport.metrics.risk.BAND_RULE`).  The band is one of "risky",
+        "evidence", "undetermined", "no_evidence"; certainty claims (confidences at
+        ``1 - eps``) are counted and judged on their own.  Grouped, ``p_risk_adjusted``
+        and ``band_adjusted`` adjust the groups' verdicts for their number (and the
+        pooled rows, for subgroups): headlines and gates read them.
+
+        Parameters
+        ----------
+        eps : float, default 1e-8
+            Confidences are clipped to [eps, 1 - eps]; those at 1 - eps are certainty
+            claims.
+        p_risk_method : {"auto", "normal", "monte_carlo"}, default "auto"
+            How P_risk is computed (see :func:`calreport.metrics.risk.p_risk`).
+        seed : int, optional
+            Seed of the Monte Carlo null.
+        group_kind : {"subgroups", "alternatives"}, default "subgroups"
+            GroupBy: subgroups of one population (the pooled rows join the family of
+            tests) or alternative models of the same rows (they do not).
+        adjust : {"holm", "bh"} or None, default "holm"
+            Multiplicity adjustment of a GroupBy's verdicts
+            (:mod:`calreport.metrics.multiplicity`); None: none.
+
+        Returns
+        -------
+        Series or DataFrame
+            Fields of :class:`calreport.metrics.risk.RiskResult`.
 
         References
         ----------
         Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond
         ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics.
         arXiv:2605.01796. Section 2.1, appendix A.2.
+
+        Holm, S. (1979). A simple sequentially rejective multiple test procedure.
+        Scandinavian Journal of Statistics 6(2), 65-70.
         """
-        if method is not None:
-            warnings.warn("`method` is deprecated; use `p_risk_method`.", FutureWarning,
-                          stacklevel=2)
-            p_risk_method = method
-        s = Settings.from_kwargs(eps=eps, p_risk_method=p_risk_method, seed=seed)
-        return self._series(lambda p: _tables.risk_series(p, s))
+        res = self._evaluate(["p_risk"], n_bins=15, strategy="uniform", tau=0.5, view=None,
+                             p_risk_method=p_risk_method, eps=eps, min_count=1, seed=seed,
+                             with_risk=True, group_kind=group_kind, adjust=adjust)
+        return _tables.risk_frame(res)
 
     def reliability(self, *, n_bins: int = 15, strategy: str = "uniform",
                     view: str | None = None, alpha: float = 0.05) -> pd.DataFrame:

@@ -110,6 +110,11 @@ class CalibrationResult:
     split : Split or None
         The validated rows and groups the result was computed from (profiles and
         row labels for the report's figures and error lists); not serialised.
+    family : dict
+        The family of verdicts: ``group_kind`` ("subgroups" or "alternatives"),
+        ``adjust`` (the multiplicity adjustment, None for a family of one or when
+        opted out), ``n_tests``, ``headline`` (the most severe adjusted band) and
+        ``pooled_in_family``; empty without verdicts.
     """
 
     groups: list[GroupResult]
@@ -121,6 +126,7 @@ class CalibrationResult:
     data: dict[str, Any] = field(default_factory=dict)
     as_index: bool = True
     split: Any = field(default=None, repr=False, compare=False)
+    family: dict[str, Any] = field(default_factory=dict)
 
     @property
     def grouped(self) -> bool:

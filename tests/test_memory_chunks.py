@@ -124,7 +124,7 @@ def test_risk_moments_in_chunks_equal_one_pass(monkeypatch, weighted):
     assert share == pytest.approx(float(uv.max() / uv.sum()), rel=1e-13)
     monkeypatch.setattr(_chunks, "ROWS", 97)
     part = risk.risk_summary(c, ok, sample_weight=w, method="normal", seed=0)
-    for f in ("csr", "sigma_csr", "z_csr", "p_risk", "rest_power", "lattice_ratio",
+    for f in ("csr", "sigma_csr", "z_csr", "p_risk", "power", "lattice_ratio",
               "lindeberg_ratio", "null_skewness", "n_eff", "n_clipped_one"):
         a, b = getattr(whole, f), getattr(part, f)
         assert a == pytest.approx(b, rel=1e-12, abs=1e-15), f

@@ -231,7 +231,7 @@ def test_p_risk_does_not_depend_on_row_order():
     perm = rng.permutation(90)
     a, b = risk.risk_summary(c, ok, seed=0), risk.risk_summary(c[perm], ok[perm], seed=0)
     assert a.p_risk == pytest.approx(b.p_risk, abs=1e-12)
-    assert a.rest_power == pytest.approx(b.rest_power, abs=1e-12) and a.band == b.band
+    assert a.power == pytest.approx(b.power, abs=1e-12) and a.band == b.band
 
 
 def test_batched_first_look_equals_each_profile_alone():

@@ -57,11 +57,10 @@ def test_certainty_claims_are_never_no_evidence():
         # no error in 154 claims: one-sided 95 % bound 1 - 0.05 ** (1 / 154)
         assert r.certain_error_upper == pytest.approx(1 - 0.05 ** (1 / 154), rel=1e-12)
         assert "154 certainty claim(s)" in r.band_reason and "1.93%" in r.band_reason
-        assert r.rest_n == 74
-        assert r.rest_csr == pytest.approx(risk.csr(conf[154:], ok[154:]))
-    # eps does not decide the verdict nor the rest-of-rows statistics
+    # eps does not decide the verdict nor P_risk (the claims err with probability eps)
     a, b = _summary(conf, ok, eps=1e-8, seed=0), _summary(conf, ok, eps=1e-12, seed=0)
-    assert (a.band, a.rest_z_csr, a.rest_p_risk) == (b.band, b.rest_z_csr, b.rest_p_risk)
+    assert a.band == b.band and a.p_risk == pytest.approx(b.p_risk, abs=1e-3)
+    assert a.n_for_power == pytest.approx(risk.rows_for_power(conf[154:]), rel=1e-12)
 
 
 def test_wrong_certainty_claim_is_risky():
@@ -77,7 +76,7 @@ def test_certainty_claims_with_overconfident_rest():
     rest = np.full(400, 0.9)
     ok = np.r_[np.ones(50, bool), rng.random(400) < 0.75]  # 25 % errors at 90 % claims
     r = _summary(np.r_[np.ones(50), rest], ok, seed=0)
-    assert r.band == "risky" and r.rest_z_csr > 3
+    assert r.band == "risky" and r.p_risk > risk.P_RISKY and r.p_risk_method == "monte_carlo"
     assert "50 certainty claim(s)" in r.band_reason
 
 
@@ -128,7 +127,7 @@ def test_frequency_weights_equal_repeated_rows():
     w[0] = 2
     rep = risk.risk_summary(np.repeat(c, w), np.repeat(ok, w), method="normal")
     fw = risk.risk_summary(c, ok, sample_weight=w, weights="frequency", method="normal")
-    for field in ("csr", "sigma_csr", "z_csr", "p_risk", "n", "n_eff", "rest_power"):
+    for field in ("csr", "sigma_csr", "z_csr", "p_risk", "n", "n_eff", "power"):
         assert getattr(fw, field) == pytest.approx(getattr(rep, field), rel=1e-12), field
     assert fw.band == rep.band
     # the Monte Carlo nulls agree too (binomial counts vs repeated Bernoulli rows)
@@ -279,7 +278,7 @@ def test_partial_monte_carlo_matches_full_monte_carlo():
     full = risk.risk_summary(c, ok, method="monte_carlo", seed=1, n_sim=60000)
     assert 0.05 < full.p_risk < 0.99
     assert auto.p_risk == pytest.approx(full.p_risk, abs=0.015)
-    assert auto.rest_power == pytest.approx(full.rest_power, abs=0.03)
+    assert auto.power == pytest.approx(full.power, abs=0.03)
 
 
 # --- power -------------------------------------------------------------------------------
@@ -289,9 +288,11 @@ def test_no_power_is_undetermined():
     # 30 rows at 0.99, all correct: 0.3 errors expected, doubled 0.6 -- cannot tell
     r = risk.risk_summary(np.full(30, 0.99), np.ones(30, bool), seed=0)
     assert r.csr == 0 and r.band == "undetermined"
-    assert r.rest_power < risk.POWER_MIN and "no power" in r.band_reason
+    assert r.power < risk.POWER_MIN and "power (needs 50%)" in r.band_reason
+    # 0.3 errors expected: 80 % power needs many more such rows
+    assert r.n_for_power > 10 * 30
     big = risk.risk_summary(np.full(3000, 0.99), np.arange(3000) >= 25, seed=0)
-    assert big.band == "no_evidence" and big.rest_power > 0.9
+    assert big.band == "no_evidence" and big.power > 0.9
 
 
 def test_normal_power_matches_simulation():
@@ -301,17 +302,16 @@ def test_normal_power_matches_simulation():
     r = risk.risk_summary(c, np.ones(400, bool), method="normal")
     wrong = rng.random((20000, 400)) < 2 * (1 - c)
     z = (wrong @ (1 / (1 - c)) / 400 - 1) / risk.sigma_csr(c)
-    assert r.rest_power == pytest.approx(np.mean(z > 1), abs=0.03)
+    assert r.power == pytest.approx(np.mean(z > 1), abs=0.03)
 
 
-def test_card_shows_the_figures_that_decided_the_band_when_there_are_certainty_claims():
-    """Certainty claims weigh 1/eps in the all-row z (z about 0 whatever the errors); the
-    band is decided on the rows below certainty, so the card shows their z, P_risk and
-    CSR and says so (the demo's isotonic group read "evidence" beside z 0.00 and
-    P_risk 0.00 %)."""
+def test_one_set_of_numbers_when_there_are_certainty_claims():
+    """Certainty claims weigh 1/eps in the all-row sigma (z about 0 whatever the errors);
+    P_risk, simulated, still sees the overconfident rows below certainty.  risk() and
+    the report card print the same CSR, z and P_risk, and the band follows from them
+    (the demo's isotonic group once read "evidence" beside z 0.00 and P_risk 0.00 % in
+    one table and z 1.61, P_risk 92.3 % in another)."""
     import pandas as pd
-
-    from calreport.metrics.risk import _band_of_p
 
     rng = np.random.default_rng(7)
     p = rng.uniform(0.7, 0.95, 400)
@@ -322,15 +322,15 @@ def test_card_shows_the_figures_that_decided_the_band_when_there_are_certainty_c
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = df.calib(y="y", proba="p").risk()
-        card = df.calib(y="y", proba="p").report().context["groups"][0]
+        card = df.calib(y="y", proba="p").report(ci=None).context["groups"][0]
     assert r["band"] in ("evidence", "risky") and abs(r["z_csr"]) < 0.5  # all rows: ~0
+    assert r["p_risk_method"] == "monte_carlo"
     assert card["band"] == r["band"]
-    assert card["z_csr"] == pytest.approx(r["rest_z_csr"])
-    assert card["p_risk"] == pytest.approx(r["rest_p_risk"])
-    assert card["csr"] == pytest.approx(r["rest_csr"])
-    assert _band_of_p(card["p_risk"]) == card["band"]
-    assert "rows below certainty" in card["decided_on"] and "60 certainty" in card["decided_on"]
-    assert math.isnan(card["csr_ci"][0])  # an all-row interval is not shown beside them
+    for k in ("csr", "z_csr", "p_risk", "sigma_csr"):
+        assert card[k] == r[k], k
+    assert risk.decide_band(card["p_risk"], r["power"], r["n_certain"],
+                            r["n_certain_wrong"]) == card["band"]
+    assert "60 certainty" in r["band_reason"]
 
 
 @pytest.mark.parametrize("kind", ["importance", "frequency"])

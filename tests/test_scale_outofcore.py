@@ -79,14 +79,14 @@ def test_verdict_equals_risk_summary(case):
                                 weights=kw.get("kind", "importance"), seed=0)
     assert got.band == ref.band, (got.band_reason, ref.band_reason)
     assert got.p_risk_method == ref.p_risk_method
-    for f in ("csr", "sigma_csr", "z_csr", "rest_csr", "rest_z_csr", "n_certain",
+    for f in ("csr", "sigma_csr", "z_csr", "n_for_power", "n_certain",
               "n_certain_wrong", "certain_error_upper", "n_eff", "lindeberg_ratio",
               "null_skewness"):
         a, b = getattr(got, f), getattr(ref, f)
         assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-9), f
     # Monte Carlo P_risk: the same rows drawn in the same order from the same seed
     assert got.p_risk == pytest.approx(ref.p_risk, rel=1e-9, abs=1e-12)
-    assert got.rest_power == pytest.approx(ref.rest_power, rel=1e-9, abs=1e-12)
+    assert got.power == pytest.approx(ref.power, rel=1e-9, abs=1e-12)
 
 
 def test_heavy_case_uses_the_split_monte_carlo():
@@ -201,8 +201,8 @@ def test_state_with_sample_round_trips_through_json(frame):
         np.testing.assert_array_equal(back.state.top[key]["row"], acc.state.top[key]["row"])
     pd.testing.assert_frame_equal(back.summary(), acc.summary())
     for a, b in zip(back.evaluate().groups, acc.evaluate().groups, strict=True):
-        assert (a.band, a.risk.p_risk, a.risk.rest_power) == (b.band, b.risk.p_risk,
-                                                               b.risk.rest_power)
+        assert (a.band, a.risk.p_risk, a.risk.power) == (b.band, b.risk.p_risk,
+                                                               b.risk.power)
 
 
 def test_scores_and_tests_tables(frame):

@@ -11,18 +11,19 @@ on their own, and a test without power says "undetermined".
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import asdict, dataclass
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
+from scipy import special
 
 from calreport import _labels as lab
 from calreport import _validate as v
 
 __all__ = [
     "BANDS",
+    "BAND_RULE",
     "EPS",
     "N_SIM",
     "POWER_MIN",
@@ -35,10 +36,13 @@ __all__ = [
     "clip_confidence",
     "csr",
     "csr_contributions",
+    "decide_band",
     "normal_validity",
     "p_risk",
     "risk_band",
     "risk_summary",
+    "rows_for_power",
+    "rows_for_power_from_sums",
     "sigma_csr",
     "z_csr",
 ]
@@ -57,6 +61,7 @@ from calreport.metrics._risk_rows import (
     P_EVIDENCE,
     P_RISKY,
     POWER_MIN,
+    POWER_RHO,
     ClippedConfidenceWarning,
     _check_eps,
     _check_weights,
@@ -69,21 +74,30 @@ from calreport.metrics._risk_rows import (
 )
 
 #: The one band vocabulary of calreport, most to least severe: key -> (label, meaning).
+#: Each meaning states the rule that decides the band, in the quantity that decides it
+#: (:data:`BAND_RULE` is the same rule in one sentence, printed by every output).
 BANDS: MappingProxyType[str, tuple[str, str]] = MappingProxyType({
     "risky": ("risky",
-              "overconfidence beyond 3 sigma (P_risk > 99.87 %), or a wrong certainty "
-              "claim"),
+              "P_risk > 99.865 % (the 3-sigma level, Phi(3)), or a wrong certainty claim"),
     "evidence": ("evidence of overconfidence",
-                 "overconfidence beyond 1 sigma (P_risk > 84.13 %)"),
+                 "P_risk > 84.13 % (the 1-sigma level, Phi(1))"),
     "undetermined": ("undetermined",
-                     "the data cannot support a verdict: certainty claims that finite "
-                     "data cannot confirm, too few rows or no power"),
+                     "P_risk <= 84.13 % but the data cannot support 'no evidence': the "
+                     "test had under 50 % power, or certainty claims that finite data "
+                     "cannot confirm"),
     "no_evidence": ("no evidence of overconfidence",
-                    "P_risk <= 84.13 % (z <= 1) with a test that had power"),
+                    "P_risk <= 84.13 % with a test of at least 50 % power"),
 })
 
-
-
+#: The band rule in one sentence, as every output prints it.
+BAND_RULE = (
+    "The band follows P_risk, the probability under calibration that CSR stays below "
+    "its observed value (Phi(z) where the normal reading of z is valid, else a Monte "
+    "Carlo of the null): risky above 99.865 % (3 sigma) or when a certainty claim is "
+    "wrong; evidence of overconfidence above 84.13 % (1 sigma); otherwise no evidence "
+    "when the test has at least 50 % power against errors twice as frequent as the "
+    "confidences claim, else undetermined (also when certainty claims, all right, "
+    "remain unconfirmed).")
 
 
 def band_label(key: str) -> str:
@@ -278,54 +292,163 @@ def _band_of_p(p: float) -> str:
     return "no_evidence"
 
 
-def _verdict(rest_band: str, rest_csr: float, rest_z: float, rest_test: _Test | None,
-             n_cert: float, n_cw: float, upper: float, eps: float) -> tuple[str, str]:
-    """The band and its reason from the certainty claims and the test of the other rows.
+def decide_band(p_risk: float, power: float, n_certain: float = 0.0,
+                n_certain_wrong: float = 0.0) -> str:
+    """The band of :data:`BAND_RULE` from the quantities every output prints.
 
-    A wrong certainty claim is "risky"; unconfirmable certainty claims make the verdict
-    "undetermined" unless the other rows already show overconfidence; a test of the
-    other rows without power never reads "no evidence".  The pandas path and the merged
-    out-of-core sums both decide here.
+    Parameters
+    ----------
+    p_risk : float
+        P_risk of the verdict (NaN: no null variance).
+    power : float
+        Probability that the test reaches "evidence" when errors are twice as frequent
+        as the confidences claim.
+    n_certain, n_certain_wrong : float
+        Certainty claims (confidence >= 1 - eps) and the wrong ones.
+
+    Returns
+    -------
+    str
+        A key of :data:`BANDS`.
+
+    Examples
+    --------
+    >>> decide_band(0.999, 0.2), decide_band(0.5, 0.9), decide_band(0.5, 0.3)
+    ('risky', 'no_evidence', 'undetermined')
+    >>> decide_band(0.5, 0.9, n_certain=3), decide_band(0.1, 0.9, 3, 1)
+    ('undetermined', 'risky')
     """
-    power = rest_test.power if rest_test is not None else math.nan
-    rest_facts = (f"CSR {rest_csr:.3g}, z {rest_z:.2f}, P_risk {rest_test.p_risk:.1%} "
-                  f"({rest_test.method.replace('_', ' ')})" if rest_test else "")
-    if rest_band == "no_evidence" and not power >= POWER_MIN:
-        rest_band = "undetermined"
-        rest_why = (f"the test had no power: errors twice as frequent as the confidences "
-                    f"claim would reach 'evidence' with probability {power:.0%} "
-                    f"only (needs {POWER_MIN:.0%}); more rows are needed")
-    elif rest_band == "undetermined":
-        rest_why = "no rows below certainty to test"
-    else:
-        rest_why = f"{BANDS[rest_band][0]}: {rest_facts}"
-        if rest_band == "no_evidence":
-            rest_why += f", power {power:.0%}"
-    tag = "rows below certainty" if n_cert else "all rows"
-    cert_facts = (f"{n_cert:g} certainty claim(s) (confidence >= 1 - {eps:g}), "
-                  f"{n_cw:g} wrong")
+    if n_certain_wrong > 0:
+        return "risky"
+    band = _band_of_p(p_risk)
+    if band != "no_evidence":
+        return band
+    if n_certain > 0 or not power >= POWER_MIN:
+        return "undetermined"
+    return "no_evidence"
+
+
+def band_and_reason(p: float, power: float, method: str, csr_value: float, z: float,
+             n_cert: float, n_cw: float, upper: float, eps: float,
+             adjusted: str = "") -> tuple[str, str]:
+    """The band of :func:`decide_band` and its reason in words.
+
+    ``adjusted`` names the multiplicity adjustment when ``p`` is an adjusted P_risk.
+    The pandas path, the merged out-of-core sums and the family adjustment all decide
+    here.
+    """
+    band = decide_band(p, power, n_cert, n_cw)
+    what = f"adjusted P_risk ({adjusted})" if adjusted else "P_risk"
+    facts = (f"{what} {p:.1%} ({method.replace('_', ' ')}; CSR {csr_value:.3g}, "
+             f"z {z:.2f})" if not math.isnan(p) else "")
+    cert = (f"{n_cert:g} certainty claim(s) (confidence >= 1 - {eps:g}), {n_cw:g} wrong"
+            if n_cert else "")
     if n_cw > 0:
-        return "risky", (f"{cert_facts}: a wrong claim of certainty is a confident error "
-                         "of unbounded cost")
-    if n_cert and rest_band in ("evidence", "risky"):
-        return rest_band, f"{tag}: {rest_why}; {cert_facts}"
+        return band, (f"{cert}: a wrong claim of certainty is a confident error of "
+                      "unbounded cost")
+    if math.isnan(p):
+        return band, "P_risk is undefined: no null variance (every weight is 0)"
+    if band in ("risky", "evidence"):
+        limit = P_RISKY if band == "risky" else P_EVIDENCE
+        return band, f"{facts} > {limit:.3%}" + (f"; {cert}" if cert else "")
     if n_cert:
-        return "undetermined", (f"{cert_facts}, error rate <= {upper:.2%} (one-sided 95 % "
-                                f"Clopper-Pearson); finite data cannot confirm certainty; "
-                                f"{tag}: {rest_why}")
-    return rest_band, rest_why
+        return band, (f"{facts} <= {P_EVIDENCE:.2%}; {cert}, error rate <= {upper:.2%} "
+                      "(one-sided 95 % Clopper-Pearson): nothing contradicts them, but no "
+                      "finite data can confirm a claim of certainty")
+    if band == "undetermined":
+        return band, (f"{facts} <= {P_EVIDENCE:.2%}, but the test had {power:.0%} power "
+                      f"(needs {POWER_MIN:.0%}) to detect errors twice as frequent as the "
+                      "confidences claim: more rows are needed")
+    return band, f"{facts} <= {P_EVIDENCE:.2%} with {power:.0%} power"
+
+
+def rows_for_power(conf: Any, correct: Any = None, *, sample_weight: Any = None,
+                   eps: float = EPS, weights: str = "importance",
+                   power: float = 0.8) -> float:
+    """Rows like these needed for the test to detect errors twice as frequent as claimed.
+
+    The profile is replicated ``k`` times until the normal approximation of the test
+    reaches "evidence" (P_risk > Phi(1)) with probability ``power`` when every error
+    probability ``1 - c_i`` is doubled (capped at 1); the result is ``k`` times the
+    rows (frequency weights: units).  Rows at certainty (confidence >= 1 - eps) are
+    left out: they are judged by their own rule.
+
+    Parameters
+    ----------
+    conf, correct, sample_weight, eps, weights
+        As in :func:`csr` (``correct`` is not used: the answer depends on the
+        confidences only; it may be None).
+    power : float, default 0.8
+
+    Returns
+    -------
+    float
+        inf when no row lies below certainty.
+
+    Notes
+    -----
+    With ``S = sum_i a_i Y_i``, null mean ``m0`` and variance ``v0``, alternative mean
+    ``m1`` and variance ``v1`` of the profile, ``k`` copies reach the power when
+    ``sqrt(k) (m1 - m0) = sqrt(v0) + Phi^{-1}(power) sqrt(v1)``.
+
+    Examples
+    --------
+    Confidence 0.9 claims 10 % errors; n rows count Binomial(n, 0.1) errors under
+    calibration (mean 0.1 n, sd 0.3 sqrt(n)) and Binomial(n, 0.2) under the
+    alternative (mean 0.2 n, sd 0.4 sqrt(n)): ``0.1 n = 0.3 sqrt(n) + 0.8416 * 0.4
+    sqrt(n)`` gives ``sqrt(n) = 6.366``, n = 40.5.
+
+    >>> round(rows_for_power([0.9] * 100), 1)
+    40.5
+    """
+    if not 0.0 < power < 1.0:
+        raise ValueError(f"`power` must be in (0, 1), got {power!r}.")
+    dummy = np.ones(np.shape(conf), bool) if correct is None else correct
+    r, _ = _rows(conf, dummy, sample_weight, eps, weights)
+    return _rows_for_power(r.subset(r.raw < 1.0 - eps), power)
+
+
+def _rows_for_power(r: Any, power: float = 0.8) -> float:
+    if not len(r.c):
+        return math.inf
+    p1 = np.minimum(POWER_RHO * r.p, 1.0)
+    return rows_for_power_from_sums(
+        denom=r.denom, var0=_null_moments(r)[0], mean1=float(r.ka @ p1),
+        var1=float((r.ka * r.atom) @ (p1 * (1.0 - p1))), count=r.count, power=power)
+
+
+def rows_for_power_from_sums(*, denom: float, var0: float, mean1: float, var1: float,
+                             count: float, power: float = 0.8) -> float:
+    """:func:`rows_for_power` from the sums of a profile (the out-of-core states hold them).
+
+    ``denom`` is the null mean of ``S`` (the CSR denominator), ``var0`` its null
+    variance, ``mean1``/``var1`` its mean and variance when errors are twice as
+    frequent as claimed, ``count`` the rows (units) they sum over.
+    """
+    gap = mean1 - denom
+    if not (gap > 0 and count > 0):
+        return math.inf
+    k = ((math.sqrt(var0) + float(special.ndtri(power)) * math.sqrt(var1)) / gap) ** 2
+    return k * count
 
 
 @dataclass(frozen=True)
 class RiskResult:
     """CSR, its significance and the verdict for one profile.
 
+    One set of numbers: ``csr``, ``sigma_csr``, ``z_csr`` and ``p_risk`` are the
+    paper's statistics on all rows (confidences clipped to [eps, 1 - eps]), and the band
+    follows from ``p_risk`` (and ``power`` and the certainty claims) by
+    :data:`BAND_RULE`.  Certainty claims, which never err under calibration, enter
+    P_risk through its Monte Carlo null.
+
     Attributes
     ----------
     csr, sigma_csr, z_csr, p_risk : float
-        The paper's statistics on all rows (confidences clipped to [eps, 1 - eps]).
+        The statistics that decide the band.
     p_risk_method : str
-        ``"normal"`` or ``"monte_carlo"``: the method actually used for ``p_risk``.
+        ``"normal"`` (P_risk = Phi(z)) or ``"monte_carlo"`` (simulated null; z is then
+        only a normal reading, not the rule).
     band : str
         Verdict, a key of :data:`BANDS`.
     band_label : str
@@ -338,7 +461,7 @@ class RiskResult:
         Confidences of exactly 1.
     eps : float
     p_risk_note : str
-        What ``p_risk`` means here, printable next to z.
+        What ``p_risk`` means here, printable next to it.
     method_reason : str
         Why ``p_risk_method`` was used.
     band_reason : str
@@ -351,26 +474,26 @@ class RiskResult:
         Certainty claims (confidence >= 1 - eps) and the wrong ones.
     certain_error_upper : float
         Clopper-Pearson one-sided 95 % upper bound of their error rate (NaN if none).
-    rest_n : float
-        Rows below certainty, on which the band rests.
-    rest_csr, rest_sigma_csr, rest_z_csr, rest_p_risk : float
-        The statistics on those rows.
-    rest_p_risk_method, rest_method_reason : str
-        Method of ``rest_p_risk`` and why.
-    rest_power : float
-        Probability that the rest-of-rows test reaches "evidence" (z > 1 or its Monte
-        Carlo equivalent) when errors are ``POWER_RHO`` = 2 times as frequent as the
-        confidences claim.
+    power : float
+        Probability that the test reaches "evidence" when errors are ``POWER_RHO`` = 2
+        times as frequent as the confidences claim (of the rows below certainty).
+    n_for_power : float
+        Rows like the ones below certainty needed for 80 % of that power
+        (:func:`rows_for_power`).
     lindeberg_ratio, null_skewness, lattice_ratio : float
-        Validity statistics of the normal approximation on the rows below certainty
-        (see :func:`normal_validity`).
+        Validity statistics of the normal approximation (see :func:`normal_validity`).
     n_sim : int
         Monte Carlo draws used (0 for the normal approximation).  ``method="auto"``
         simulates sequentially and stops as soon as the band is settled.
     p_risk_se : float
-        Monte Carlo standard error of ``p_risk``, ``sqrt(P (1 - P) / n_sim)`` (an upper
-        bound for the conditional Monte Carlo of many rows; 0 for the normal
-        approximation and when P_risk is 0 by convention).
+        Monte Carlo standard error of ``p_risk`` (0 for the normal approximation).
+    p_risk_adjusted : float
+        P_risk adjusted for the number of verdicts of a family of groups
+        (:func:`calreport.metrics.multiplicity.adjust_verdicts`); NaN when not adjusted.
+    band_adjusted, band_adjusted_reason : str
+        The band by the same rule on ``p_risk_adjusted`` and why ("" when not adjusted).
+    adjust : str
+        The adjustment (``"holm"``, ``"bh"``) and ``n_tests`` the family size.
     """
 
     csr: float
@@ -392,26 +515,23 @@ class RiskResult:
     n_certain: float = 0.0
     n_certain_wrong: float = 0.0
     certain_error_upper: float = math.nan
-    rest_n: float = math.nan
-    rest_csr: float = math.nan
-    rest_sigma_csr: float = math.nan
-    rest_z_csr: float = math.nan
-    rest_p_risk: float = math.nan
-    rest_p_risk_method: str = ""
-    rest_method_reason: str = ""
-    rest_power: float = math.nan
+    power: float = math.nan
+    n_for_power: float = math.nan
     lindeberg_ratio: float = math.nan
     null_skewness: float = math.nan
     lattice_ratio: float = math.nan
     n_sim: int = 0
     p_risk_se: float = 0.0
+    p_risk_adjusted: float = math.nan
+    band_adjusted: str = ""
+    band_adjusted_reason: str = ""
+    adjust: str = ""
+    n_tests: int = 1
 
     @property
-    def z(self) -> float:
-        """Deprecated name of :attr:`z_csr`."""
-        warnings.warn("RiskResult.z is deprecated; use RiskResult.z_csr.", FutureWarning,
-                      stacklevel=2)
-        return self.z_csr
+    def final_band(self) -> str:
+        """The band that headlines and gates read: adjusted when adjusted."""
+        return self.band_adjusted or self.band
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict of the fields."""
@@ -467,20 +587,27 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
 
     Notes
     -----
-    ``csr``, ``sigma_csr``, ``z`` and ``p_risk`` are the paper's definitions on all rows.
-    The verdict (``band``) is decided as follows.
+    ``csr``, ``sigma_csr``, ``z_csr`` and ``p_risk`` are the paper's definitions on all
+    rows, and they are the numbers that decide the band (:data:`BAND_RULE`):
 
-    1. Certainty claims, rows with confidence >= 1 - eps, are judged on their own:
-       one wrong claim makes the band ``"risky"``.  With none wrong the exact
-       Clopper-Pearson bound of their error rate is reported; finite data cannot
-       confirm a claim of certainty, so the band is then at best ``"undetermined"``.
-    2. The other rows are tested: P_risk by the normal approximation where it is valid
-       (no row carries more than 5 % of the null variance, null skewness <= 0.25),
-       else by the Monte Carlo null.  ``P_risk > Phi(3)`` -> ``"risky"``,
-       ``> Phi(1)`` -> ``"evidence"`` (the paper's 3-sigma / 1-sigma columns).
+    1. P_risk is the probability under calibration (``correct_i ~ Bernoulli(c_i)``)
+       that CSR stays below its observed value: ``Phi(z)`` where the normal
+       approximation is valid (no row carries more than 5 % of the null variance, null
+       skewness <= 0.25), else the Monte Carlo null.  ``P_risk > Phi(3)`` ->
+       ``"risky"``, ``> Phi(1)`` -> ``"evidence"`` (the paper's 3-sigma / 1-sigma
+       columns).
+    2. Certainty claims, rows with confidence >= 1 - eps, never err under calibration
+       (their error probability is eps): one wrong claim makes the band ``"risky"``.
+       With none wrong the exact Clopper-Pearson bound of their error rate is reported;
+       finite data cannot confirm a claim of certainty, so the band is then at best
+       ``"undetermined"``.  They make the normal reading invalid (each carries a null
+       variance near 1/eps), so P_risk is then simulated, and CSR can be below 1 while
+       P_risk is high: the claims count in CSR's denominator and, under calibration,
+       contribute nothing to its numerator except with probability eps.
     3. A "no evidence" result of a test whose power is below 50 % against errors twice
-       as frequent as claimed (``p_i = min(2 (1 - c_i), 1)``) becomes
-       ``"undetermined"``.
+       as frequent as claimed (``p_i = min(2 (1 - c_i), 1)``, rows below certainty)
+       becomes ``"undetermined"``; ``n_for_power`` says how many such rows would give
+       80 % power.
 
     So ``eps`` never decides the verdict: rows it moves are claims of certainty, judged
     by their errors.  Weights are importance weights by default (every value, z,
@@ -519,11 +646,14 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
     sig_all = math.sqrt(var_all) / r.denom
     z_all = _z(r)
     certain = r.raw >= 1.0 - eps
-    # streams of the sequential null (both tests): the int seed itself, so that the
-    # draws of method="monte_carlo" stay those of default_rng(seed)
+    # streams of the sequential null: the int seed itself, so that the draws of
+    # method="monte_carlo" stay those of default_rng(seed)
     base = int(seed) if isinstance(seed, (int, np.integer)) else _seed_base(rng)
-    all_test = _test(r, method, n_sim, rng, base)
-
+    test = _test(r, method, n_sim, rng, base)
+    rest = r
+    n_cert = n_cw = 0.0
+    upper = math.nan
+    power = test.power
     if certain.any():
         cr, rest = r.subset(certain), r.subset(~certain)
         n_cert = cr.count
@@ -535,44 +665,24 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
             n_cw = float(cr.wrong.sum())
             ne = cr.denom ** 2 / cr.sq_weight_sum
             upper = certain_error_upper(ne * wrong_share, ne)
-        rest_test = _test(rest, method, n_sim, rng, base) if len(rest.c) else None
-    else:
-        rest, n_cert, n_cw, upper, rest_test = r, 0.0, 0.0, math.nan, all_test
-
-    if rest_test is not None:
-        rest_csr = rest.s_obs / rest.denom
-        rest_var = _null_moments(rest)[0]
-        rest_sig = math.sqrt(rest_var) / rest.denom
-        rest_z = _z(rest)
-        rest_band = _band_of_p(rest_test.p_risk)
-        rest_n = rest.count
-    else:
-        rest_csr = rest_sig = rest_z = math.nan
-        rest_band, rest_n = "undetermined", 0.0
-
-    band, reason = _verdict(rest_band, rest_csr, rest_z, rest_test, n_cert, n_cw, upper,
-                            eps)
+        # the power is that of the rows below certainty: a certainty claim has no
+        # alternative to detect (twice an error rate of 0 is 0)
+        power = (_test(rest, method, n_sim, rng, base).power if len(rest.c)
+                 else math.nan)
+    band, reason = band_and_reason(test.p_risk, power, test.method, csr_all, z_all, n_cert, n_cw,
+                            upper, eps)
     kish = (r.denom ** 2 / r.sq_weight_sum if weights == "importance"
             else r.denom)
-    test_for_fields = rest_test or all_test
     return RiskResult(
-        csr=csr_all, sigma_csr=sig_all, z_csr=z_all, p_risk=all_test.p_risk,
-        p_risk_method=all_test.method, band=band, band_label=BANDS[band][0],
+        csr=csr_all, sigma_csr=sig_all, z_csr=z_all, p_risk=test.p_risk,
+        p_risk_method=test.method, band=band, band_label=BANDS[band][0],
         n=r.count, n_clipped=n_clipped, n_clipped_one=int(n_one), eps=float(eps),
-        p_risk_note=_note(csr_all, all_test.p_risk, z_all, all_test),
-        method_reason=all_test.reason, band_reason=reason, weights=weights,
+        p_risk_note=_note(csr_all, test.p_risk, z_all, test),
+        method_reason=test.reason, band_reason=reason, weights=weights,
         n_eff=float(kish), n_certain=n_cert, n_certain_wrong=n_cw,
-        certain_error_upper=upper, rest_n=rest_n, rest_csr=rest_csr,
-        rest_sigma_csr=rest_sig, rest_z_csr=rest_z,
-        rest_p_risk=rest_test.p_risk if rest_test else math.nan,
-        rest_p_risk_method=rest_test.method if rest_test else "",
-        rest_method_reason=rest_test.reason if rest_test else "no rows below certainty",
-        rest_power=rest_test.power if rest_test else math.nan,
-        lindeberg_ratio=test_for_fields.lindeberg_ratio,
-        null_skewness=test_for_fields.skewness,
-        lattice_ratio=test_for_fields.lattice_ratio,
-        n_sim=max(all_test.n_sim, rest_test.n_sim if rest_test else 0),
-        p_risk_se=all_test.se,
+        certain_error_upper=upper, power=power, n_for_power=_rows_for_power(rest),
+        lindeberg_ratio=test.lindeberg_ratio, null_skewness=test.skewness,
+        lattice_ratio=test.lattice_ratio, n_sim=test.n_sim, p_risk_se=test.se,
     )
 
 

@@ -109,21 +109,18 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
         else:
             n_cw, upper = 0.0, math.nan
             rest_set, rest_test = all_set, all_test
-        if rest_test is not None and rest_set.var > 0:
-            rest_csr = rest_set.s_obs / rest_set.denom
-            rest_sig = math.sqrt(rest_set.var) / rest_set.denom
-            rest_z = (rest_set.s_obs - rest_set.denom) / math.sqrt(rest_set.var)
-            rest_band = risk._band_of_p(rest_test.p_risk)
-            rest_n = rest_set.count(freq, f)
-        else:
-            rest_csr = rest_sig = rest_z = math.nan
-            rest_band, rest_n = "undetermined", 0.0
-        power = rest_test.power if rest_test is not None else math.nan
-        band, reason = risk._verdict(rest_band, rest_csr, rest_z, rest_test, n_cert, n_cw,
-                                     upper, cfg.eps)
+        # one set of numbers: the all-rows test decides; the power is that of the rows
+        # below certainty (as in risk_summary)
+        power = (rest_test.power if rest_test is not None and rest_set.var > 0
+                 else math.nan)
+        band, reason = risk.band_and_reason(all_test.p_risk, power, all_test.method, csr_all, z_all,
+                                     n_cert, n_cw, upper, cfg.eps)
         w2 = float(sc[gi, _S["w2"]])
         kish = w * w / w2 if (not freq and w2 > 0) else w
-        fields = rest_test or all_test
+        n_power = (risk.rows_for_power_from_sums(
+            denom=rest_set.denom, var0=rest_set.var, mean1=rest_set.mean1,
+            var1=rest_set.var1, count=rest_set.count(freq, f))
+            if rest_test is not None and rest_set.var > 0 else math.inf)
         out.append(risk.RiskResult(
             csr=csr_all, sigma_csr=sig_all, z_csr=z_all, p_risk=all_test.p_risk,
             p_risk_method=all_test.method, band=band, band_label=risk.BANDS[band][0],
@@ -131,15 +128,10 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
             n_clipped_one=int(state.counts["n_one"][gi]), eps=float(cfg.eps),
             p_risk_note=_note(csr_all, all_test, z_all), method_reason=all_test.reason,
             band_reason=reason, weights=cfg.weights, n_eff=float(kish), n_certain=n_cert,
-            n_certain_wrong=n_cw, certain_error_upper=upper, rest_n=rest_n, rest_csr=rest_csr,
-            rest_sigma_csr=rest_sig, rest_z_csr=rest_z,
-            rest_p_risk=rest_test.p_risk if rest_test else math.nan,
-            rest_p_risk_method=rest_test.method if rest_test else "",
-            rest_method_reason=rest_test.reason if rest_test else "no rows below certainty",
-            rest_power=power, lindeberg_ratio=fields.lindeberg_ratio,
-            null_skewness=fields.skewness, lattice_ratio=fields.lattice_ratio,
-            n_sim=max(all_test.n_sim, rest_test.n_sim if rest_test else 0),
-            p_risk_se=all_test.se))
+            n_certain_wrong=n_cw, certain_error_upper=upper, power=power,
+            n_for_power=n_power, lindeberg_ratio=all_test.lindeberg_ratio,
+            null_skewness=all_test.skewness, lattice_ratio=all_test.lattice_ratio,
+            n_sim=all_test.n_sim, p_risk_se=all_test.se))
     return out
 
 

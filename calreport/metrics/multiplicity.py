@@ -1,0 +1,171 @@
+"""Verdicts of a family of groups: P_risk adjusted for the number of groups tested.
+
+Each group's band keeps the paper's single-test levels (P_risk > Phi(1) "evidence",
+> Phi(3) "risky").  A headline over G groups asks a different question — is *any*
+group overconfident? — and, tested at those levels group by group, a family of 20
+calibrated groups is flagged 1 - 0.84^20 = 97 % of the time.  Here each P_risk is
+turned into its one-sided p-value ``1 - P_risk``, adjusted across the family, and
+turned back: ``P_risk_adjusted = 1 - p_adjusted``.  The same band rule applied to the
+adjusted values gives the family-wise verdicts that headlines, attention lists, next
+steps and gates read.
+
+Holm's step-down method (the default) bounds the probability that *any* calibrated
+group of the family is flagged by the band's own single-test rate (15.9 % for
+"evidence", 0.135 % for "risky") under any dependence between the tests — the pooled
+rows overlap the groups — so "evidence" on a group of a family means what it means
+for a single model.  Benjamini-Hochberg (``"bh"``) bounds instead the expected share
+of false flags among the flags (and the family-wise rate when every group is
+calibrated), with more power when many groups are overconfident; it assumes
+independent or positively dependent tests.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from calreport.metrics.risk import BANDS, RiskResult, band_and_reason
+
+__all__ = ["ADJUSTMENTS", "adjust_p_values", "adjust_verdicts", "family_headline", "p_value"]
+
+#: Adjustment methods: key -> description printed with the verdicts.
+ADJUSTMENTS = {
+    "holm": "Holm's step-down adjustment (family-wise error rate)",
+    "bh": "Benjamini-Hochberg adjustment (false discovery rate)",
+}
+
+
+def p_value(r: RiskResult) -> float:
+    """One-sided p-value of overconfidence of a verdict: ``1 - P_risk``.
+
+    A simulated P_risk from ``m`` draws gives ``(1 + m (1 - P_risk)) / (m + 1)``, the
+    Monte Carlo p-value that is never 0 (Phipson & Smyth 2010): an adjustment
+    multiplies p-values, and a 0 would stay 0 whatever the family size.
+
+    Examples
+    --------
+    >>> from calreport.metrics.risk import risk_summary
+    >>> p_value(risk_summary([0.5] * 4, [0, 0, 0, 1], method="normal"))  # 1 - Phi(1)
+    0.15865525393145707
+    """
+    p = 1.0 - float(r.p_risk)
+    if math.isnan(p):
+        return math.nan
+    m = int(r.n_sim)
+    if r.p_risk_method == "monte_carlo" and m > 0:
+        return (1.0 + m * p) / (m + 1.0)
+    return min(max(p, 0.0), 1.0)
+
+
+def adjust_p_values(p: Sequence[float], method: str = "holm") -> np.ndarray:
+    """Holm or Benjamini-Hochberg adjusted p-values (NaN entries are not tested).
+
+    Parameters
+    ----------
+    p : sequence of float
+        One-sided p-values; NaN marks a member without a test.
+    method : {"holm", "bh"}
+
+    Returns
+    -------
+    ndarray
+        Adjusted p-values, NaN where ``p`` is NaN.
+
+    Notes
+    -----
+    With the ``m`` defined p-values sorted, ``p_(1) <= ... <= p_(m)``: Holm gives
+    ``max_{j <= i} min(1, (m - j + 1) p_(j))``; Benjamini-Hochberg gives
+    ``min_{j >= i} min(1, m p_(j) / j)``.
+
+    References
+    ----------
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure.
+    Scandinavian Journal of Statistics 6(2), 65-70.
+
+    Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate: a
+    practical and powerful approach to multiple testing. Journal of the Royal
+    Statistical Society B 57(1), 289-300. doi:10.1111/j.2517-6161.1995.tb02031.x.
+
+    Examples
+    --------
+    >>> adjust_p_values([0.01, 0.04, 0.03], "holm").round(4).tolist()
+    [0.03, 0.06, 0.06]
+    >>> adjust_p_values([0.01, 0.04, 0.03], "bh").round(4).tolist()
+    [0.03, 0.04, 0.04]
+    """
+    if method not in ADJUSTMENTS:
+        raise ValueError(f"`adjust` must be one of {sorted(ADJUSTMENTS)} or None, got "
+                         f"{method!r}.")
+    p = np.asarray(p, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    m = int(ok.sum())
+    if not m:
+        return out
+    q = p[ok]
+    order = np.argsort(q, kind="stable")
+    s = q[order]
+    rank = np.arange(1, m + 1)
+    if method == "holm":
+        adj = np.maximum.accumulate(np.minimum(1.0, (m - rank + 1) * s))
+    else:
+        adj = np.minimum.accumulate(np.minimum(1.0, m * s / rank)[::-1])[::-1]
+    back = np.empty(m)
+    back[order] = adj
+    out[ok] = back
+    return out
+
+
+def adjust_verdicts(verdicts: Sequence[RiskResult | None], method: str | None = "holm"
+                    ) -> list[RiskResult | None]:
+    """The verdicts of a family with P_risk adjusted for its size, and their bands.
+
+    Each defined verdict gets ``p_risk_adjusted``, ``band_adjusted`` (the band by the
+    same rule on the adjusted P_risk: a wrong certainty claim stays "risky", and a
+    group that loses its flag reads "no evidence" only with power), ``adjust`` and
+    ``n_tests``.  A family of one, or ``method=None``, is returned unadjusted
+    (``band_adjusted`` equal to ``band``).
+
+    Examples
+    --------
+    >>> from calreport.metrics.risk import risk_summary
+    >>> one = risk_summary([0.6] * 50, [1] * 20 + [0] * 30, method="normal")
+    >>> one.band, round(one.p_risk, 4)  # CSR 1.5, sigma 0.1732, z 2.887
+    ('evidence', 0.9981)
+    >>> fam = adjust_verdicts([one] + [risk_summary([0.6] * 50, [1] * 30 + [0] * 20,
+    ...                                             method="normal")] * 19)
+    >>> fam[0].band_adjusted, round(fam[0].p_risk_adjusted, 4)  # 1 - 20 (1 - 0.9981)
+    ('evidence', 0.9611)
+    """
+    tested = [v for v in verdicts if v is not None]
+    if method is None or len(tested) <= 1:
+        return [None if v is None else dataclasses.replace(
+            v, p_risk_adjusted=v.p_risk, band_adjusted=v.band,
+            band_adjusted_reason=v.band_reason, adjust="", n_tests=1) for v in verdicts]
+    p = [math.nan if v is None else p_value(v) for v in verdicts]
+    adj = adjust_p_values(p, method)
+    m = int(np.count_nonzero(~np.isnan(adj)))
+    out: list[RiskResult | None] = []
+    for v, q in zip(verdicts, adj, strict=True):
+        if v is None:
+            out.append(None)
+            continue
+        p_adj = 1.0 - float(q) if not math.isnan(q) else math.nan
+        band, reason = band_and_reason(
+            p_adj, v.power, v.p_risk_method, v.csr, v.z_csr, v.n_certain,
+            v.n_certain_wrong, v.certain_error_upper, v.eps,
+            adjusted=f"{method.upper() if method == 'bh' else 'Holm'}, {m} tests")
+        out.append(dataclasses.replace(
+            v, p_risk_adjusted=p_adj, band_adjusted=band, band_adjusted_reason=reason,
+            adjust=method, n_tests=m))
+    return out
+
+
+def family_headline(verdicts: Sequence[RiskResult | None]) -> str:
+    """The headline band of a family: the most severe of its (adjusted) bands."""
+    order = list(BANDS)
+    bands = [v.final_band for v in verdicts if v is not None]
+    return min(bands, key=order.index) if bands else "undetermined"
