@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from calreport import _warnings
 from calreport._roles import Roles, build_profile, resolve_roles
 from calreport.profile import ConfidenceProfile
 
@@ -236,11 +237,9 @@ def split_groupby(gb: Any, roles: Roles) -> Split:
         groups.append(Group(key, names[g], rows, int(dropped[g])))
     n_no_key = int(np.count_nonzero(row_group < 0))
     if n_no_key:
-        import warnings
-
-        warnings.warn(
+        _warnings.warn(
             f"{n_no_key:,} row(s) have a missing group key and are in no group (pandas' "
             "groupby drops them, and so does the pooled 'overall' row); use "
-            "groupby(..., dropna=False) to keep them as a group.", UserWarning, stacklevel=4)
+            "groupby(..., dropna=False) to keep them as a group.", UserWarning)
     return Split(profile, groups, index, obj.index[keep], group_label(gb), as_index, roles,
                  obj, n_no_key)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from calreport._validate import _first, _plural, _py, as_float_array, check_nonempty
+from calreport._warnings import user_stacklevel
 
 __all__ = [
     "LabelCodes",
@@ -493,7 +494,7 @@ def check_top_label_confidence(conf: np.ndarray, n_classes: int, name: str) -> N
             "the predicted class) is at least 1/K. Check that it is the confidence in the "
             "predicted label; for the probability of a fixed class pass it as proba= "
             "instead.",
-            TopLabelConfidenceWarning, stacklevel=4,
+            TopLabelConfidenceWarning, stacklevel=user_stacklevel(),
         )
 
 

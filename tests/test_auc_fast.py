@@ -264,10 +264,10 @@ def test_accessor_single_class_is_nan_with_its_reason():
     df = pd.DataFrame({"y_true": np.ones(30, dtype=int),
                        "proba": np.linspace(0.1, 0.9, 30)})
     with pytest.warns(calreport.accessor.UndefinedMetricWarning,
-                      match="auc is NaN: all: needs both positives and negatives"):
+                      match="auc is NaN: needs both positives and negatives"):
         assert math.isnan(df.calib(pos_label=1).auc())
     with pytest.warns(calreport.accessor.UndefinedMetricWarning,
-                      match="cwauc is NaN: all: needs both positives and negatives"):
+                      match="cwauc is NaN: needs both positives and negatives"):
         assert math.isnan(df.calib(pos_label=1).cwauc())
 
 

@@ -19,6 +19,7 @@ from scipy import special
 
 from calreport import _labels as lab
 from calreport import _validate as v
+from calreport._warnings import user_stacklevel
 from calreport.metrics._chunks import row_slices
 
 #: Default clipping of confidences away from 0 and 1.
@@ -53,7 +54,33 @@ P_RISKY = float(special.ndtr(3.0))
 
 
 class ClippedConfidenceWarning(UserWarning):
-    """A confidence of exactly 1 was clipped to ``1 - eps`` for CSR."""
+    """Confidences of exactly 1 were clipped to ``1 - eps`` for CSR.
+
+    Built by :meth:`of_count`, the one wording of this condition; ``count`` holds the
+    number of confidences (so warnings of several groups add up).
+    """
+
+    def __init__(self, message: str, count: int = 0, eps: float = EPS) -> None:
+        super().__init__(message)
+        self.count = int(count)
+        self.eps = float(eps)
+
+    def __reduce__(self) -> Any:  # keep count and eps when sent to another process
+        return (type(self), (str(self), self.count, self.eps))
+
+    @classmethod
+    def of_count(cls, count: int, eps: float) -> ClippedConfidenceWarning:
+        """The warning for ``count`` confidences of exactly 1 clipped to ``1 - eps``.
+
+        Examples
+        --------
+        >>> w = ClippedConfidenceWarning.of_count(3, 1e-8)
+        >>> w.count, str(w).split(":")[0]
+        (3, '3 confidence(s) of exactly 1 clipped to 1 - 1e-08 for CSR')
+        """
+        return cls(f"{count} confidence(s) of exactly 1 clipped to 1 - {eps:g} for CSR: "
+                   "an error there weighs 1/eps (unclipped, CSR would be infinite); they "
+                   "are judged as certainty claims, see risk().", count, eps)
 
 
 
@@ -107,12 +134,8 @@ def clip_confidence(conf: Any, *, eps: float = EPS, warn: bool = True
     clipped = np.clip(c, eps, 1.0 - eps)
     n_one = int(np.count_nonzero(c == 1.0))
     if warn and n_one:
-        warnings.warn(
-            f"{n_one} confidence(s) of exactly 1 were clipped to 1 - {eps:g} for CSR; an "
-            "error at confidence 1 would make CSR infinite. They count as certainty "
-            "claims in risk_summary().",
-            ClippedConfidenceWarning, stacklevel=3,
-        )
+        warnings.warn(ClippedConfidenceWarning.of_count(n_one, eps),
+                      stacklevel=user_stacklevel())
     return clipped, int(np.count_nonzero(clipped != c))
 
 
