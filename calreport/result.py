@@ -228,6 +228,19 @@ class CalibrationResult:
         """
         return check(self, gates, allow_undefined=allow_undefined)
 
+    # ------------------------------------------------------------------ display
+    def __repr__(self) -> str:
+        """A few lines: groups, metrics, interval settings, risk bands."""
+        from calreport._result_display import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        """The notebook's view: a table of metrics by group (NaN cells say why)."""
+        from calreport._result_display import result_html
+
+        return result_html(self)
+
 
 def _num(x: Any) -> float | None:
     x = float(x)

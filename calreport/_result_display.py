@@ -1,0 +1,141 @@
+"""How a :class:`~calreport.result.CalibrationResult` shows itself in a console or notebook.
+
+``repr()`` is a few lines (groups, metrics, interval settings, risk bands) instead of
+the dataclass's every field; ``_repr_html_`` is a table of metrics by group, each
+NaN carrying its reason as a tooltip.  Both read the result only.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections import Counter
+from typing import Any
+
+__all__ = ["MAX_HTML_GROUPS", "result_html", "result_repr"]
+
+#: Groups shown as columns of the HTML table; ``summary()`` holds all of them.
+MAX_HTML_GROUPS = 10
+#: Metrics named in the text repr before "...".
+_MAX_NAMED_METRICS = 8
+#: Groups whose band the text repr names one by one; above, counts per band.
+_MAX_NAMED_BANDS = 5
+
+
+def _groups_line(result: Any) -> str:
+    n = len(result.groups)
+    rows = result.data.get("n_rows")
+    rows_text = "" if rows is None else f", {rows:,} rows"
+    if not result.grouped:
+        return f"ungrouped{rows_text}"
+    label = result.data.get("group_label")
+    by = f" by {label}" if label else ""
+    pooled = " + overall" if result.overall is not None else ""
+    return f"{n} group{'s' if n != 1 else ''}{by}{pooled}{rows_text}"
+
+
+def _metrics_line(result: Any) -> str:
+    names = list(result.metrics)
+    shown = ", ".join(names[:_MAX_NAMED_METRICS])
+    more = f", ... ({len(names)} metrics)" if len(names) > _MAX_NAMED_METRICS else ""
+    return shown + more
+
+
+def _interval_line(result: Any) -> str:
+    ci = result.ci
+    if ci is None:
+        return "none (ci=None)"
+    method = ci.get("method") or "each metric's default"
+    return (f"level {ci['level']:g}, method {method}, {ci['n_boot']} {ci['resampling']} "
+            f"replicates, seed {ci.get('seed')!r}")
+
+
+def _bands_line(result: Any) -> str:
+    groups = list(result.groups)
+    if result.overall is not None:
+        groups.append(result.overall)
+    if not groups or all(g.risk is None for g in groups):
+        return "not assessed (evaluate() assesses them)"
+    if len(groups) <= _MAX_NAMED_BANDS + (result.overall is not None):
+        return ", ".join(f"{g.name}: {g.band}" for g in groups)
+    counts = Counter(g.band for g in result.groups)
+    text = ", ".join(f"{band} {k}" for band, k in counts.most_common())
+    if result.overall is not None:
+        text += f"; overall: {result.overall.band}"
+    return text
+
+
+def result_repr(result: Any) -> str:
+    """The few lines ``repr(result)`` shows.
+
+    Examples
+    --------
+    >>> import pandas as pd, calreport
+    >>> df = pd.DataFrame({"y": [0, 1, 1, 0] * 30, "p": [0.2, 0.7, 0.9, 0.4] * 30})
+    >>> print(result_repr(df.calib(y="y", proba="p").evaluate(["accuracy", "csr"])))
+    CalibrationResult: ungrouped, 120 rows
+      metrics:   accuracy, csr
+      intervals: none (ci=None)
+      bands:     all: no_evidence
+      .summary() for the table, .to_dict() for JSON, .check(gates) for release gates
+    """
+    return "\n".join([
+        f"CalibrationResult: {_groups_line(result)}",
+        f"  metrics:   {_metrics_line(result)}",
+        f"  intervals: {_interval_line(result)}",
+        f"  bands:     {_bands_line(result)}",
+        "  .summary() for the table, .to_dict() for JSON, .check(gates) for release gates",
+    ])
+
+
+def _number(x: float) -> str:
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:.4g}"
+
+
+def _cell(result: Any, g: Any, metric: str) -> str:
+    value = g.get(metric)
+    text = _number(value)
+    if result.ci is not None and metric in g.intervals:
+        lo, hi = g.get(metric, "ci_low"), g.get(metric, "ci_high")
+        text += f" [{_number(lo)}, {_number(hi)}]"
+    why = g.reasons.get(metric)
+    title = f' title="{html.escape(why)}"' if why else ""
+    return f"<td{title}>{html.escape(text)}</td>"
+
+
+def result_html(result: Any) -> str:
+    """The HTML table a notebook shows for a result: metrics by group.
+
+    Rows are the counts, the risk band and the metrics; columns the groups (at most
+    :data:`MAX_HTML_GROUPS`, then the pooled rows).  With intervals a cell reads
+    ``value [ci_low, ci_high]``; a NaN cell's tooltip says why.
+
+    Examples
+    --------
+    >>> import pandas as pd, calreport
+    >>> df = pd.DataFrame({"y": [0, 1, 1, 0] * 30, "p": [0.2, 0.7, 0.9, 0.4] * 30})
+    >>> result_html(df.calib(y="y", proba="p").evaluate(["csr"])).startswith("<table")
+    True
+    """
+    shown = list(result.groups[:MAX_HTML_GROUPS])
+    if result.overall is not None:
+        shown.append(result.overall)
+    esc = html.escape
+    caption = (f"CalibrationResult: {esc(_groups_line(result))}; intervals: "
+               f"{esc(_interval_line(result))}")
+    if len(result.groups) > MAX_HTML_GROUPS:
+        caption += (f"; the first {MAX_HTML_GROUPS} of {len(result.groups)} groups shown "
+                    "(.summary() holds all)")
+    head = "".join(f"<th>{esc(str(g.name))}</th>" for g in shown)
+    rows = ["<tr><th>risk band</th>" + "".join(f"<td>{esc(g.band)}</td>" for g in shown)
+            + "</tr>"]
+    for metric in result.columns:
+        rows.append(f"<tr><th>{esc(metric)}</th>"
+                    + "".join(_cell(result, g, metric) for g in shown) + "</tr>")
+    return (f'<table class="calreport-result"><caption>{caption}</caption>'
+            f"<thead><tr><th>metric</th>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
