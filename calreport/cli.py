@@ -69,10 +69,21 @@ def _add_columns(p: argparse.ArgumentParser) -> None:
     o.add_argument("--n-boot", type=int, default=1000)
     o.add_argument("--seed", type=_seed, default=0)
     o.add_argument("--fail-on", action="append", default=[],
-                   help="gate, e.g. 'p_risk>0.99' or 'ece.ci_high>0.05': exit 1 when true "
-                   "for any group or, with --by, for the pooled rows (as the report's "
-                   "gates); a gated metric is always computed, and undefined in some "
-                   "group is exit 2")
+                   help="gate, e.g. 'p_risk>0.99', 'band>=evidence' or "
+                   "'ece.ci_high>0.05': exit 1 when true for any group or, with --by and "
+                   "subgroups, for the pooled rows (as the report's gates); p_risk and "
+                   "band gates over groups read the adjusted verdicts (--adjust); a "
+                   "gated metric is always computed, and undefined in some group is "
+                   "exit 2")
+    o.add_argument("--group-kind", choices=("subgroups", "alternatives"),
+                   default="subgroups",
+                   help="with --by: 'subgroups' of one population (default: the pooled "
+                   "rows give the overall verdict) or 'alternatives' (alternative models "
+                   "or calibrations of the same rows: no pooled verdict)")
+    o.add_argument("--adjust", choices=("holm", "bh", "none"), default="holm",
+                   help="with --by: adjust the groups' P_risk for their number (Holm, "
+                   "default; Benjamini-Hochberg; none); the headline, p_risk and band "
+                   "gates read the adjusted values")
     o.add_argument("--allow-undefined", action="store_true",
                    help="skip groups where a gated metric is undefined instead of exit 2")
 
@@ -208,9 +219,10 @@ def _summary_kwargs(args: argparse.Namespace, gates: Sequence[Any]) -> dict[str,
     if metrics is not None:
         metrics = list(dict.fromkeys([*metrics, *(g.metric for g in gates
                                                   if g.metric not in ("n", "n_dropped",
-                                                                      "n_clipped"))]))
+                                                                      "n_clipped", "band"))]))
     return dict(metrics=metrics, n_bins=args.n_bins, strategy=args.strategy, tau=args.tau,
-                view=args.view)
+                view=args.view, group_kind=args.group_kind,
+                adjust=None if args.adjust == "none" else args.adjust)
 
 
 def _level(args: argparse.Namespace, gates: Sequence[Any], default: float | None) -> Any:
@@ -239,8 +251,9 @@ def _gate_exit(result: Any, gates: Sequence[Any], allow_undefined: bool) -> int:
                   f"({o.reason}; --allow-undefined)", file=sys.stderr)
     failed = [o for o in outcomes if o.failed]
     for o in failed:
-        print(f"calreport: gate failed: {o.gate} (value {o.value:.6g}, group {o.group})",
-              file=sys.stderr)
+        what = f"; {o.note}" if o.note else ""
+        print(f"calreport: gate failed: {o.gate} (value {o.value:.6g}, group {o.group}"
+              f"{what})", file=sys.stderr)
     return EXIT_GATE_FAILED if failed else EXIT_OK
 
 
@@ -253,7 +266,8 @@ def _run_summary(args: argparse.Namespace) -> int:
     # gates read the pooled rows too, as the report's do (the same exit code for the
     # same gate); without gates, --by prints the groups only
     result = acc.evaluate(ci=ci, n_boot=args.n_boot, seed=args.seed,
-                          overall=bool(gates and args.by), **kw)
+                          overall=bool(gates and args.by)
+                          and args.group_kind == "subgroups", **kw)
     res = result.summary()
     if args.format == "csv":
         sys.stdout.write(res.to_csv())
@@ -332,7 +346,8 @@ def _run_demo(args: argparse.Namespace) -> int:
     df = load_breast_cancer()
     acc = df.groupby("calibration", sort=False).calib(
         y="y_true", proba="proba_benign", pos_label="benign")
-    kw = dict(ci=0.95, n_boot=args.n_boot, seed=args.seed)
+    # raw scores and two recalibrations of the same rows: alternatives, no pooled verdict
+    kw = dict(ci=0.95, n_boot=args.n_boot, seed=args.seed, group_kind="alternatives")
     rep = acc.report(
         title="Calibration audit: breast-cancer classifier",
         subject="Gradient boosting on the Wisconsin breast-cancer data (held-out split), "

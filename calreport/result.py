@@ -23,6 +23,7 @@ from calreport.registry import COUNT_COLUMNS, REGISTRY
 from calreport.settings import Settings
 
 __all__ = [
+    "BAND_SEVERITY",
     "CalibrationResult",
     "Gate",
     "GateResult",
@@ -217,6 +218,8 @@ class CalibrationResult:
                             for m in self.metrics},
             "groups": [group(g) for g in self.groups],
             "overall": None if self.overall is None else group(self.overall),
+            "family": _plain(self.family),
+            "band_rule": _band_rule(),
         }
 
     # -------------------------------------------------------------------- gates
@@ -240,6 +243,12 @@ class CalibrationResult:
         from calreport._result_display import result_html
 
         return result_html(self)
+
+
+def _band_rule() -> str:
+    from calreport.metrics.risk import BAND_RULE
+
+    return BAND_RULE
 
 
 def _num(x: Any) -> float | None:
@@ -280,6 +289,10 @@ def _plain(obj: Any) -> Any:
 # ----------------------------------------------------------------------------- gates
 _GATE = re.compile(r"^\s*([a-z_][a-z0-9_]*)(?:\.(value|ci_low|ci_high))?\s*"
                    r"(<=|>=|==|!=|<|>)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$")
+_BAND_GATE = re.compile(r"^\s*band\s*(<=|>=|==|!=|<|>)\s*([a-z_]+)\s*$")
+#: Bands from least to most severe: a band gate compares these ranks
+#: (``"band>=evidence"`` fails on "evidence" and "risky").
+BAND_SEVERITY = {"no_evidence": 0, "undetermined": 1, "evidence": 2, "risky": 3}
 _OPS: dict[str, Callable[[float, float], bool]] = {
     "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
     "==": operator.eq, "!=": operator.ne}
@@ -310,6 +323,9 @@ class Gate:
         return self.stat != "value"
 
     def __str__(self) -> str:
+        if self.metric == "band":
+            name = next(k for k, v in BAND_SEVERITY.items() if v == self.threshold)
+            return f"band{self.op}{name}"
         target = self.metric if self.stat == "value" else f"{self.metric}.{self.stat}"
         return f"{target}{self.op}{self.threshold:g}"
 
@@ -326,6 +342,8 @@ class GateResult:
     #: says why the value is undefined there
     decided: bool = True
     reason: str = ""
+    #: what the value is when it is not the plain metric (e.g. an adjusted P_risk)
+    note: str = ""
 
 
 def parse_gate(expr: str | Gate) -> Gate:
@@ -338,6 +356,13 @@ def parse_gate(expr: str | Gate) -> Gate:
     """
     if isinstance(expr, Gate):
         return expr
+    band = _BAND_GATE.match(str(expr))
+    if band:
+        op, key = band.groups()
+        if key not in BAND_SEVERITY:
+            raise ValueError(f"Unknown band {key!r} in the gate {expr!r}; bands from least "
+                             f"to most severe: {', '.join(BAND_SEVERITY)}.")
+        return Gate("band", "value", op, float(BAND_SEVERITY[key]))
     m = _GATE.match(str(expr))
     if not m:
         raise ValueError(
@@ -361,6 +386,11 @@ def check(result: CalibrationResult, gates: Iterable[str | Gate], *,
     :class:`UndefinedGateError` naming the group and the reason, unless
     ``allow_undefined``; a gate can therefore never pass on a metric that was not
     computed.
+
+    Over a family of groups, a gate on ``p_risk`` and a band gate (``"band>=evidence"``)
+    read the verdicts adjusted for the number of groups (``result.family``), as the
+    report's headline does; ``GateResult.note`` says so.  ``evaluate(adjust=None)``
+    opts out.
 
     Parameters
     ----------
@@ -390,7 +420,11 @@ def check(result: CalibrationResult, gates: Iterable[str | Gate], *,
     if result.overall is not None:
         groups.append(result.overall)
     for gate in parsed:
-        if gate.metric not in result.columns:
+        if gate.metric == "band":
+            if any(g.risk is None for g in groups):
+                raise ValueError(f"The gate {gate} reads the risk verdict; compute it with "
+                                 "evaluate() (summary() has none).")
+        elif gate.metric not in result.columns:
             raise ValueError(f"The gate {gate} reads {gate.metric!r}, which this result "
                              "did not compute; include it in `metrics`.")
         if gate.needs_interval and result.ci is None:
@@ -398,7 +432,7 @@ def check(result: CalibrationResult, gates: Iterable[str | Gate], *,
                              "(ci=0.95).")
         decided = 0
         for g in groups:
-            value = g.get(gate.metric, gate.stat)
+            value, note = _gate_value(g, gate)
             if math.isnan(value):
                 why = g.reasons.get(gate.metric, "undefined")
                 if allow_undefined:
@@ -410,11 +444,24 @@ def check(result: CalibrationResult, gates: Iterable[str | Gate], *,
                     f"undefined ({why})."
                 )
             decided += 1
-            out.append(GateResult(gate, g.name, value, bool(_OPS[gate.op](value,
-                                                                           gate.threshold))))
+            out.append(GateResult(gate, g.name, value,
+                                  bool(_OPS[gate.op](value, gate.threshold)), note=note))
         if groups and not decided:
             raise UndefinedGateError(
                 f"The gate {gate} is undefined in every group "
                 f"({groups[0].reasons.get(gate.metric, 'undefined')}): it would pass "
                 "without having been evaluated, allow_undefined or not.")
     return out
+
+
+def _gate_value(g: GroupResult, gate: Gate) -> tuple[float, str]:
+    """The value a gate compares in one group, and what it is when not the plain metric."""
+    r = g.risk
+    if gate.metric == "band":
+        band = "undetermined" if r is None else r.final_band
+        return float(BAND_SEVERITY[band]), f"band {band}" + (
+            f" (adjusted: {r.adjust}, {r.n_tests} tests)" if r is not None and r.adjust
+            else "")
+    if (gate.metric == "p_risk" and gate.stat == "value" and r is not None and r.adjust):
+        return float(r.p_risk_adjusted), f"adjusted P_risk ({r.adjust}, {r.n_tests} tests)"
+    return g.get(gate.metric, gate.stat), ""

@@ -158,10 +158,33 @@ def adjust_verdicts(verdicts: Sequence[RiskResult | None], method: str | None = 
             p_adj, v.power, v.p_risk_method, v.csr, v.z_csr, v.n_certain,
             v.n_certain_wrong, v.certain_error_upper, v.eps,
             adjusted=f"{method.upper() if method == 'bh' else 'Holm'}, {m} tests")
+        near = _near_threshold(v, p_adj)
+        if near:
+            reason += near
         out.append(dataclasses.replace(
             v, p_risk_adjusted=p_adj, band_adjusted=band, band_adjusted_reason=reason,
             adjust=method, n_tests=m))
     return out
+
+
+def _near_threshold(v: RiskResult, p_adj: float) -> str:
+    """A caution when a simulated adjusted P_risk is within Monte Carlo error of a level.
+
+    The sequential simulation stops once the *unadjusted* band is settled; the
+    adjusted value scales its error by the adjustment's factor.
+    """
+    from calreport.metrics.risk import P_EVIDENCE, P_RISKY
+
+    p = 1.0 - float(v.p_risk)
+    if v.p_risk_method != "monte_carlo" or not v.p_risk_se > 0 or not p > 0:
+        return ""
+    se = float(v.p_risk_se) * (1.0 - p_adj) / p
+    for level in (P_EVIDENCE, P_RISKY):
+        if abs(p_adj - level) < 2.0 * se:
+            return (f" (within 2 Monte Carlo standard errors, {2 * se:.1%}, of the "
+                    f"{level:.2%} level: re-run with a larger n_sim or another seed "
+                    "before relying on the band)")
+    return ""
 
 
 def family_headline(verdicts: Sequence[RiskResult | None]) -> str:

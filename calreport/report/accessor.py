@@ -48,6 +48,8 @@ def report_from_accessor(
     progress: bool | None = None,
     template_dir: str | Path | None = None,
     refit: bool | None = None,
+    group_kind: str = "subgroups",
+    adjust: str | None = "holm",
 ) -> Report:
     """The report of ``df.calib`` or ``df.groupby(key).calib`` (their ``report()``).
 
@@ -67,6 +69,13 @@ eps, progress
     row_label : column name, optional
         Column naming the rows in the lists of most overconfident errors (e.g.
         ``"patient_id"``); default: the DataFrame index.
+    group_kind : {"subgroups", "alternatives"}, default "subgroups"
+        What the groups of a GroupBy are: subgroups of one population (the pooled rows
+        give the overall verdict and join the family of tests) or alternative models
+        or calibrations of the same rows (no pooled verdict).
+    adjust : {"holm", "bh"} or None, default "holm"
+        Multiplicity adjustment of the groups' verdicts: the headline, the attention
+        list, the next steps and the gates read the adjusted bands; None opts out.
     refit : bool, optional
         Refitting bootstrap of the metrics that refit a curve; default: only for at
         most :data:`REFIT_GROUPS` groups and :data:`REFIT_ROWS` rows (their
@@ -95,7 +104,7 @@ eps, progress
     result = accessor.evaluate(metrics, ci=ci, n_boot=n_boot, ci_method=ci_method, seed=seed,
                                n_bins=n_bins, strategy=strategy, tau=tau, view=view,
                                p_risk_method=p_risk_method, eps=eps, progress=progress,
-                               refit=refit)
+                               refit=refit, group_kind=group_kind, adjust=adjust)
     split = result.split
     frame = split.frame
     names = _row_names(frame, split.row_labels, row_label)

@@ -140,7 +140,7 @@ def build_report(
             pooled = pool_profiles(profs.values())
         overall = vd.group_facts(result.overall, pooled, eps, names)
         overall["name"] = "all groups pooled"
-    story = vd.overall_story(overall, facts, names)
+    story = vd.overall_story(overall, facts, names, family=result.family)
     multiclass = len(result.data.get("classes") or ()) > 2
     ts, ts_text = _timestamp(timestamp)
     by_name = {g.name: g for g in result.groups}
@@ -167,7 +167,8 @@ def build_report(
         "n_more_flagged": max(0, len([f for f in facts if f["band"] != "no_evidence"])
                               - len([c for c in cards if c["band"] != "no_evidence"])),
         "group_table": _group_table(facts, by_name, result),
-        "metric_tables": _metric_tables(result, facts),
+        "metric_tables": _metric_tables(result, facts, overall),
+        "band_rule": risk_rule(),
         "data": _data(result, facts, profs, data_notes),
         "drivers": [_drivers(f["name"], profs[f["name"]], labels.get(f["name"]), top_errors,
                              eps) for f in flagged[:max_driver_groups] if f["name"] in profs],
@@ -283,11 +284,16 @@ def short_label(metric: str) -> str:
 def _group_table(facts: list[dict[str, Any]], by_name: Mapping[str, Any],
                  result: CalibrationResult) -> dict[str, Any]:
     cols = [m for m in _TABLE_METRICS if m in result.metrics]
+    if any(f["adjusted"] for f in facts):
+        cols.insert(cols.index("p_risk") + 1 if "p_risk" in cols else len(cols),
+                    "p_risk_adjusted")
     rows = [{"group": f["name"], "band": f["band"], "band_label": f["band_label"],
              "n": f["n"], "certain_wrong": f["n_certain_wrong"],
-             "cells": [{"name": m, "value": by_name[f["name"]].get(m)} for m in cols]}
+             "cells": [{"name": m, "value": _value(by_name[f["name"]], m, f)}
+                       for m in cols]}
             for f in facts]
-    columns = [{"name": m, "label": short_label(m)} for m in cols]
+    columns = [{"name": m, "label": "P_risk adj." if m == "p_risk_adjusted"
+                else short_label(m)} for m in cols]
     text = [("Group", []), ("Verdict", [r["band_label"] for r in rows]),
             ("Rows", [_fmt_count(r["n"]) for r in rows])]
     text += [(c["label"], [_fmt_metric(r["cells"][i]["value"], c["name"]) for r in rows])
@@ -302,22 +308,23 @@ def _group_table(facts: list[dict[str, Any]], by_name: Mapping[str, Any],
 
 
 def _metric_tables(result: CalibrationResult, facts: list[dict[str, Any]],
+                   overall: Mapping[str, Any] | None = None,
                    width: int = 4) -> dict[str, Any]:
     """Metric x column tables with intervals: overall and groups (riskiest 3 when many)."""
     columns: list[Any] = []
     if result.overall is not None:
-        columns.append(("all groups pooled", result.overall))
+        columns.append(("all groups pooled", result.overall, overall))
     by_name = {g.name: g for g in result.groups}
     many = len(facts) > 7
     for f in facts[:3] if many else facts:
-        columns.append((f["name"], by_name[f["name"]]))
+        columns.append((f["name"], by_name[f["name"]], f))
     rows = []
     for m in result.metrics:
         spec = REGISTRY[m]
         cells = []
-        for _, g in columns:
+        for _, g, f in columns:
             lo, hi = g.intervals.get(m, (math.nan, math.nan))
-            cells.append({"value": g.get(m), "ci_low": lo, "ci_high": hi})
+            cells.append({"value": _value(g, m, f), "ci_low": lo, "ci_high": hi})
         rows.append({"name": m, "label": spec.label, "direction": spec.direction,
                      "target": spec.target, "cells": cells,
                      "coverage": spec.interval.coverage if result.ci is not None else "",
@@ -327,6 +334,26 @@ def _metric_tables(result: CalibrationResult, facts: list[dict[str, Any]],
         tables.append({"columns": [c[0] for c in columns[start:start + width]],
                        "rows": [dict(r, cells=r["cells"][start:start + width]) for r in rows]})
     return {"tables": tables, "partial": many, "n_groups": len(facts)}
+
+
+#: Metrics whose printed value is the verdict's own (one set of numbers per verdict).
+_VERDICT_METRICS = ("csr", "sigma_csr", "z_csr", "p_risk", "p_risk_adjusted")
+
+
+def _value(g: Any, metric: str, facts: Mapping[str, Any] | None) -> float:
+    """A group's value of ``metric``; the verdict's own for CSR, σ, z and P_risk."""
+    if metric in _VERDICT_METRICS and facts is not None and metric in facts:
+        return float(facts[metric])
+    return g.get(metric)
+
+
+def risk_rule() -> dict[str, Any]:
+    """The band rule as printed: one sentence and the bands' meanings."""
+    from calreport.metrics import risk
+
+    return {"text": risk.BAND_RULE,
+            "bands": [{"band": b, "label": risk.BANDS[b][0], "meaning": risk.BANDS[b][1]}
+                      for b in risk.BANDS]}
 
 
 def _data(result: CalibrationResult, facts: list[dict[str, Any]],

@@ -94,7 +94,7 @@ def _fmt_metric(value: Any, name: str = "") -> str:
     """Format one metric value by its kind (counts, percentages, ratios)."""
     if name in COUNT_COLUMNS or name in ("n_errors", "n_certain", "n_certain_wrong"):
         return _fmt_count(value)
-    if name in REGISTRY and REGISTRY[name].percent:
+    if name == "p_risk_adjusted" or (name in REGISTRY and REGISTRY[name].percent):
         return _fmt_percent(value)
     if name == "z_csr":
         return _fmt_number(value, 2)

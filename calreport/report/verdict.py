@@ -23,8 +23,6 @@ __all__ = ["BAND_ORDER", "band_labels", "group_facts", "next_steps", "overall_st
 #: Bands from most to least severe (the report's sort order).
 BAND_ORDER = ("risky", "evidence", "undetermined", "no_evidence")
 _SEVERITY = {b: i for i, b in enumerate(BAND_ORDER)}
-#: Groups below this many rows get the "more data" recommendation.
-FEW_ROWS = 200
 
 
 def band_labels() -> dict[str, str]:
@@ -70,8 +68,6 @@ def _f(x: Any) -> float:
         return math.nan
 
 
-#: Why P_risk is 0 where CSR ≤ 1 (printed beside it).
-_NO_OVERCONFIDENCE = "CSR ≤ 1: no overconfidence to assess"
 
 
 def group_facts(g: Any, prof: ConfidenceProfile | None, eps: float,
@@ -90,9 +86,12 @@ def group_facts(g: Any, prof: ConfidenceProfile | None, eps: float,
     band = band_key(raw_band) if raw_band else _z_band(z)
     if band not in _SEVERITY:
         band = "undetermined"
+    # the family verdict (adjusted for the number of groups) when there is one
+    adjusted = bool(_get(r, "adjust", ""))
+    final = band_key(_get(r, "band_adjusted", "") or band)
+    if final not in _SEVERITY:
+        final = band
     note = str(_get(r, "p_risk_note", ""))
-    if not note and not math.isnan(csr) and csr <= 1.0 and p_risk == 0.0:
-        note = _NO_OVERCONFIDENCE
     band_reason = str(_get(r, "band_reason", "")) or _z_reason(z, g)
     method = str(_get(r, "p_risk_method", g.p_risk_method))
     method_reason = str(_get(r, "method_reason", ""))
@@ -100,20 +99,6 @@ def group_facts(g: Any, prof: ConfidenceProfile | None, eps: float,
     certain = _certainty(r, prof, eps)
     csr_ci = list(g.intervals.get("csr", (math.nan, math.nan)))
     p_risk_ci = list(g.intervals.get("p_risk", (math.nan, math.nan)))
-    decided_on = ""
-    rest_z = _f(_get(r, "rest_z_csr", math.nan))
-    if certain["n_certain"] and not math.isnan(rest_z):
-        # the band is decided on the rows below certainty (each certainty claim weighs
-        # 1/eps in the all-row z): the card shows the figures that decided it
-        csr, z, sigma = _f(_get(r, "rest_csr")), rest_z, _f(_get(r, "rest_sigma_csr"))
-        p_risk = _f(_get(r, "rest_p_risk"))
-        method = str(_get(r, "rest_p_risk_method", method))
-        method_reason = str(_get(r, "rest_method_reason", method_reason))
-        note = _NO_OVERCONFIDENCE if csr <= 1.0 and p_risk == 0.0 else ""
-        csr_ci = p_risk_ci = [math.nan, math.nan]  # the intervals are of all rows
-        decided_on = (f"z, P_risk and CSR of the {_f(_get(r, 'rest_n')):,.0f} rows below "
-                      f"certainty; the {certain['n_certain']:,} certainty claim(s) are "
-                      "judged on their own")
     n = _f(g.get("n"))
     n_errors = math.nan
     if prof is not None:
@@ -125,22 +110,34 @@ def group_facts(g: Any, prof: ConfidenceProfile | None, eps: float,
         else:
             wrong = ~prof.correct if w is None else ~prof.correct & (w > 0)
             n_errors = float(np.count_nonzero(wrong))
+    n_power = _f(_get(r, "n_for_power", math.nan))
     return {
         "name": g.name,
-        "band": band,
-        "band_label": labels[band],
-        "band_reason": band_reason,
-        "severity": _SEVERITY[band],
+        # the band a reader acts on: the family's (adjusted) band when adjusted
+        "band": final,
+        "band_label": labels[final],
+        "band_reason": (str(_get(r, "band_adjusted_reason", "")) if adjusted
+                        else band_reason),
+        "severity": _SEVERITY[final],
+        "own_band": band,
+        "own_band_label": labels[band],
+        "own_band_reason": band_reason,
+        "adjusted": adjusted,
+        "p_risk_adjusted": _f(_get(r, "p_risk_adjusted", math.nan)),
+        "adjust": str(_get(r, "adjust", "")),
+        "n_tests": int(_get(r, "n_tests", 1) or 1),
+        "power": _f(_get(r, "power", math.nan)),
+        "n_for_power": n_power,
+        "sample_size_text": sample_size_text(final, n_power, _f(g.get("n")),
+                                             _f(_get(r, "power", math.nan))),
+        "normal_valid": method == "normal",
         "csr": csr,
         "csr_ci": csr_ci,
         "sigma_csr": sigma,
         "z_csr": z,
         "p_risk": p_risk,
         "p_risk_ci": p_risk_ci,
-        "decided_on": decided_on,
         "p_risk_note": note,
-        # cards print only what a reader needs beside the value: why P_risk is 0
-        "p_risk_card_note": note.split(" (")[0] if not math.isnan(csr) and csr <= 1 else "",
         "p_risk_method": method,
         "p_risk_method_text": method.replace("_", " "),
         "method_reason": method_reason,
@@ -180,41 +177,87 @@ def _certainty(r: Any, prof: ConfidenceProfile | None, eps: float) -> dict[str, 
             "certain_error_upper": upper}
 
 
+def sample_size_text(band: str, n_for_power: float, n: float, power: float) -> str:
+    """What would decide an undetermined verdict, in rows ("" when rows are not why).
+
+    Examples
+    --------
+    >>> sample_size_text("undetermined", 811.0, 228.0, 0.47)[:60]
+    'About 811 rows like these would give 80 % power to detect er'
+    """
+    if band != "undetermined" or not math.isfinite(n_for_power) or math.isnan(n):
+        return ""
+    if n_for_power <= n:
+        return ""
+    return (f"About {n_for_power:,.0f} rows like these would give 80 % power to detect "
+            f"errors twice as frequent as the confidences claim; there are {n:,.0f} "
+            f"({n_for_power / n:.1f} times fewer; power today {power:.0%}).")
+
+
 def sort_key(facts: Mapping[str, Any]) -> tuple[int, float, str]:
-    """Most severe band first, then highest z, then name."""
-    z = facts["z_csr"]
-    return (facts["severity"], -z if not math.isnan(z) else math.inf, facts["name"])
+    """Most severe band first, then highest P_risk, then name."""
+    p = facts["p_risk"]
+    return (facts["severity"], -p if not math.isnan(p) else math.inf, facts["name"])
 
 
 def overall_story(overall: Mapping[str, Any] | None, groups: list[dict[str, Any]],
-                  labels: Mapping[str, str], worst: int = 5) -> dict[str, Any]:
-    """First-page facts: pooled verdict, groups per band, worst groups, certainty claims."""
+                  labels: Mapping[str, str], worst: int = 5,
+                  family: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """First-page facts: the headline, groups per band, worst groups, certainty claims.
+
+    The headline is the most severe band of the family: every group's band (adjusted
+    for the number of groups when ``family["adjust"]`` is set) and, when the groups are
+    subgroups of one population, the pooled rows' — pooling can hide an overconfident
+    subgroup behind well-calibrated ones.  Alternative models of the same rows have no
+    pooled verdict.
+    """
+    family = dict(family or {})
     counts = {b: sum(g["band"] == b for g in groups) for b in BAND_ORDER}
     n = len(groups)
     head = overall if overall is not None else (groups[0] if n == 1 else None)
-    # the headline is the most severe of the pooled verdict and every group's: pooling
-    # can hide an overconfident subgroup behind well-calibrated ones
     worst_band = next((b for b in BAND_ORDER if counts[b]), "undetermined")
     band = worst_band if head is None else min(head["band"], worst_band, key=_SEVERITY.get)
     flagged = counts["risky"] + counts["evidence"]
+    n_tests = int(family.get("n_tests") or 0)
+    adjust = family.get("adjust")
     if n == 1:
         sentence = f"The predictions: {labels[band]}."
         if band == "risky":
             sentence = "The predictions are risky: their confidence is not to be trusted."
+        family_text = ""
     else:
-        pooled = f"All {n} groups pooled: {labels[head['band']]}. " if head is not None else ""
+        pooled = (f"All {n} groups pooled: {labels[head['band']]}. "
+                  if head is not None else "")
         sentence = pooled + (
             f"{flagged} of {n} groups show overconfidence ({counts['risky']} risky, "
             f"{counts['evidence']} with evidence); {counts['undetermined']} undetermined."
             if flagged else f"None of the {n} groups shows evidence of overconfidence; "
             f"{counts['undetermined']} undetermined.")
-    ranked = sorted((g for g in groups if not math.isnan(g["z_csr"])), key=lambda g: -g["z_csr"])
+        what = ("subgroups of one population, so the pooled rows are one more test"
+                if family.get("pooled_in_family") else
+                "alternative models or calibrations of the same rows, so no pooled "
+                "verdict is given" if family.get("group_kind") == "alternatives" else "")
+        if adjust:
+            from calreport.metrics.multiplicity import ADJUSTMENTS
+
+            family_text = (
+                f"{n_tests} verdicts were tested as one family ({what}); each P_risk is "
+                f"adjusted by {ADJUSTMENTS[adjust]}, so the chance that any calibrated "
+                "group is flagged is at most the single-model rate: 15.9 % for "
+                "'evidence', 0.135 % for 'risky'. The bands below are the adjusted "
+                "ones; each group's own unadjusted band is in the appendix.")
+        else:
+            family_text = (f"The {n} groups ({what}) were not adjusted for their number: "
+                           "each band is at its single-model level, so a family of "
+                           "calibrated groups is flagged more often than one model.")
+    ranked = sorted((g for g in groups if not math.isnan(g["p_risk"])),
+                    key=lambda g: -g["p_risk"])
     n_certain = sum(g["n_certain"] or 0 for g in groups)
     n_wrong = sum(g["n_certain_wrong"] or 0 for g in groups)
     wrong_groups = [g["name"] for g in groups if (g["n_certain_wrong"] or 0) > 0]
     return {
         "band": band, "band_label": labels[band], "sentence": sentence, "n_groups": n,
-        "head": head,
+        "head": head, "family_text": family_text, "n_tests": n_tests, "adjust": adjust,
         "counts": [{"band": b, "label": labels[b], "count": counts[b]} for b in BAND_ORDER],
         "worst": [g for g in ranked[:worst]] if n > 1 else [],
         "certainty": {"n_certain": n_certain, "n_wrong": n_wrong,
@@ -249,20 +292,38 @@ def next_steps(groups: list[dict[str, Any]], story: Mapping[str, Any],
             "action": f"Recalibrate on held-out data with {how}, then re-run this audit.",
             "why": ("Overconfident: CSR above 1 beyond its spread under calibration"
                     + (f" in {len(over)} group(s): {names(over)}." if grouped else "."))})
-    few = [g for g in groups if not math.isnan(g["n"]) and g["n"] < FEW_ROWS]
-    if few:
-        steps.append({
-            "action": "Collect more labelled rows before signing off these groups.",
-            "why": f"Fewer than {FEW_ROWS} rows"
-                   + (f" in {len(few)} group(s): {names(few)}" if grouped else "")
-                   + ": the test has little power and the intervals are wide."})
     undetermined = [g for g in groups if g["band"] == "undetermined"]
-    if undetermined:
-        reasons = sorted({g["band_reason"] for g in undetermined if g["band_reason"]})
+    # too few rows first: it is the usual reason, and the one more rows fix
+    short = [g for g in undetermined if g["sample_size_text"]]
+    if short:
+        need = sum(max(g["n_for_power"] - g["n"], 0.0) for g in short)
+        steps.append({
+            "action": (f"Collect about {need:,.0f} more labelled rows"
+                       + (f" across {len(short)} group(s)" if grouped else "")
+                       + " before signing off."),
+            "why": ("The test cannot yet tell a calibrated model from one whose errors are "
+                    "twice as frequent as claimed. "
+                    + " ".join((f"{g['name']}: " if grouped else "")
+                               + g["sample_size_text"] for g in short[:3]))})
+    claims = [g for g in undetermined if not g["sample_size_text"]
+              and (g["n_certain"] or 0) > 0 and not (g["n_certain_wrong"] or 0)]
+    if claims:
+        k = sum(g["n_certain"] for g in claims)
+        steps.append({
+            "action": ("Decide whether predictions of probability exactly 1 are acceptable; "
+                       "if not, have the model cap them below 1 and re-audit."),
+            "why": (f"{k:,} prediction(s) have probability 1 (often a probability rounded "
+                    "to 1 by the model's floating point) and none of them is wrong"
+                    + (f" (groups {names(claims)})" if grouped else "")
+                    + ", so nothing contradicts them; but no finite sample can confirm a "
+                      "claim of certainty, so the verdict cannot be 'no evidence'.")})
+    other = [g for g in undetermined if g not in short and g not in claims]
+    if other:
+        reasons = sorted({g["band_reason"] for g in other if g["band_reason"]})
         steps.append({
             "action": "Resolve why the verdict is undetermined before relying on it.",
             "why": ("; ".join(reasons[:3]) or "the risk test cannot decide")
-                   + (f" (groups {names(undetermined)})." if grouped else ".")})
+                   + (f" (groups {names(other)})." if grouped else ".")})
     if not steps:
         steps.append({"action": "No calibration action required; keep monitoring.",
                       "why": "No group shows evidence of overconfidence and no certainty "
