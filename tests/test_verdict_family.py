@@ -206,9 +206,9 @@ def test_family_of_one_is_not_adjusted():
 
 def test_unknown_family_options_are_refused():
     acc = _family(2, 50, seed=5).groupby("g").calib(conf="confidence", correct="correct")
-    with pytest.raises(ValueError, match="group_kind.*'subgroups'.*'alternatives'"):
+    with pytest.raises(ValueError, match=r"group_kind.*'subgroups'.*'alternatives'"):
         acc.risk(group_kind="models")
-    with pytest.raises(ValueError, match="`adjust` must be one of"):
+    with pytest.raises(ValueError, match=r"`adjust` must be one of"):
         acc.evaluate(["p_risk"], adjust="bonferroni")
 
 
