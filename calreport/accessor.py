@@ -11,9 +11,11 @@ indexed by the group keys on a GroupBy; structured results as Series/DataFrames.
 
 from __future__ import annotations
 
+import datetime as _dt
 import warnings
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -32,6 +34,9 @@ from calreport._roles import Roles, resolve_roles
 from calreport.profile import ConfidenceProfile
 from calreport.result import CalibrationResult
 from calreport.settings import Settings
+
+if TYPE_CHECKING:  # the report package loads its templates: imported when a report is made
+    from calreport.report import Report
 
 __all__ = ["CalibAccessor", "GroupByCalibAccessor", "UndefinedMetricWarning"]
 
@@ -376,11 +381,120 @@ class _Base(MetricMethods):
 
         return CalibPlots(self.profiles)
 
-    def report(self, **kwargs: Any) -> Any:
-        """Model-card audit report (see :func:`calreport.report.report_from_accessor`)."""
+    def report(
+        self,
+        *,
+        title: str = "Calibration audit",
+        subject: str | None = None,
+        model: str | None = None,
+        model_version: str | None = None,
+        data_description: str | None = None,
+        metrics: Sequence[str] | None = None,
+        ci: float | None = 0.95,
+        n_boot: int = 1000,
+        ci_method: str | None = None,
+        seed: Any = None,
+        n_bins: int = 15,
+        strategy: str = "uniform",
+        tau: float = 0.5,
+        view: str | None = None,
+        p_risk_method: str = "auto",
+        eps: float = 1e-8,
+        row_label: Hashable | None = None,
+        data_notes: Mapping[str, Any] | None = None,
+        timestamp: _dt.datetime | str | None = None,
+        top_errors: int = 10,
+        max_cards: int = 16,
+        max_driver_groups: int = 10,
+        progress: bool | None = None,
+        template_dir: str | Path | None = None,
+        refit: bool | None = None,
+        group_kind: str = "subgroups",
+        adjust: str | None = "holm",
+    ) -> Report:
+        """Model-card audit report of these predictions (HTML, PDF, JSON, Markdown).
+
+        Evaluates the metrics once, with bootstrap intervals unless ``ci=None``, and
+        lays out the verdict, the figures and the most overconfident errors of every
+        group; ``.save("audit.html")`` (or ``.pdf``, ``.json``, ``.md``) writes it.
+        Forwards to :func:`calreport.report.report_from_accessor`.
+
+        Parameters
+        ----------
+        title : str, default "Calibration audit"
+            Heading of the report.
+        subject : str, optional
+            What is audited (model, data set), printed under the title.
+        model, model_version, data_description : str, optional
+            Sign-off facts printed on the first page.
+        metrics : list of str, optional
+            Registry metrics to compute (default: all, in order).
+        ci : float or None, default 0.95
+            Level of the bootstrap intervals; None for none (faster).
+        n_boot : int, default 1000
+            Bootstrap replicates.
+        ci_method : str, optional
+            Interval method (None: each metric's registry default; "percentile",
+            "basic", "analytic").
+        seed : int or numpy Generator, optional
+            Master seed of the bootstrap and the Monte Carlo null; each group's stream
+            is derived from it and the group's key.
+        n_bins, strategy, tau, view, p_risk_method, eps
+            Metric settings, see :class:`calreport.settings.Settings`.
+        row_label : column name, optional
+            Column naming the rows in the lists of most overconfident errors (e.g.
+            ``"patient_id"``); default: the DataFrame index.
+        data_notes : mapping, optional
+            Extra lines for the data section (name -> text).
+        timestamp : datetime or str, optional
+            Printed time stamp (default: now, UTC); fix it for byte-identical output.
+        top_errors : int, default 10
+            Errors listed per flagged group.
+        max_cards : int, default 16
+            Most verdict cards printed (flagged groups first).
+        max_driver_groups : int, default 10
+            Most flagged groups whose error lists are printed in the appendix.
+        progress : bool, optional
+            Progress bar of the bootstrap (default: for long runs).
+        template_dir : str or Path, optional
+            A folder searched before the packaged templates.
+        refit : bool, optional
+            Refitting bootstrap of the metrics that refit a curve (default: for small
+            reports only, see :data:`calreport.report.accessor.REFIT_GROUPS`).
+        group_kind : {"subgroups", "alternatives"}, default "subgroups"
+            What the groups of a GroupBy are: subgroups of one population, or
+            alternative models or calibrations of the same rows (no pooled verdict).
+        adjust : {"holm", "bh"} or None, default "holm"
+            Multiplicity adjustment of the groups' verdicts; None opts out.
+
+        Returns
+        -------
+        calreport.report.Report
+
+        Raises
+        ------
+        ValueError
+            ``row_label`` is not a column, or an invalid setting.
+
+        Examples
+        --------
+        >>> import pandas as pd, calreport
+        >>> df = pd.DataFrame({"y": [0, 1, 1, 0] * 30, "p": [0.2, 0.7, 0.9, 0.4] * 30})
+        >>> rep = df.calib(y="y", proba="p").report(ci=None, title="Toy model",
+        ...                                         timestamp="2026-01-01T00:00:00Z")
+        >>> rep.context["overall"]["band"]
+        'no_evidence'
+        """
         from calreport.report import report_from_accessor
 
-        return report_from_accessor(self, **kwargs)
+        return report_from_accessor(
+            self, title=title, subject=subject, model=model, model_version=model_version,
+            data_description=data_description, metrics=metrics, ci=ci, n_boot=n_boot,
+            ci_method=ci_method, seed=seed, n_bins=n_bins, strategy=strategy, tau=tau,
+            view=view, p_risk_method=p_risk_method, eps=eps, row_label=row_label,
+            data_notes=data_notes, timestamp=timestamp, top_errors=top_errors,
+            max_cards=max_cards, max_driver_groups=max_driver_groups, progress=progress,
+            template_dir=template_dir, refit=refit, group_kind=group_kind, adjust=adjust)
 
 
 # =============================================================================
