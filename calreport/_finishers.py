@@ -37,10 +37,8 @@ def _z(k: Any, s: Settings) -> np.ndarray:
 
 
 def _p_risk(k: Any, s: Settings) -> np.ndarray:
-    csr, z = k.ratio("csr"), _z(k, s)
-    out = np.where(csr > 1.0, special.ndtr(z), 0.0)
-    out[np.isnan(z)] = np.nan
-    return out
+    # the paper's Phi(z) on both sides of CSR = 1 (arXiv:2605.01796, section 2.1)
+    return np.asarray(special.ndtr(_z(k, s)), dtype=np.float64)
 
 
 def _ece(k: Any, s: Settings) -> np.ndarray:

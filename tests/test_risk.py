@@ -33,9 +33,10 @@ def test_no_errors_gives_zero():
 
 
 @pytest.mark.parametrize(("csr_value", "sigma", "expected"),
-                         [(0.9517, 0.1337, 0.0), (1.1729, 2.9505, 0.5234)])
-def test_paper_table6_convention(csr_value, sigma, expected):
-    """The paper's Table 6: P_risk = Phi(z) if CSR > 1 else 0."""
+                         [(0.9517, 0.1337, 0.3590), (1.1729, 2.9505, 0.5234)])
+def test_paper_table6_phi_of_z(csr_value, sigma, expected):
+    """The paper's P_risk = Phi(z) on both sides of CSR = 1 (section 2.1): Table 6's
+    second row, and Phi(-0.361) = 0.359 for its first (the table prints 0.00 %)."""
     z = (csr_value - 1) / sigma
     assert risk._p_normal(csr_value, z) == pytest.approx(expected, abs=5e-5)
 

@@ -180,13 +180,15 @@ def test_verdict_invariant_to_weight_scale(data, log10_scale):
 
 
 def test_p_risk_note_when_csr_at_most_one():
-    """Platt case: z -0.39 next to P_risk 0.00 % needs the convention said out loud."""
+    """Platt case: CSR < 1 gives the paper's P_risk = Phi(z), and the note says so."""
     rng = np.random.default_rng(9)
     c = rng.uniform(0.55, 0.95, 3000)
     ok = rng.random(3000) < c + 0.01  # slightly underconfident: CSR < 1
     r = risk.risk_summary(c, ok, seed=0)
-    assert r.csr <= 1 and r.z_csr < 0 and r.p_risk == 0.0
-    assert r.p_risk_note.startswith("CSR ≤ 1: no overconfidence to assess")
+    assert r.csr <= 1 and r.z_csr < 0 and r.p_risk_method == "normal"
+    assert r.p_risk == pytest.approx(stats.norm.cdf(r.z_csr), rel=1e-12)
+    assert r.p_risk_note.startswith(f"P_risk = Phi(z) = Phi({r.z_csr:.2f})")
+    assert "CSR ≤ 1" in r.p_risk_note
     assert r.band in ("no_evidence", "undetermined")
 
 

@@ -38,12 +38,13 @@ def _far(x: np.ndarray, t: float, n: np.ndarray | float) -> np.ndarray:
 
 
 def _settled(prob: np.ndarray, m: int, power: np.ndarray, m_alt: np.ndarray,
-             certified: np.ndarray) -> np.ndarray:
-    """``_risk_null._settled`` element-wise, for groups of CSR > 1."""
+             certified: np.ndarray, above: np.ndarray) -> np.ndarray:
+    """``_risk_null._settled`` element-wise (``above``: CSR > 1)."""
     with np.errstate(divide="ignore", invalid="ignore"):  # no alternative draws yet
         power_far = _far(power, rows_mod.POWER_MIN, m_alt)
     both_far = _far(prob, rows_mod.P_EVIDENCE, m) & _far(prob, rows_mod.P_RISKY, m)
-    return certified | (both_far & ((prob > rows_mod.P_EVIDENCE) | power_far))
+    settled_above = certified | (both_far & ((prob > rows_mod.P_EVIDENCE) | power_far))
+    return np.where(above, settled_above, power_far)
 
 
 class _GroupRows:
@@ -107,9 +108,10 @@ def grouped_p_risk(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndar
     Notes
     -----
     ``CSR = S / D`` with ``S = Σ a_i 1[wrong_i]``, ``a_i = w_i / (1 − c_i)``; under
-    calibration ``S`` has variance ``Σ a_i² c_i (1 − c_i)``; ``P_risk = Φ(z)`` when
-    CSR > 1 and the normal approximation is valid (Lindeberg share ≤ 0.05,
-    |skewness| ≤ 0.25, lattice ≤ 0.1), else the Monte Carlo ``P(S* < S)``.
+    calibration ``S`` has variance ``Σ a_i² c_i (1 − c_i)``; ``P_risk = Φ(z)`` where
+    the normal approximation is valid (Lindeberg share ≤ 0.05, |skewness| ≤ 0.25,
+    lattice ≤ 0.1), else the Monte Carlo ``P(S* < S)``, on either side of CSR = 1
+    (the paper's definition, section 2.1).
 
     References
     ----------
@@ -183,16 +185,13 @@ def grouped_p_risk(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndar
     for gi in np.flatnonzero(has & ~np.isnan(z) & valid).tolist():
         values[gi] = exact.normal(gi)  # Φ(z) from the single-group sums, bit for bit
     mc = has & ~np.isnan(z) & ~valid
-    # CSR <= 1: P_risk is 0 whatever the null (the single-group code simulates these
-    # groups for the power of its verdict, which a summary does not report).  CSR
-    # within rounding of 1 is decided from the single-group sums, bit for bit.
+    # CSR within rounding of 1 is decided from the single-group sums, bit for bit: the
+    # side of 1 selects the stopping rule and the Chernoff floor
     near = np.flatnonzero(mc & (np.abs(csr - 1.0) <= 1e-9))
     for gi in near.tolist():
         r = exact(gi)
         csr[gi] = r.s_obs / r.denom
-    zero = mc & ~(csr > 1.0)
-    values[zero], methods[zero] = 0.0, "monte_carlo"
-    mc &= ~zero
+    above_all = csr > 1.0
     base = int(seed)
     b = min(null.SEQ_FIRST, rows_mod.N_SIM)
     batched = (mc & (n_g <= rows_mod.FULL_MONTE_CARLO_ROWS) & (2 * n_ties > n_g)
@@ -206,7 +205,8 @@ def grouped_p_risk(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndar
         sel = (sub[g] >= lo) & (sub[g] < lo + ids.size)
         prob, floor = _sequential(sub[g[sel]] - lo, local[sel], atom[sel], p[sel],
                                   ids.size, s_obs[ids], denom[ids], var[ids], base,
-                                  lambda k, ids=ids: exact.floor(int(ids[k])))
+                                  lambda k, ids=ids: exact.floor(int(ids[k])),
+                                  above_all[ids])
         values[ids] = np.maximum(prob, floor)
         methods[ids] = "monte_carlo"
     return values, methods, np.sort(rest_groups)
@@ -214,13 +214,15 @@ def grouped_p_risk(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndar
 
 def _sequential(gl: np.ndarray, loc: np.ndarray, atom: np.ndarray, p: np.ndarray,
                 n: int, s_obs: np.ndarray, denom: np.ndarray, var: np.ndarray, base: int,
-                floor_of: Callable[[int], float]) -> tuple[np.ndarray, np.ndarray]:
-    """``_risk_null._sequential`` for ``n`` groups of CSR > 1 at once (rows grouped by
-    ``gl``, canonical order): looks of 1,000, 3,000, 12,000 ... draws until each
-    group's band is settled; returns P(S* < S_obs) and the Chernoff floor of every
-    group.
+                floor_of: Callable[[int], float], above: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """``_risk_null._sequential`` for ``n`` groups at once (rows grouped by ``gl``,
+    canonical order; ``above``: CSR > 1): looks of 1,000, 3,000, 12,000 ... draws
+    until each group's band is settled; returns P(S* < S_obs) and the Chernoff floor
+    of every group (0 where CSR <= 1, as the single-group code).
 
-    With CSR > 1 the power enters the stopping rule only at a look where P_risk is at
+    With CSR <= 1 the power decides when to stop and is drawn at every look.  With
+    CSR > 1 the power enters the stopping rule only at a look where P_risk is at
     most the 1-sigma threshold, and the single-group code draws the alternative at
     the first look and at such looks.  The first look's alternative draws of a group
     whose P_risk starts above the threshold are therefore drawn only if a later look
@@ -260,7 +262,7 @@ def _sequential(gl: np.ndarray, loc: np.ndarray, atom: np.ndarray, p: np.ndarray
             # the Chernoff floor where P_risk starts above the 1-sigma threshold: first
             # from the grouped sums (within 1e-12 of the single-group bound); the bound
             # itself, bit for bit, wherever it could decide something (below)
-            want = prob > rows_mod.P_EVIDENCE
+            want = (prob > rows_mod.P_EVIDENCE) & above
             floor = _approx_floors(gl, starts, sizes, atom, p, want, s_obs - tol, var)
             exact = ~want
         # a floor within _FLOOR_MARGIN of P_risk or of the 3-sigma threshold may move the
@@ -273,7 +275,7 @@ def _sequential(gl: np.ndarray, loc: np.ndarray, atom: np.ndarray, p: np.ndarray
         if look == 0:
             certified = exact & (floor > rows_mod.P_RISKY)
         # the power is read at this look only where P_risk is at most the threshold
-        need = prob <= rows_mod.P_EVIDENCE
+        need = (prob <= rows_mod.P_EVIDENCE) | ~above[act]
         b_alt = max(b // 4, min(b, null.SEQ_FIRST))
         new_alt = np.full((act.size, b_alt), np.nan)
         if look == 0:
@@ -299,7 +301,7 @@ def _sequential(gl: np.ndarray, loc: np.ndarray, atom: np.ndarray, p: np.ndarray
             power[need] = hits / m_alt[act[need]]
         look += 1
         best = np.maximum(prob, floor[act])
-        done = _settled(best, m, power, m_alt[act], certified[act])
+        done = _settled(best, m, power, m_alt[act], certified[act], above[act])
         if m >= rows_mod.N_SIM:
             done[:] = True
         prob_out[act[done]] = prob[done]

@@ -26,6 +26,8 @@ from calreport.metrics._risk_rows import (
     EPS,
     FULL_MONTE_CARLO_ROWS,
     LATTICE_MAX,
+    LIGHT_SHARE_MAX,
+    LIGHT_SKEW_MAX,
     LINDEBERG_MAX,
     P_EVIDENCE,
     P_RISKY,
@@ -149,14 +151,19 @@ def certain_error_upper(n_errors: float, n: float, *, level: float = CERTAIN_LEV
 def _draw(r: _Rows, p: np.ndarray, n_sim: int, rng: np.random.Generator) -> np.ndarray:
     """``n_sim`` draws of ``S`` with error probabilities ``p``, in memory-bounded tiles.
 
-    Rows tied in (error size, probability) are drawn together as one binomial count,
-    so isotonic-like profiles with few distinct confidences cost little.
+    Rows enter in their canonical order (increasing confidence, then error size), so
+    the draws depend on the multiset of rows, not on their order.  Rows tied in
+    (error size, probability) are drawn together as one binomial count, so
+    isotonic-like profiles with few distinct confidences cost little.
     """
     atom, counts = r.atom, r.k
     first, inv = r.ties
     if 2 * len(first) <= len(p):
         counts = np.bincount(inv, weights=counts)
         atom, p = atom[first], p[first]
+    else:
+        order = r.canonical
+        atom, p, counts = atom[order], p[order], counts[order]
     counts = np.rint(counts).astype(np.int64)
     bernoulli = bool((counts == 1).all())
     out = np.empty(n_sim)
@@ -206,11 +213,15 @@ _HEAVY_FIRST = 64
 
 
 def _heavy_split(r: _Rows) -> np.ndarray | None:
-    """Mask of the fewest rows of largest variance to simulate so the rest is normal.
+    """Mask of the fewest rows of largest variance to simulate so the rest is near normal.
 
-    None when no split of at most half the rows makes the rest valid.  The rows are
-    taken in decreasing unit variance (ties in row order); only the largest
-    candidates are sorted (``argpartition``), never all rows.
+    The rest must pass the limits of the light part (no row above ``LIGHT_SHARE_MAX``
+    of its variance, ``|skewness| <= LIGHT_SKEW_MAX``, no lattice) so that its
+    one-term Edgeworth law (:func:`_edgeworth_cdf`) errs far below the Monte Carlo
+    standard error.  None when no split of at most half the rows does it.  The rows
+    are taken in decreasing unit variance (ties by confidence, then error size: the
+    split does not depend on the row order); only the largest candidates are sorted
+    (``argpartition``), never all rows.
     """
     uv_all = r.unit_var
     n = uv_all.size
@@ -224,7 +235,8 @@ def _heavy_split(r: _Rows) -> np.ndarray | None:
             cand = np.flatnonzero(uv_all >= kth)
         else:
             cand = np.arange(n)
-        order = cand[np.argsort(-uv_all[cand], kind="stable")]  # stable: ties by row
+        # ties in variance by (confidence, error size): an order free of the input's
+        order = cand[np.lexsort((r.atom[cand], r.c[cand], -uv_all[cand]))]
         outside = np.ones(n, bool)
         outside[cand] = False
         # variance and third moment of the rows left after removing the j largest
@@ -236,7 +248,7 @@ def _heavy_split(r: _Rows) -> np.ndarray | None:
         with np.errstate(divide="ignore", invalid="ignore"):
             share = uv / var_rest
             skew = k3_rest / var_rest ** 1.5
-        ok = (share <= LINDEBERG_MAX) & (np.abs(skew) <= SKEWNESS_MAX)
+        ok = (share <= LIGHT_SHARE_MAX) & (np.abs(skew) <= LIGHT_SKEW_MAX)
         hits = np.flatnonzero(ok)
         if hits.size or m > limit or k >= n:
             break
@@ -251,59 +263,119 @@ def _heavy_split(r: _Rows) -> np.ndarray | None:
     return heavy
 
 
-def _monte_carlo(r: _Rows, n_sim: int, rng: np.random.Generator,
-                 heavy: np.ndarray | None) -> tuple[float, float]:
-    """P(S* < S_obs) and the power, simulating all rows or only the ``heavy`` ones.
-
-    With ``heavy`` rows simulated, the others enter through a normal law with their
-    exact mean and variance (conditional Monte Carlo): ``P = mean Phi((s - H - mu) / sd)``.
-    """
+def _monte_carlo(r: _Rows, n_sim: int, rng: np.random.Generator) -> tuple[float, float]:
+    """P(S* < S_obs) and the power from ``n_sim`` draws of every row."""
     s_obs = r.s_obs
     p0 = r.p
     p1 = _alt_p(p0)
     n_alt = max(n_sim // 4, 1000)
-    if heavy is None:
-        # a draw equal to the observed sum up to rounding is a tie, not "below": the
-        # tolerance keeps P_risk invariant to the weight scale
-        tol = 1e-10 * max(s_obs, r.denom)
-        h0 = np.sort(_draw(r, p0, n_sim, rng))
-        prob = float(np.searchsorted(h0, s_obs - tol, side="left")) / n_sim
-        crit = h0[min(math.floor(P_EVIDENCE * n_sim), n_sim - 1)]
-        h1 = _draw(r, p1, n_alt, rng)
-        return prob, float(np.mean(h1 > crit + tol))
-    hv = heavy
-    top = r.subset(hv)
-    light_rows = ~hv
-    ka = np.where(light_rows, r.k * r.atom, 0.0)
+    # a draw equal to the observed sum up to rounding is a tie, not "below": the
+    # tolerance keeps P_risk invariant to the weight scale
+    tol = 1e-10 * max(s_obs, r.denom)
+    h0 = np.sort(_draw(r, p0, n_sim, rng))
+    prob = float(np.searchsorted(h0, s_obs - tol, side="left")) / n_sim
+    crit = h0[min(math.floor(P_EVIDENCE * n_sim), n_sim - 1)]
+    h1 = _draw(r, p1, n_alt, rng)
+    return prob, float(np.mean(h1 > crit + tol))
 
-    def light(p: np.ndarray) -> tuple[float, float]:
-        mean = _dot(ka, p)
-        sd = math.sqrt(_dot(ka * r.atom, p * (1.0 - p)))
-        return mean, sd
 
-    n_heavy = int(hv.sum())
-    mu0, sd0 = light(p0)
-    h0 = _draw(top, p0[hv], n_sim, rng) if n_heavy else np.zeros(1)
+@dataclass(frozen=True)
+class _Light:
+    """Exact cumulants of the rows left out of a conditional Monte Carlo.
 
-    # the few heavy rows give few distinct sums: evaluate the mixture on those
-    atoms, counts = np.unique(h0, return_counts=True)
-    mass = counts / h0.size
+    Null mean, variance and third cumulant, and mean and variance under the
+    alternative of the power (errors ``POWER_RHO`` times as frequent).
+    """
 
-    def cdf0(x: float) -> float:
-        return float(special.ndtr((x - atoms - mu0) / sd0) @ mass)
+    mean0: float
+    var0: float
+    k3: float
+    mean1: float
+    var1: float
 
-    prob = cdf0(s_obs)
-    lo, hi = float(h0.min() + mu0 - 12 * sd0), float(h0.max() + mu0 + 12 * sd0)
-    for _ in range(50):  # bisection for the 1-sigma critical value of the mixture
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if cdf0(mid) <= P_EVIDENCE else (lo, mid)
-    mu1, sd1 = light(p1)
-    h1 = _draw(top, p1[hv], n_alt, rng) if n_heavy else np.zeros(1)
-    if sd1 > 0:
-        power = float(special.ndtr((h1 + mu1 - hi) / sd1).mean())
-    else:
-        power = float(np.mean(h1 + mu1 > hi))
-    return prob, power
+
+def _light_of(r: _Rows, heavy: np.ndarray) -> _Light:
+    """The cumulants of the rows of ``r`` outside ``heavy``."""
+    ka = np.where(heavy, 0.0, r.ka)
+    p0 = r.p
+    p1 = _alt_p(p0)
+    ua = ka * r.atom
+    return _Light(_dot(ka, p0), _dot(ua, p0 * r.c), _dot(ua * r.atom, p0 * r.c * (r.c - p0)),
+                  _dot(ka, p1), _dot(ua, p1 * (1.0 - p1)))
+
+
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
+
+
+def _edgeworth_cdf(x: np.ndarray, skew: float) -> np.ndarray:
+    """One-term Edgeworth CDF of a standardised sum of skewness ``skew``.
+
+    ``F(x) = Phi(x) - skew / 6 (x^2 - 1) phi(x)``, clipped to [0, 1]; its error is of
+    the order of the squared skewness and the excess kurtosis, where the normal law's
+    is of the order of the skewness.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    f = special.ndtr(x) - skew / 6.0 * (x * x - 1.0) * np.exp(-0.5 * x * x) / _SQRT_2PI
+    return np.clip(f, 0.0, 1.0)
+
+
+def _conditional(top: _Rows, light: _Light, s_obs: float, n_sim: int, base: int,
+                 above: bool) -> tuple[float, float, int, float]:
+    """Sequential conditional Monte Carlo: the ``top`` rows drawn, the rest exact in law.
+
+    Each draw ``H`` of the heavy rows gives the probability ``F((s_obs - H - mu) / sd)``
+    that the light rows keep the sum below the observed one (``F``: the Edgeworth law
+    of their exact cumulants); P_risk is the mean of these probabilities and its
+    standard error their standard deviation over the square root of the draws (not
+    the binomial bound: averaging probabilities varies far less than counting hits).
+    Looks, streams and stopping rule as :func:`_sequential`.
+
+    Returns P_risk, the power, the draws used and the standard error.
+    """
+    sd0 = math.sqrt(light.var0)
+    skew0 = light.k3 / light.var0 ** 1.5 if light.var0 > 0 else 0.0
+    sd1 = math.sqrt(max(light.var1, 0.0))
+    p1 = _alt_p(top.p)
+    vals: list[np.ndarray] = []
+    h0: list[np.ndarray] = []
+    h1: list[np.ndarray] = []
+    m = m_alt = look = 0
+
+    def below(x: np.ndarray | float, h: np.ndarray) -> np.ndarray:
+        if sd0 > 0:
+            return _edgeworth_cdf((x - h - light.mean0) / sd0, skew0)
+        return (h + light.mean0 < x).astype(np.float64)
+
+    while True:
+        b = min(SEQ_FIRST if not m else (SEQ_GROWTH - 1) * m, n_sim - m)
+        h = _draw(top, top.p, b, _stream(base, look, 0))
+        h0.append(h)
+        vals.append(below(s_obs, h))
+        m += b
+        v = np.concatenate(vals)
+        prob = float(v.mean())
+        if not (above and look and prob > P_EVIDENCE):
+            b_alt = max(b // 4, min(b, SEQ_FIRST))
+            h1.append(_draw(top, p1, b_alt, _stream(base, look, 1)))
+            m_alt += b_alt
+        # the 1-sigma critical value of the mixture (few distinct heavy sums)
+        atoms, counts = np.unique(np.concatenate(h0), return_counts=True)
+        mass = counts / m
+        lo = float(atoms[0] + light.mean0 - 12.0 * sd0 - 1.0)
+        hi = float(atoms[-1] + light.mean0 + 12.0 * sd0 + 1.0)
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if float(below(mid, atoms) @ mass) <= P_EVIDENCE else (lo, mid)
+        alt = np.concatenate(h1)
+        if sd1 > 0:
+            power = float(special.ndtr((alt + light.mean1 - hi) / sd1).mean())
+        else:
+            power = float(np.mean(alt + light.mean1 > hi))
+        look += 1
+        if m >= n_sim or _settled(prob, m, power, m_alt, above, False):
+            break
+    se = float(v.std(ddof=1)) / math.sqrt(m) if m > 1 else 0.0
+    return prob, power, m, se
 
 
 # --- sequential Monte Carlo of method="auto" -----------------------------------------------
@@ -492,9 +564,16 @@ def _look_draws(r: _Rows, p: np.ndarray, b: int, base: int, look: int, kind: int
                                       size=(first.size, b)).astype(np.float64))
     order = r.canonical  # row i of the block goes to the i-th row in (c, a) order
     if not _pooled(base, n, b):  # drawn for this profile only: no sort is worth it
-        u = _stream(base, look, kind).random((n, b))
-        return np.einsum("i,ij->j", r.atom[order],
-                         (u < p[order][:, None]).astype(np.float64))
+        # the rows of U = random((n, b)) in slices: the same numbers, bounded memory
+        rng = _stream(base, look, kind)
+        atom, po = r.atom[order], p[order]
+        out = np.zeros(b)
+        step = max(1, _TILE // b)
+        for lo in range(0, n, step):
+            u = rng.random((min(step, n - lo), b))
+            out += np.einsum("i,ij->j", atom[lo:lo + step],
+                             (u < po[lo:lo + step, None]).astype(np.float64))
+        return out
     return _pooled_sums(np.zeros(n, dtype=np.int64), np.arange(n), r.atom[order],
                         p[order], 1, b, base, look, kind)[0]
 
@@ -614,29 +693,29 @@ def _test(r: _Rows, method: str, n_sim: int, rng: np.random.Generator,
     heavy = None
     if method == "auto" and len(r.c) > FULL_MONTE_CARLO_ROWS:
         heavy = _heavy_split(r)
+    above = csr_value > 1.0
     if method == "auto" and heavy is None:
         prob, power, used, se = _sequential(
             r, n_sim, _seed_base(rng) if base is None else base, first)
         why = (f"normal approximation invalid ({facts}): Monte Carlo null, {used} draws "
                f"(sequential: stopped when the band was settled, at most {n_sim}), "
                f"Monte Carlo standard error of P_risk {se:.4f}")
-        return _Test(prob if csr_value > 1.0 else 0.0, power, "monte_carlo", why, used,
-                     share, skew, lattice, se if csr_value > 1.0 else 0.0)
-    prob, power = _monte_carlo(r, n_sim, rng, heavy)
-    # binomial for plain draws; for the conditional draws (values in [0, 1] of mean P)
-    # an upper bound.  A mixture of normal laws may exceed 1 by rounding.
-    se = math.sqrt(max(prob * (1.0 - prob), 0.0) / n_sim)
-    if method == "monte_carlo":
-        why = f"Monte Carlo null as requested ({n_sim} draws); " + facts
-    elif heavy is None:
-        why = f"normal approximation invalid ({facts}): Monte Carlo null, {n_sim} draws"
-    else:
+        return _Test(prob, power, "monte_carlo", why, used, share, skew, lattice, se)
+    if method == "auto":
+        assert heavy is not None
         n_heavy = int(heavy.sum())
-        why = (f"normal approximation invalid ({facts}): Monte Carlo null, {n_sim} draws "
-               f"of the {n_heavy} rows of largest variance, exact normal law of the other "
-               f"{len(r.c) - n_heavy}")
-    return _Test(prob if csr_value > 1.0 else 0.0, power, "monte_carlo", why, n_sim,
-                 share, skew, lattice, se if csr_value > 1.0 else 0.0)
+        prob, power, used, se = _conditional(
+            r.subset(heavy), _light_of(r, heavy), r.s_obs, n_sim,
+            _seed_base(rng) if base is None else base, above)
+        why = (f"normal approximation invalid ({facts}): Monte Carlo null, {used} draws "
+               f"(sequential, at most {n_sim}) of the {n_heavy} rows of largest variance, "
+               f"exact cumulants (Edgeworth law) of the other {len(r.c) - n_heavy}, "
+               f"Monte Carlo standard error of P_risk {se:.4f}")
+        return _Test(prob, power, "monte_carlo", why, used, share, skew, lattice, se)
+    prob, power = _monte_carlo(r, n_sim, rng)
+    se = math.sqrt(prob * (1.0 - prob) / n_sim)
+    why = f"Monte Carlo null as requested ({n_sim} draws); " + facts
+    return _Test(prob, power, "monte_carlo", why, n_sim, share, skew, lattice, se)
 
 
 def _batched_first(r: _Rows, method: str, n_sim: int, base: int) -> bool:

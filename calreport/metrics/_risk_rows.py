@@ -42,8 +42,15 @@ POWER_MIN = 0.5
 #: One-sided level of the Clopper-Pearson bound on the error rate of certainty claims.
 CERTAIN_LEVEL = 0.95
 #: ``method="auto"`` simulates every row below this many rows; above, only the rows
-#: that break the normal approximation (the others enter through their exact moments).
+#: that break the normal approximation when that leaves a near-normal rest (which
+#: enters through the Edgeworth law of its exact cumulants), else every row.
 FULL_MONTE_CARLO_ROWS = 200
+#: The rows left out of a conditional Monte Carlo carry at most this share of their
+#: variance each ...
+LIGHT_SHARE_MAX = 0.01
+#: ... and their null skewness is at most this (the Edgeworth law then errs by
+#: ``O(skew^2)``, far below the Monte Carlo standard error: benchmarks/p_risk_auto.py).
+LIGHT_SKEW_MAX = 0.1
 #: Elements of one simulation tile (bounds memory at about 32 MiB of float64).
 _TILE = 1 << 22
 _METHODS = ("auto", "normal", "monte_carlo")
@@ -440,9 +447,12 @@ def _z(r: _Rows) -> float:
 
 
 def _p_normal(csr_value: float, z: float) -> float:
-    """The paper's P_risk: ``Phi(z)`` when CSR > 1, else 0."""
+    """The paper's P_risk by the normal approximation: ``Phi(z)`` (also when CSR <= 1).
+
+    ``csr_value`` is kept for the callers' signature; the value does not depend on it.
+    """
     if math.isnan(z):
         return math.nan
-    return float(special.ndtr(z)) if csr_value > 1.0 else 0.0
+    return float(special.ndtr(z))
 
 

@@ -541,9 +541,6 @@ class RiskResult:
 def _note(csr_value: float, p: float, z: float, test: _Test) -> str:
     if math.isnan(p):
         return "P_risk undefined: no null variance"
-    if csr_value <= 1.0:
-        return ("CSR ≤ 1: no overconfidence to assess (P_risk = 0 by convention, "
-                "Martin-Maroto et al. (2026), Table 6)")
     if test.method == "normal":
         what = (f"P_risk = Phi(z) = Phi({z:.2f}) = {p:.1%}: normal approximation of the "
                 "probability that CSR under calibration stays below the observed value")
@@ -551,6 +548,8 @@ def _note(csr_value: float, p: float, z: float, test: _Test) -> str:
         what = (f"P_risk = {p:.1%} (Monte Carlo standard error {test.se:.1%}): share of "
                 f"{test.n_sim} Monte Carlo draws of CSR under calibration (correct_i ~ "
                 "Bernoulli(c_i)) below the observed value")
+    if csr_value <= 1.0:
+        what += "; CSR ≤ 1: the errors weigh no more than calibration predicts"
     return (what + f"; evidence needs > {P_EVIDENCE:.2%} (z > 1), risky > {P_RISKY:.2%} "
             "(z > 3)")
 
@@ -696,10 +695,13 @@ def p_risk(conf: Any, correct: Any, *, method: str = "auto", sample_weight: Any 
     conf, correct, sample_weight, eps, weights
         As in :func:`csr`.
     method : {"auto", "normal", "monte_carlo"}, default "auto"
-        ``"normal"`` (the paper's): ``Phi(z)`` when CSR > 1, else 0.
+        ``"normal"`` (the paper's): ``Phi(z)``.
         ``"monte_carlo"``: the null distribution of CSR under ``correct_i ~
-        Bernoulli(c_i)`` by simulation, ``P(CSR* < CSR_obs)`` when CSR > 1, else 0.
-        ``"auto"``: normal where :func:`normal_validity` holds, else Monte Carlo.
+        Bernoulli(c_i)`` by simulation, ``P(CSR* < CSR_obs)``.
+        ``"auto"``: normal where :func:`normal_validity` holds, else Monte Carlo
+        (sequential; above 200 rows the rows of largest variance drawn and the others
+        through the Edgeworth law of their exact cumulants, when they are near normal).
+        Both readings hold on either side of CSR = 1.
     n_sim : int, default 20000
         Monte Carlo draws (standard error <= 0.0036); the most drawn by ``"auto"``,
         which stops once the verdict is settled (see :func:`risk_summary`).
@@ -712,11 +714,17 @@ def p_risk(conf: Any, correct: Any, *, method: str = "auto", sample_weight: Any 
 
     Notes
     -----
-    Table 6 of the paper uses ``Phi(z)`` when CSR > 1 and 0 otherwise (CSR 0.9517,
-    sigma 0.1337 -> 0.00 %; CSR 1.1729, sigma 2.9505 -> 52.34 %).  Section 4 notes that
+    The paper defines ``P_risk = Phi(z)``, the probability under calibration that CSR
+    stays below the observed value (section 2.1), on either side of CSR = 1; with
+    CSR <= 1 it is about 1/2 or less (more only for a strongly right-skewed null).
+    (Table 6 prints 0.00 % for CSR < 1: CSR 0.9517, sigma 0.1337 -> 0.00 %, where
+    ``Phi(z)`` is 35.9 %; CSR 1.1729, sigma 2.9505 -> 52.34 %.)  Section 4 notes that
     the normal approximation is poor at small N: CSR is a weighted sum of Bernoulli
-    errors whose sizes ``1/(1 - c_i)`` are heavy-tailed.  (A Lugannani-Rice saddlepoint
-    approximation was tried and rejected: on 40-row profiles it erred by up to 0.15.)
+    errors whose sizes ``1/(1 - c_i)`` are heavy-tailed.  The Monte Carlo draws take
+    the rows in a canonical order (confidence, then error size) from streams derived
+    from ``seed``, so permuting the rows leaves P_risk unchanged.  (A Lugannani-Rice
+    saddlepoint approximation was tried and rejected: on 40-row profiles it erred by
+    up to 0.15.)
 
     References
     ----------

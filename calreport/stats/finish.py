@@ -162,8 +162,7 @@ def summary(state: StatsState, *, view: str | None = None,
     spread = col("sig_imp") if cfg.weights == "importance" else col("sig_freq")
     v["sigma_csr"] = _div(np.sqrt(spread), w)
     v["z_csr"] = _div(v["csr"] - 1.0, v["sigma_csr"])
-    v["p_risk"] = np.where(v["csr"] > 1.0, _normal_cdf(v["z_csr"]),
-                           np.where(np.isnan(v["z_csr"]), np.nan, 0.0))
+    v["p_risk"] = _normal_cdf(v["z_csr"])  # Phi(z) on both sides of CSR = 1
 
     rel = reliability(state, view=view)
     diff = np.abs(rel["sum_outcome"] - rel["sum_score"]).sum(axis=1)

@@ -167,7 +167,7 @@ def replicate_metrics(state: StatsState) -> dict[str, np.ndarray]:
         spread = q["sig_imp"] if cfg.weights == "importance" else q["sig_freq"]
         v["sigma_csr"] = np.sqrt(spread) / w
         v["z_csr"] = (v["csr"] - 1.0) / v["sigma_csr"]
-        v["p_risk"] = np.where(v["csr"] > 1.0, _phi(v["z_csr"]), 0.0)
+        v["p_risk"] = _phi(v["z_csr"])  # Phi(z) on both sides of CSR = 1
         v["ece"] = np.abs(by - bs).sum(axis=-1) / w
         # bins with at least min_count rows (Kish's count with importance weights), as
         # the point estimate's

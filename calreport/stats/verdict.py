@@ -4,11 +4,16 @@
 certainty claims (confidence >= 1 - eps), the CSR test on the rows below certainty
 and that test's power.  With the normal approximation every quantity it needs is a
 sum over rows, or a maximum (the Lindeberg share), so it finishes exactly from a
-merged :class:`~calreport.stats.StatsState`.  Out of core P_risk always uses the
-normal approximation: where the pandas accessor's ``p_risk_method="auto"`` would
-switch to its Monte Carlo null (a row carrying more than 5 % of the null variance,
-or a skewed null), the verdict says so in ``method_reason``.  The lattice check of
-tied confidences needs the rows themselves and is not made.
+merged :class:`~calreport.stats.StatsState`.  Where the normal approximation is
+invalid, a group whose rows are all kept (``heavy_rows`` per group) runs the
+core's test on them: the Monte Carlo draws follow the canonical order of the rows
+(confidence, then error size), so the result is pandas' exactly, whatever the
+partitions.  A larger group runs the core's conditional Monte Carlo from its kept
+rows of largest variance and the exact cumulants of the others, the same draws as
+pandas when its split needs no more rows than are kept (P_risk then agrees up to
+the rounding of the merged sums); otherwise the normal approximation is used and
+``method_reason`` says so.  The lattice check of tied confidences needs the rows
+themselves and is made only from fine-bin variances.
 """
 
 from __future__ import annotations
@@ -217,14 +222,12 @@ def _test(rs: _RowSet, n_sim: int, rng: np.random.Generator, cap: int, base: int
                      "normal approximation, although it is not valid here and the "
                      f"Monte Carlo null needs more than the {cap} rows of largest "
                      f"variance kept out of core: " + facts, 0, share, skew, lattice)
-    prob, power = _heavy_monte_carlo(rs, heavy, n_sim, rng)
-    why = (f"normal approximation invalid ({facts}): Monte Carlo null, {n_sim} draws "
-           f"of the {heavy} rows of largest variance, exact normal law of the other "
-           f"{rs.n_rows - heavy:g}")
-    # as the core's split null: the binomial bound of the conditional draws
-    se = math.sqrt(max(prob * (1.0 - prob), 0.0) / n_sim)
-    return _Test(prob if csr_value > 1.0 else 0.0, power, "monte_carlo", why, n_sim,
-                 share, skew, lattice, se if csr_value > 1.0 else 0.0)
+    prob, power, used, se = _heavy_monte_carlo(rs, heavy, n_sim, base, csr_value > 1.0)
+    why = (f"normal approximation invalid ({facts}): Monte Carlo null, {used} draws "
+           f"(sequential, at most {n_sim}) of the {heavy} rows of largest variance, "
+           f"exact cumulants (Edgeworth law) of the other {rs.n_rows - heavy:g}, "
+           f"Monte Carlo standard error of P_risk {se:.4f}")
+    return _Test(prob, power, "monte_carlo", why, used, share, skew, lattice, se)
 
 
 def _lattice_certificate(rs: _RowSet, var: float, removed: float) -> tuple[float, str]:
@@ -240,7 +243,7 @@ def _lattice_certificate(rs: _RowSet, var: float, removed: float) -> tuple[float
 
 def _heavy_split_sums(rs: _RowSet) -> int:
     """The core's ``_heavy_split`` from the exact totals and the kept heaviest rows."""
-    from calreport.metrics._risk_rows import LINDEBERG_MAX, SKEWNESS_MAX
+    from calreport.metrics._risk_rows import LIGHT_SHARE_MAX, LIGHT_SKEW_MAX
 
     if rs.heavy is None:
         return -1
@@ -254,45 +257,31 @@ def _heavy_split_sums(rs: _RowSet) -> int:
     with np.errstate(divide="ignore", invalid="ignore"):
         share = uv / var_suffix
         skew = k3_suffix / var_suffix**1.5
-    ok = (share <= LINDEBERG_MAX) & (np.abs(skew) <= SKEWNESS_MAX)
+    ok = (share <= LIGHT_SHARE_MAX) & (np.abs(skew) <= LIGHT_SKEW_MAX)
     hits = np.flatnonzero(ok)
     if not len(hits) or hits[0] > rs.n_rows // 2:
         return -1
     return int(hits[0])
 
 
-def _heavy_monte_carlo(rs: _RowSet, heavy: int, n_sim: int, rng: np.random.Generator
-                       ) -> tuple[float, float]:
-    """The core's conditional Monte Carlo: the ``heavy`` rows drawn, the rest normal."""
-    from calreport.metrics._risk_null import _alt_p, _draw
-    from calreport.metrics._risk_rows import P_EVIDENCE
+def _heavy_monte_carlo(rs: _RowSet, heavy: int, n_sim: int, base: int, above: bool
+                       ) -> tuple[float, float, int, float]:
+    """The core's conditional Monte Carlo: the ``heavy`` rows drawn (in the core's
+    canonical order, from the same streams), the cumulants of the rest from the
+    exact totals."""
+    from calreport.metrics._risk_null import _alt_p, _conditional, _Light
 
     top = rs.rows(first=heavy)
-    p0 = top.p
+    p0, c0 = top.p, top.c
     p1 = _alt_p(p0)
-    mu0 = rs.denom - float((top.k * top.atom * p0).sum())
-    sd0 = math.sqrt(max(rs.var - float((top.k * top.atom**2 * p0 * top.c).sum()), 0.0))
-    mu1 = rs.mean1 - float((top.k * top.atom * p1).sum())
-    sd1 = math.sqrt(max(rs.var1 - float((top.k * top.atom**2 * p1 * (1.0 - p1)).sum()), 0.0))
-    n_alt = max(n_sim // 4, 1000)
-    h0 = _draw(top, p0, n_sim, rng) if heavy else np.zeros(1)
-    atoms, counts = np.unique(h0, return_counts=True)
-    mass = counts / h0.size
-
-    def cdf0(x: float) -> float:
-        return float(special.ndtr((x - atoms - mu0) / sd0) @ mass)
-
-    prob = cdf0(rs.s_obs)
-    lo, hi = float(h0.min() + mu0 - 12 * sd0), float(h0.max() + mu0 + 12 * sd0)
-    for _ in range(50):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if cdf0(mid) <= P_EVIDENCE else (lo, mid)
-    h1 = _draw(top, p1, n_alt, rng) if heavy else np.zeros(1)
-    if sd1 > 0:
-        power = float(special.ndtr((h1 + mu1 - hi) / sd1).mean())
-    else:
-        power = float(np.mean(h1 + mu1 > hi))
-    return prob, power
+    ka = top.k * top.atom
+    light = _Light(
+        mean0=rs.denom - float((ka * p0).sum()),
+        var0=max(rs.var - float((ka * top.atom * p0 * c0).sum()), 0.0),
+        k3=rs.k3 - float((ka * top.atom ** 2 * p0 * c0 * (c0 - p0)).sum()),
+        mean1=rs.mean1 - float((ka * p1).sum()),
+        var1=max(rs.var1 - float((ka * top.atom * p1 * (1.0 - p1)).sum()), 0.0))
+    return _conditional(top, light, rs.s_obs, n_sim, base, above)
 
 
 def _note(csr_value: float, test: Any, z: float) -> str:
