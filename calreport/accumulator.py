@@ -13,6 +13,8 @@ finished metrics to pandas objects.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import hmac
 import json
 import math
 import zlib
@@ -32,13 +34,24 @@ from calreport.stats.sampled import (
     sample_profiles,
     settings_of,
 )
-from calreport.stats.state import normalise_key
-from calreport.stats.store import state_from_dict, state_to_dict
+from calreport.stats.state import Schema, normalise_key
+from calreport.stats.store import (
+    MAX_BYTES,
+    check_budget,
+    check_fields,
+    layout_bytes,
+    plain_value,
+    state_from_dict,
+    state_to_dict,
+    value_from_plain,
+)
 
 __all__ = ["Accumulator"]
 
 _ROLE_NAMES = ("y", "proba", "pred", "conf", "correct", "weight")
-_FORMAT = "calreport.stats/2"
+_FORMAT = "calreport.stats"
+#: Version of the stored form: 3 keeps the resolved roles (and so the class set).
+_VERSION = 3
 
 
 # =============================================================================
@@ -445,50 +458,257 @@ top_errors, heavy_rows, smooth_groups
         return 0.0 if self._role_kw.get("missing", "raise") == "raise" else math.nan
 
     # ------------------------------------------------------------ serialisation
-    def to_json(self) -> str:
-        """The accumulator as JSON (settings, roles and the exact state)."""
-        return json.dumps(_dump(self))
+    def to_json(self, *, key: bytes | str | None = None) -> str:
+        """The accumulator as JSON: settings, resolved roles and the exact state.
+
+        Parameters
+        ----------
+        key : bytes or str, optional
+            Adds an HMAC-SHA256 digest of the payload under this key;
+            ``from_json(..., key=key)`` then proves the state was not altered.
+
+        Returns
+        -------
+        str
+        """
+        payload = _dump(self)
+        if key is not None:
+            payload["hmac_sha256"] = _digest(payload, key)
+        return json.dumps(payload, separators=(",", ":"), allow_nan=False)
 
     @classmethod
-    def from_json(cls, text: str) -> Accumulator:
-        """Inverse of :meth:`to_json`."""
-        return _load(json.loads(text))
+    def from_json(cls, text: str | bytes, *, key: bytes | str | None = None,
+                  max_bytes: int = MAX_BYTES) -> Accumulator:
+        """Inverse of :meth:`to_json`, validated like input.
 
-    def to_bytes(self) -> bytes:
-        """Compact binary form (zlib-compressed JSON)."""
-        return zlib.compress(self.to_json().encode(), 6)
+        Parameters
+        ----------
+        text : str or bytes
+            A payload of :meth:`to_json`.
+        key : bytes or str, optional
+            The key given to :meth:`to_json`: the payload must carry a digest and it
+            must match.  Without a key the digest is not required (nor checked).
+        max_bytes : int, default 2**30
+            Most bytes the text, and separately the decoded arrays, may take; larger
+            states are refused before anything is allocated.
+
+        Returns
+        -------
+        Accumulator
+
+        Raises
+        ------
+        ValueError
+            When the payload is not a state of this format version, a field, array or
+            group key is malformed or disagrees with the others, it needs more than
+            ``max_bytes``, or (with ``key``) its digest is missing or wrong.
+
+        Notes
+        -----
+        Validation catches an inconsistent state: negative, non-finite or overflowing
+        sums, counts that do not add up between levels, arrays that do not follow from
+        the settings, duplicate groups.  It cannot tell a state altered consistently
+        (every count and sum doubled, say) from a real one: only the digest, with a key
+        kept from whoever could alter the stored state, proves it is the state that
+        was saved.
+        """
+        _check_max_bytes(max_bytes)
+        if isinstance(text, (bytes, bytearray, memoryview)):
+            text = bytes(text).decode("utf-8", errors="replace")
+        if not isinstance(text, str):
+            raise TypeError(f"`text` must be the str of to_json(), got {type(text).__name__}.")
+        if len(text) > max_bytes:
+            check_budget(len(text), max_bytes, "The JSON text")
+        try:
+            d = json.loads(text, parse_constant=_no_constant)
+        except (ValueError, RecursionError) as exc:
+            raise ValueError(f"Not a calreport statistics state: the text is not valid JSON "
+                             f"({exc}). Pass the str returned by to_json().") from None
+        return _load(d, key, max_bytes)
+
+    def to_bytes(self, *, key: bytes | str | None = None) -> bytes:
+        """Compact binary form (zlib-compressed :meth:`to_json`, with its digest under
+        ``key`` if given)."""
+        return zlib.compress(self.to_json(key=key).encode(), 6)
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> Accumulator:
-        """Inverse of :meth:`to_bytes`."""
-        return cls.from_json(zlib.decompress(data).decode())
+    def from_bytes(cls, data: bytes, *, key: bytes | str | None = None,
+                   max_bytes: int = MAX_BYTES) -> Accumulator:
+        """Inverse of :meth:`to_bytes`: inflated no further than ``max_bytes``, then
+        :meth:`from_json` (same ``key`` and ``max_bytes``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> acc = Accumulator(y="y", proba="p").update(pd.DataFrame({"y": [0, 1],
+        ...                                                         "p": [0.2, 0.7]}))
+        >>> blob = acc.to_bytes(key=b"secret")
+        >>> Accumulator.from_bytes(blob, key=b"secret").state.equals(acc.state)
+        True
+        >>> Accumulator.from_bytes(blob, key=b"other")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: The state's HMAC-SHA256 digest does not match...
+        """
+        _check_max_bytes(max_bytes)
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"`data` must be the bytes of to_bytes(), got "
+                            f"{type(data).__name__}.")
+        return cls.from_json(_inflate(bytes(data), max_bytes), key=key, max_bytes=max_bytes)
+
+
+#: The first bytes inflated: enough to see that the payload opens a JSON object.
+_HEAD = 1 << 16
+
+
+def _check_max_bytes(max_bytes: Any) -> None:
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) \
+            or max_bytes < 1:
+        raise ValueError(f"`max_bytes` must be a positive integer, got {max_bytes!r}.")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a stored value (states hold finite numbers)")
+
+
+def _inflate(data: bytes, max_bytes: int) -> str:
+    """The text of zlib ``data``, refused past ``max_bytes`` (never inflated further)."""
+    z = zlib.decompressobj()
+    try:
+        head = z.decompress(data, min(_HEAD, max_bytes + 1))
+        if not head.lstrip()[:1] == b"{":
+            raise ValueError("Not a calreport statistics state: the bytes do not inflate "
+                             "to a JSON object. Pass the bytes returned by to_bytes().")
+        rest = z.decompress(z.unconsumed_tail, max_bytes + 1 - len(head)) \
+            if z.unconsumed_tail and len(head) <= max_bytes else b""
+    except zlib.error as exc:
+        raise ValueError(f"Not a calreport statistics state: the bytes are not zlib data "
+                         f"({exc}). Pass the bytes returned by to_bytes().") from None
+    size = len(head) + len(rest)
+    if size > max_bytes or (z.unconsumed_tail and not z.eof):  # output still pending
+        check_budget(max_bytes + 1, max_bytes, "The inflated payload")
+    if not z.eof:
+        raise ValueError("Not a calreport statistics state: the bytes end before the "
+                         "compressed stream does (truncated). Pass the whole to_bytes() "
+                         "payload.")
+    if z.unused_data:
+        raise ValueError(f"The stored bytes go on {len(z.unused_data):,} bytes past the "
+                         "compressed state. Pass exactly the to_bytes() payload.")
+    return (head + rest).decode("utf-8", errors="replace")
+
+
+def _key_bytes(key: bytes | str) -> bytes:
+    k = key.encode() if isinstance(key, str) else bytes(key)
+    if not k:
+        raise ValueError("`key` is empty: pass the secret bytes (or str) of the digest.")
+    return k
+
+
+def _digest(payload: dict[str, Any], key: bytes | str) -> str:
+    """HMAC-SHA256 of the payload (without its digest), over canonical JSON."""
+    body = {k: v for k, v in payload.items() if k != "hmac_sha256"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hmac.new(_key_bytes(key), text.encode(), hashlib.sha256).hexdigest()
+
+
+_ROLE_KEYS = ("y", "proba", "pred", "conf", "correct", "weight", "classes", "pos_label",
+              "threshold", "missing")
+_SPEC_KEYS = ("y", "proba", "classes", "pred", "conf", "correct", "weight", "threshold",
+              "pos_label", "missing", "inferred", "class_source", "dropna")
 
 
 def _dump(acc: Accumulator) -> dict[str, Any]:
-    st = acc.state
-    out: dict[str, Any] = {"format": _FORMAT, "config": acc.config.to_dict(),
-                           "roles": acc._role_kw, "by": list(acc.by), "state": None,
-                           "stream": acc.stream}
+    spec = None
     if acc._spec is not None:
-        out["classes"] = (None if acc._spec.roles.classes is None
-                          else [normalise_key(c) for c in acc._spec.roles.classes])
-    if st is not None:
-        out["state"] = state_to_dict(st)
-    return out
+        # the roles as resolved on the first batch (classes, their source), so a loaded
+        # accumulator reads the next batch as this one would
+        roles = acc._spec.roles
+        spec = {k: plain_value(getattr(roles, k)) for k in _SPEC_KEYS if k != "dropna"}
+        spec["dropna"] = acc._spec.dropna
+    return {"format": _FORMAT, "version": _VERSION, "config": acc.config.to_dict(),
+            "roles": {k: plain_value(v) for k, v in acc._role_kw.items()},
+            "by": [plain_value(b) for b in acc.by], "stream": acc.stream, "spec": spec,
+            "state": None if acc.state is None else state_to_dict(acc.state)}
 
 
-def _load(d: dict[str, Any]) -> Accumulator:
-    if d.get("format") != _FORMAT:
-        raise ValueError(f"Not a calreport statistics state (format {d.get('format')!r}).")
-    cfg = d["config"]
-    acc = Accumulator(**{k: v for k, v in cfg.items()}, by=d["by"] or None,
-                      stream=int(d.get("stream", 0)))
-    acc._role_kw = d["roles"]
-    if d.get("classes") is not None:
-        acc._role_kw = {**acc._role_kw, "classes": d["classes"]}
-    if d["state"] is not None:
-        acc.state = state_from_dict(d["state"], acc.config)
+def _load(d: Any, key: bytes | str | None, max_bytes: int) -> Accumulator:
+    """An accumulator from a parsed payload: its envelope, digest, then its state."""
+    if not isinstance(d, dict) or d.get("format") != _FORMAT:
+        got = d.get("format") if isinstance(d, dict) else type(d).__name__
+        raise ValueError(f"Not a calreport statistics state (format {got!r}; expected a JSON "
+                         f"object with format {_FORMAT!r}). Pass what to_json() or "
+                         "to_bytes() returned.")
+    if d.get("version") != _VERSION:
+        raise ValueError(
+            f"The state has format version {d.get('version')!r}; this calreport reads "
+            f"version {_VERSION}. Rebuild it from its batches with this version (or load "
+            "it with the calreport that wrote it).")
+    if key is not None:
+        stored = d.get("hmac_sha256")
+        if not isinstance(stored, str):
+            raise ValueError("The state carries no HMAC-SHA256 digest but a `key` was given: "
+                             "it was saved without to_json(key=...)/to_bytes(key=...), or the "
+                             "digest was removed. Refusing an unauthenticated state.")
+        if not hmac.compare_digest(stored, _digest(d, key)):
+            raise ValueError("The state's HMAC-SHA256 digest does not match: the state was "
+                             "altered after it was saved, or the key is not the one it was "
+                             "saved with.")
+    check_fields(d, "the stored accumulator", ("format", "version", "config", "roles", "by",
+                                          "stream", "spec", "state"), ("hmac_sha256",))
+    config = StatsConfig.from_dict(d["config"])
+    roles = check_fields(d["roles"], "roles", (), _ROLE_KEYS)
+    by = value_from_plain(d["by"], "by")
+    if not isinstance(by, list) or not all(_is_label(b) for b in by):
+        raise ValueError(f"`by` must be a list of column names, got {d['by']!r}.")
+    acc = Accumulator(**{k: v for k, v in config.to_dict().items()}, by=by or None,
+                      stream=d["stream"])
+    acc._role_kw = {k: value_from_plain(v, f"roles.{k}") for k, v in roles.items()}
+    if d["spec"] is not None:
+        acc._spec = _spec_in(d["spec"], acc)
+    if d["state"] is None:
+        # the next batch allocates a state of these settings: it must fit too
+        check_budget(layout_bytes(config, Schema("proba", (0, 1), True, True), 1), max_bytes,
+                     f"A state with score_bins={config.score_bins}, n_bins={config.n_bins}")
+        return acc
+    acc.state = state_from_dict(d["state"], config, max_bytes=max_bytes)
+    if len(acc.by) > 1 and any(not isinstance(k, tuple) or len(k) != len(acc.by)
+                               for k in acc.state.keys):
+        bad = next(k for k in acc.state.keys if not isinstance(k, tuple) or len(k) != len(acc.by))
+        raise ValueError(f"`state.keys` holds {bad!r}, not a key of the {len(acc.by)} `by` "
+                         f"columns {list(acc.by)}. The keys no longer match the settings; "
+                         "rebuild the state from its batches.")
     return acc
+
+
+def _is_label(v: Any) -> bool:
+    return v is None or isinstance(v, (str, int, float, bool, tuple))
+
+
+def _spec_in(p: Any, acc: Accumulator) -> FrameSpec:
+    """The resolved roles of a stored accumulator, typed as the first batch left them."""
+    from calreport._roles import Roles
+
+    d = {k: value_from_plain(v, f"spec.{k}")
+         for k, v in check_fields(p, "spec", _SPEC_KEYS).items()}
+    proba, classes, inferred = d["proba"], d["classes"], d["inferred"]
+    valid = {
+        "proba": isinstance(proba, tuple) and all(_is_label(c) for c in proba),
+        "classes": classes is None or isinstance(classes, tuple),
+        "inferred": isinstance(inferred, dict),
+        "class_source": d["class_source"] in (None, "classes", "mapping"),
+        "dropna": isinstance(d["dropna"], bool), "missing": isinstance(d["missing"], str),
+        "threshold": isinstance(d["threshold"], (int, float))
+        and not isinstance(d["threshold"], bool),
+        **{k: _is_label(d[k]) for k in ("y", "pred", "conf", "correct", "weight")}}
+    bad = [k for k, ok in valid.items() if not ok]
+    if bad:
+        raise ValueError(f"`spec.{bad[0]}` (a resolved column role) is malformed: "
+                         f"{p[bad[0]]!r}. Rebuild the state from its batches.")
+    roles = Roles(y=d["y"], proba=proba, classes=classes, pred=d["pred"], conf=d["conf"],
+                  correct=d["correct"], weight=d["weight"], threshold=float(d["threshold"]),
+                  pos_label=d["pos_label"], missing=d["missing"], inferred=inferred,
+                  weights=acc.config.weights, class_source=d["class_source"])
+    return FrameSpec(roles, acc.by, acc.config, d["dropna"])
 
 
 # =============================================================================

@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["FixedSum", "exact_bincount"]
+__all__ = ["FixedSum", "check_limbs", "exact_bincount"]
 
 _BASE_BITS = 32
 _MASK = (1 << _BASE_BITS) - 1
@@ -29,6 +29,11 @@ _MASK = (1 << _BASE_BITS) - 1
 _BLOCK = 1 << 21
 #: Real values are truncated to multiples of 2^-FRAC_BITS.
 FRAC_BITS = 63
+#: :func:`_normalise` keeps the last limb below this.
+_TOP = 1 << 40
+#: Most limbs a sum can need: float64 values below 2^1024 on the 2^-63 grid, summed
+#: over fewer than 2^64 rows.
+MAX_LIMBS = -(-(FRAC_BITS + 1024 + 64) // _BASE_BITS)
 
 
 class FixedSum:
@@ -92,6 +97,33 @@ class FixedSum:
             out += np.ldexp(self.limbs[..., k].astype(np.float64), _BASE_BITS * k - self.frac_bits)
         return out
 
+    def group_totals(self) -> FixedSum:
+        """Exact sums over every axis but the first (shape ``(G,)``).
+
+        Added in blocks of 2^21 cells, normalised between blocks, so no limb
+        overflows whatever the number of cells.
+        """
+        g, n = self.limbs.shape[0], self.limbs.shape[-1]
+        flat = self.limbs.reshape(g, -1, n)
+        out = np.zeros((g, 1), dtype=np.int64)
+        for start in range(0, flat.shape[1], _BLOCK):
+            block = _normalise(flat[:, start:start + _BLOCK].sum(axis=1))
+            m = max(out.shape[-1], block.shape[-1])
+            out = _normalise(_pad(out, m) + _pad(block, m))
+        return FixedSum(out, self.frac_bits, normalised=True)
+
+    def less_equal(self, other: FixedSum) -> np.ndarray:
+        """Elementwise ``self <= other`` of two same-grid arrays of sums (exact)."""
+        n = max(self.limbs.shape[-1], other.limbs.shape[-1])
+        a, b = _pad(self.limbs, n), _pad(other.limbs, n)
+        out = np.ones(self.shape, dtype=bool)
+        decided = np.zeros(self.shape, dtype=bool)
+        for k in range(n - 1, -1, -1):  # most significant limb first
+            lt, gt = a[..., k] < b[..., k], a[..., k] > b[..., k]
+            out &= ~(gt & ~decided)
+            decided |= lt | gt
+        return out
+
     def to_fraction(self) -> np.ndarray:
         """The sums as exact :class:`fractions.Fraction` objects (object array)."""
         flat = self.limbs.reshape(-1, self.limbs.shape[-1])
@@ -116,6 +148,39 @@ class FixedSum:
     def from_state(cls, state: dict) -> FixedSum:
         """Inverse of :meth:`to_state`."""
         return cls(np.asarray(state["limbs"], dtype=np.int64), int(state["frac_bits"]))
+
+
+def check_limbs(limbs: np.ndarray, name: str) -> None:
+    """Raise unless ``limbs`` are the normalised digits of non-negative integers.
+
+    Every sum is built normalised (:func:`_normalise`): each limb but the last in
+    ``[0, 2^32)``, the last in ``[0, 2^40)``, and at most :data:`MAX_LIMBS` limbs.
+    Anything else was not produced by this module (a negated or overflowing sum).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, the first offending cell and the range expected.
+    """
+    if limbs.ndim < 1 or not 1 <= limbs.shape[-1] <= MAX_LIMBS:
+        raise ValueError(
+            f"{name} has {limbs.shape[-1] if limbs.ndim else 0} limbs per sum; a stored "
+            f"sum has 1 to {MAX_LIMBS}. The state was not written by calreport: rebuild "
+            "it from its batches."
+        )
+    low, top = limbs[..., :-1], limbs[..., -1]
+    for part, hi, what in ((low, 1 << _BASE_BITS, "lower limbs"), (top, _TOP, "last limb")):
+        bad = (part < 0) | (part >= hi)
+        if bad.any():
+            pos = np.unravel_index(int(np.flatnonzero(bad.ravel())[0]), part.shape)
+            val = int(part[pos])
+            raise ValueError(
+                f"{name} holds {int(bad.sum())} invalid fixed-point digits ({what} must "
+                f"lie in [0, 2^{int(hi).bit_length() - 1}); first at {tuple(map(int, pos))}: "
+                f"{val}{', negative: a negated sum' if val < 0 else ', an overflowing sum'}). "
+                "Exact sums are never negative or denormalised: the state was altered; "
+                "rebuild it from its batches."
+            )
 
 
 def _pad(limbs: np.ndarray, n: int) -> np.ndarray:

@@ -12,15 +12,15 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
 
 from calreport.profile import ConfidenceProfile
-from calreport.stats._exact import FRAC_BITS, FixedSum, exact_bincount
+from calreport.stats._exact import FRAC_BITS, FixedSum, check_limbs, exact_bincount
 
-__all__ = ["StatsConfig", "StatsState", "normalise_key"]
+__all__ = ["StatsConfig", "StatsState", "check_state", "normalise_key", "state_layout"]
 
 #: Probabilities of the true class are clipped to [eps, 1 - eps] in the log loss
 #: (float64 machine epsilon, as the core and scikit-learn).
@@ -143,6 +143,43 @@ class StatsConfig:
         d["taus"] = list(self.taus)
         return d
 
+    @classmethod
+    def from_dict(cls, d: Any) -> StatsConfig:
+        """Inverse of :meth:`to_dict` for stored settings: every field present, typed.
+
+        Raises
+        ------
+        ValueError
+            For anything but a mapping of exactly the fields of :meth:`to_dict`, a
+            value of the wrong type, or one out of its range.
+        """
+        names = [f.name for f in fields(cls)]
+        if not isinstance(d, dict):
+            raise ValueError(f"`config` must be an object of the settings {names}, got "
+                             f"{type(d).__name__}.")
+        unknown, missing = sorted(set(d) - set(names)), [n for n in names if n not in d]
+        if unknown or missing:
+            raise ValueError(
+                f"`config` has {'unknown settings ' + str(unknown) if unknown else ''}"
+                f"{' and ' if unknown and missing else ''}"
+                f"{'no ' + str(missing) if missing else ''}; a stored state holds exactly "
+                f"{names}. It was written by another calreport version or altered."
+            )
+
+        def number(v: Any) -> bool:
+            return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+        for f in fields(cls):
+            v, default = d[f.name], f.default
+            ok = (all(number(t) for t in v) if isinstance(v, list) else False) \
+                if f.name == "taus" else \
+                (isinstance(v, int) and not isinstance(v, bool)) if isinstance(default, int) \
+                else number(v) if isinstance(default, float) else isinstance(v, type(default))
+            if not ok:
+                want = {"taus": "a list of numbers"}.get(f.name, type(default).__name__)
+                raise ValueError(f"`config.{f.name}` must be {want}, got {v!r}.")
+        return cls(**{**d, "taus": tuple(d["taus"])})
+
 
 @dataclass(frozen=True)
 class Schema:
@@ -168,6 +205,144 @@ class Schema:
         layout = "proba" if p.has_proba else ("labels" if p.has_labels else "minimal")
         classes = None if p.classes is None else tuple(normalise_key(c) for c in p.classes)
         return cls(layout, classes, p.score is not None, p.sample_weight is not None)
+
+
+def state_layout(config: StatsConfig, schema: Schema, g: int
+                 ) -> dict[str, dict[str, tuple[tuple[int, ...], int | None]]]:
+    """Shape of every array a state of ``g`` groups holds, as :meth:`from_profile` builds it.
+
+    Returns ``{"counts" | "sums" | "fsums" | "boot": {name: (shape, frac_bits)}}``;
+    ``shape`` of a sum excludes its limb axis, ``frac_bits`` is None for plain arrays.
+    """
+    from calreport.stats import poisson
+    from calreport.stats.sample import FINE
+
+    nb, t, b = int(config.n_bins), len(config.taus), int(config.score_bins)
+    real, tally = FRAC_BITS, FRAC_BITS if schema.weighted else 0
+    sums = {"scalar": ((g, len(SCALARS)), real), "bins": ((g, 2, nb, len(BIN_SUMS)), real),
+            "tau": ((g, t, len(TAU_SUMS)), real), "aurc_w": ((g, b, len(AURC_SUMS)), tally)}
+    r, k = schema.auc_rows, schema.n_classes
+    if r:
+        sums["auc_w"], sums["auc_wc"] = ((g, r, b, 2), tally), ((g, r, b, 2), real)
+    if schema.layout != "minimal" and k:
+        sums["confusion"] = ((g, k, k, 2), real)
+    sums["risk"] = ((g, len(RISK_SUMS)), real)
+    width = len(poisson.LINEAR) + poisson._BIN_BLOCKS * nb + len(poisson.QUADRATIC)
+    return {
+        "counts": {**{c: ((g,), None) for c in COUNTS}, "bin_count": ((g, 2, nb), None)},
+        "sums": sums,
+        "fsums": {"all": ((g, FINE), None), "rest": ((g, FINE), None),
+                  "risk": ((g, len(RISK_FLOAT)), None)},
+        "boot": {"boot": ((g, int(config.n_boot), width), None)} if config.n_boot else {},
+    }
+
+
+def check_state(state: StatsState, where: str = "state") -> None:
+    """Raise unless the values of a state agree with each other, as built ones always do.
+
+    Shapes and dtypes are those of :func:`state_layout` (checked where the arrays are
+    decoded, :mod:`calreport.stats.store`); this checks what the values must satisfy:
+
+    * counts non-negative, every group non-empty, ``n_positive_weight``,
+      ``n_clipped`` and ``n_one`` at most ``n``; unweighted, ``n_positive_weight =
+      n`` and the weight total is ``n``;
+    * sums normalised and non-negative (:func:`~calreport.stats._exact.check_limbs`);
+    * the same weight total at every level: the scalar sums, the calibration bins,
+      the selective thresholds, the fine AURC and AUC bins and the confusion matrix;
+      the occupancy of the calibration bins adds up to ``n_positive_weight``;
+    * means within [0, 1]: per bin and per group, the sums of ``w s``, ``w y``,
+      ``w ok`` and ``w c`` at most the sum of ``w``;
+    * float sums finite, bootstrap replicate sums finite and non-negative.
+
+    Validation catches an inconsistent state; a consistently altered one (every count
+    and sum doubled) is valid-looking and only an integrity digest reveals it.
+
+    Raises
+    ------
+    ValueError
+        Naming the array, the first group (key) concerned and the fix.
+    """
+    keys, counts, sums = state.keys, state.counts, state.sums
+
+    def fail(what: str, mask: np.ndarray) -> None:
+        gi = int(np.flatnonzero(np.asarray(mask).reshape(len(keys), -1).any(axis=1))[0])
+        raise ValueError(
+            f"{where}: {what} ({int(np.count_nonzero(mask))} cells; first in group "
+            f"{keys[gi]!r}). Built states always agree here: the state was altered or "
+            "corrupted; rebuild it from its batches."
+        )
+
+    for name, a in counts.items():
+        if (a < 0).any():
+            fail(f"`counts.{name}` holds negative counts", a < 0)
+    n = counts["n"]
+    if (n < 1).any():
+        fail("`counts.n` holds an empty group (stored states hold only groups with rows)",
+             n < 1)
+    for name in ("n_positive_weight", "n_clipped", "n_one"):
+        if (counts[name] > n).any():
+            fail(f"`counts.{name}` exceeds the group's row count `counts.n`", counts[name] > n)
+    npw = counts["n_positive_weight"]
+    if not state.schema.weighted and (npw != n).any():
+        fail("`counts.n_positive_weight` differs from `counts.n` in an unweighted state",
+             npw != n)
+    occupancy = counts["bin_count"].sum(axis=-1)
+    views = np.column_stack([npw, npw if state.schema.binary else np.zeros_like(npw)])
+    if (occupancy != views).any():
+        fail("`counts.bin_count` does not add up to `counts.n_positive_weight` (the "
+             "positive view: 0 unless binary)", occupancy != views)
+
+    for name, s in sums.items():
+        check_limbs(s.limbs, f"{where}: `sums.{name}`")
+    for name, a in [*state.fsums.items(), *(() if state.boot is None else [("boot", state.boot)])]:
+        if not np.isfinite(a).all():
+            fail(f"`{'boot' if name == 'boot' else 'fsums.' + name}` holds NaN or infinite "
+                 "values", ~np.isfinite(a))
+    if state.boot is not None and (state.boot < 0).any():
+        fail("`boot` holds negative replicate sums", state.boot < 0)
+
+    # one weight total, seen at every level (exact: the same truncated values added)
+    def col(s: FixedSum, names: tuple[str, ...], name: str) -> FixedSum:
+        """One quantity (the last axis) of an array of sums."""
+        return FixedSum(s.limbs[..., names.index(name), :], s.frac_bits, normalised=True)
+
+    scalar = sums["scalar"]
+    total = col(scalar, SCALARS, "w").to_fraction()
+    if not state.schema.weighted and (total != n).any():
+        fail("`sums.scalar` weight total differs from the row count `counts.n` in an "
+             "unweighted state", total != n)
+    levels = [("bins", col(sums["bins"], BIN_SUMS, "w")[:, 0]),
+              ("tau", col(sums["tau"], TAU_SUMS, "w")),
+              ("aurc_w", col(sums["aurc_w"], AURC_SUMS, "w"))]
+    levels += [(name, sums[name][:, r, :, :]) for name in ("auc_w",) if name in sums
+               for r in range(sums[name].shape[1])]
+    if "confusion" in sums:
+        levels.append(("confusion", sums["confusion"][:, :, :, 0]))
+    if state.schema.binary:
+        levels.append(("bins (positive view)", col(sums["bins"], BIN_SUMS, "w")[:, 1]))
+    for name, level in levels:
+        got = level.group_totals().to_fraction()
+        if (got != total).any():
+            fail(f"`sums.{name}` adds up to another weight total than `sums.scalar`",
+                 got != total)
+    tau_ok = col(sums["tau"], TAU_SUMS, "w_ok").group_totals().to_fraction()
+    scalar_ok = col(scalar, SCALARS, "w_ok").to_fraction()
+    if (tau_ok != scalar_ok).any():
+        fail("`sums.tau` adds up to another weight of correct predictions than "
+             "`sums.scalar`", tau_ok != scalar_ok)
+
+    # means within [0, 1]: each row adds at most its weight
+    bounded = [("scalar", scalar, SCALARS, ("w_ok", "w_c"), "w"),
+               ("scalar", scalar, SCALARS, ("w_c_ok",), "w_c"),
+               ("scalar", scalar, SCALARS, ("w_c_ok",), "w_ok"),
+               ("bins", sums["bins"], BIN_SUMS, ("w_s", "w_y"), "w"),
+               ("tau", sums["tau"], TAU_SUMS, ("w_ok", "w_c"), "w")]
+    for name, s, cols, parts, whole in bounded:
+        for part in parts:
+            over = ~col(s, cols, part).less_equal(col(s, cols, whole))
+            if over.any():
+                fail(f"`sums.{name}` has `{part}` above `{whole}` (a mean outside [0, 1])",
+                     over)
 
 
 def normalise_key(key: Any) -> Any:

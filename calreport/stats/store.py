@@ -1,46 +1,72 @@
-"""Plain (JSON-ready) form of a :class:`~calreport.stats.StatsState`.
+"""Plain (JSON-ready) form of a :class:`~calreport.stats.StatsState`, validated on load.
 
 Arrays are stored as base64 of their zlib-compressed bytes with dtype and shape;
 group keys as JSON values (tuples tagged); the sample's row labels as strings.
+
+A stored state is read like input: :func:`state_from_dict` checks every field
+(names, types, dtypes, shapes against the settings and the number of groups, group
+keys without duplicates), refuses before decoding anything whose decoded size
+passes ``max_bytes``, inflates each array no further than its declared size, and
+then checks the values agree (:func:`~calreport.stats.state.check_state`).  Every
+failure is a ``ValueError`` naming the field, what was expected and the fix.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import dataclasses
+import math
 import zlib
 from typing import Any
 
 import numpy as np
 
 from calreport.stats._exact import FixedSum
-from calreport.stats.state import Schema, StatsConfig, StatsState
+from calreport.stats.state import Schema, StatsConfig, StatsState, check_state, state_layout
 
-__all__ = ["state_from_dict", "state_to_dict"]
+__all__ = ["MAX_BYTES", "check_budget", "check_fields", "layout_bytes", "plain_value",
+           "state_from_dict", "state_to_dict", "value_from_plain"]
+
+#: Default limit on the bytes a stored state may take once inflated (its text) and
+#: once its arrays are decoded: 1 GiB.  A 10-group state of 1e6 rows with the
+#: default settings takes about 18 MB of text; raise the limit for larger trusted ones.
+MAX_BYTES = 1 << 30
+
+_DTYPES = ("bool", "int8", "int16", "int32", "int64", "float64")
+_INTS = ("int8", "int16", "int32", "int64")
+_LAYOUTS = ("proba", "labels", "minimal")
+_FIX = "The state was not written by this calreport or was altered: rebuild it from its batches."
 
 
+# =============================================================================
+# writing
+# =============================================================================
 def _array(a: np.ndarray) -> dict[str, Any]:
     return {"dtype": str(a.dtype), "shape": list(a.shape),
             "data": base64.b64encode(zlib.compress(np.ascontiguousarray(a).tobytes())).decode()}
 
 
-def _unarray(d: dict[str, Any]) -> np.ndarray:
-    raw = zlib.decompress(base64.b64decode(d["data"]))
-    return np.frombuffer(raw, dtype=d["dtype"]).reshape(d["shape"]).copy()
+def plain_value(v: Any) -> Any:
+    """A label, column name or setting as JSON (tuples and mappings tagged).
 
-
-def _key_out(k: Any) -> Any:
-    if isinstance(k, tuple):
-        return {"tuple": [_key_out(x) for x in k]}
-    if k is None or isinstance(k, (str, int, float, bool)):
-        return k
-    raise TypeError(f"Group key {k!r} of type {type(k).__name__} cannot be stored as JSON.")
-
-
-def _key_in(k: Any) -> Any:
-    if isinstance(k, dict):
-        return tuple(_key_in(x) for x in k["tuple"])
-    return k
+    Examples
+    --------
+    >>> plain_value(("a", 1)), value_from_plain(plain_value({0: "p0"}), "proba")
+    ({'tuple': ['a', 1]}, {0: 'p0'})
+    """
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, tuple):
+        return {"tuple": [plain_value(x) for x in v]}
+    if isinstance(v, list):
+        return [plain_value(x) for x in v]
+    if isinstance(v, dict):
+        return {"mapping": [[plain_value(k), plain_value(x)] for k, x in v.items()]}
+    if v is None or isinstance(v, (str, int, float, bool)):
+        return v
+    raise TypeError(f"{v!r} of type {type(v).__name__} cannot be stored as JSON; use "
+                    "strings or numbers for column names, labels and group keys.")
 
 
 def _groups_out(d: dict[Any, dict[str, np.ndarray]] | None) -> Any:
@@ -52,23 +78,16 @@ def _groups_out(d: dict[Any, dict[str, np.ndarray]] | None) -> Any:
         for f, a in arrays.items():
             entry[f] = ({"strings": [str(x) for x in a]} if a.dtype == object
                         else _array(a))
-        out.append({"key": _key_out(key), "arrays": entry})
+        out.append({"key": plain_value(key), "arrays": entry})
     return out
-
-
-def _groups_in(d: Any) -> dict[Any, dict[str, np.ndarray]] | None:
-    if d is None:
-        return None
-    return {_key_in(e["key"]): {f: (np.asarray(a["strings"], dtype=object) if "strings" in a
-                                    else _unarray(a)) for f, a in e["arrays"].items()}
-            for e in d}
 
 
 def state_to_dict(st: StatsState) -> dict[str, Any]:
     """The state's data (not its settings) as plain values."""
     return {
-        "schema": dataclasses.asdict(st.schema),
-        "keys": [_key_out(k) for k in st.keys],
+        "schema": {**dataclasses.asdict(st.schema), "classes": None if st.schema.classes
+                   is None else [plain_value(c) for c in st.schema.classes]},
+        "keys": [plain_value(k) for k in st.keys],
         "counts": {k: _array(a) for k, a in st.counts.items()},
         "sums": {k: {"frac_bits": s.frac_bits, "limbs": _array(s.limbs)}
                  for k, s in st.sums.items()},
@@ -84,8 +103,331 @@ def state_to_dict(st: StatsState) -> dict[str, Any]:
     }
 
 
-def state_from_dict(s: dict[str, Any], config: StatsConfig) -> StatsState:
-    """Inverse of :func:`state_to_dict`.
+# =============================================================================
+# reading: structure
+# =============================================================================
+def check_fields(d: Any, name: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
+            ) -> dict[str, Any]:
+    """``d`` as a JSON object holding every ``required`` field and nothing unknown."""
+    if not isinstance(d, dict):
+        raise ValueError(f"`{name}` must be a JSON object with the fields {list(required)}, "
+                         f"got {type(d).__name__}. {_FIX}")
+    missing = [f for f in required if f not in d]
+    unknown = sorted(str(f) for f in d if f not in required and f not in optional)
+    if missing or unknown:
+        raise ValueError(
+            f"`{name}` has {'no ' + str(missing) if missing else ''}"
+            f"{' and ' if missing and unknown else ''}"
+            f"{'unknown fields ' + str(unknown) if unknown else ''}; expected "
+            f"{list(required) + list(optional)}. {_FIX}")
+    return d
+
+
+def value_from_plain(p: Any, name: str) -> Any:
+    """Inverse of :func:`plain_value`; ``name`` is the field named in errors."""
+    if isinstance(p, list):
+        return [value_from_plain(x, name) for x in p]
+    if isinstance(p, dict):
+        if set(p) == {"tuple"} and isinstance(p["tuple"], list):
+            return tuple(value_from_plain(x, name) for x in p["tuple"])
+        if set(p) == {"mapping"} and isinstance(p["mapping"], list) and all(
+                isinstance(e, list) and len(e) == 2 for e in p["mapping"]):
+            out = {}
+            for k, v in p["mapping"]:
+                k = _hashable(value_from_plain(k, name), name)
+                if k in out:
+                    raise ValueError(f"`{name}` maps {k!r} twice. {_FIX}")
+                out[k] = value_from_plain(v, name)
+            return out
+        raise ValueError(f"`{name}` holds the object {sorted(map(str, p))}; only "
+                         "{'tuple': [...]} and {'mapping': [[key, value], ...]} are "
+                         f"stored values. {_FIX}")
+    return p
+
+
+def _hashable(v: Any, name: str) -> Any:
+    try:
+        hash(v)
+    except TypeError:
+        raise ValueError(f"`{name}` holds {v!r}, which cannot be a label or key (a list); "
+                         f"keys are numbers, strings, null or tuples. {_FIX}") from None
+    return v
+
+
+def _keys_in(p: Any, name: str) -> list[Any]:
+    """Group keys (or classes): a list of distinct hashable values."""
+    if not isinstance(p, list):
+        raise ValueError(f"`{name}` must be a list, got {type(p).__name__}. {_FIX}")
+    keys = [_hashable(value_from_plain(k, name), name) for k in p]
+    seen: set[Any] = set()
+    for k in keys:
+        if k in seen:
+            raise ValueError(f"`{name}` holds {k!r} twice; every key is stored once (a "
+                             f"merged state adds duplicate groups' sums). {_FIX}")
+        seen.add(k)
+    return keys
+
+
+def _schema_in(p: Any, name: str) -> Schema:
+    d = check_fields(p, name, ("layout", "classes", "binary", "weighted"))
+    classes = None if d["classes"] is None else tuple(_keys_in(d["classes"], f"{name}.classes"))
+    if d["layout"] not in _LAYOUTS or not isinstance(d["binary"], bool) \
+            or not isinstance(d["weighted"], bool):
+        raise ValueError(f"`{name}` must have layout in {list(_LAYOUTS)} and true/false "
+                         f"`binary` and `weighted`, got {d!r}. {_FIX}")
+    if d["binary"] and (classes is None or len(classes) != 2 or d["layout"] != "proba"):
+        raise ValueError(f"`{name}` is binary but holds the classes {classes} with layout "
+                         f"{d['layout']!r}; a binary state has two classes and "
+                         f"probabilities. {_FIX}")
+    return Schema(d["layout"], classes, d["binary"], d["weighted"])
+
+
+def _nbytes(shape: tuple[int, ...], dtype: str) -> int:
+    return math.prod(shape) * np.dtype(dtype).itemsize
+
+
+def layout_bytes(config: StatsConfig, schema: Schema, g: int) -> int:
+    """Bytes of the arrays :func:`~calreport.stats.state.state_layout` gives (one limb
+    per sum: the least a stored state takes)."""
+    lay = state_layout(config, schema, g)
+    return sum(_nbytes(shape, "int64" if fb is not None else "float64")
+               for part in lay.values() for shape, fb in part.values())
+
+
+def check_budget(need: int, max_bytes: int, what: str) -> None:
+    """Refuse ``need`` bytes above ``max_bytes`` (before anything is allocated)."""
+    if need > max_bytes:
+        raise ValueError(
+            f"{what} needs {need:,} bytes, above `max_bytes`={max_bytes:,}. A stored state "
+            "is refused before its arrays are allocated; pass a larger `max_bytes` if the "
+            "source is trusted and the state really is that large.")
+
+
+class _Reader:
+    """Decodes arrays, counting their bytes against ``max_bytes`` before each one."""
+
+    def __init__(self, max_bytes: int, where: str) -> None:
+        self.max_bytes, self.used, self.where = max_bytes, 0, where
+
+    def array(self, p: Any, name: str, dtypes: tuple[str, ...],
+              shape: tuple[int | None, ...] | None = None) -> np.ndarray:
+        """The array of a stored ``{"dtype", "shape", "data"}`` (``None`` in ``shape``:
+        any length; ``shape=None``: any shape)."""
+        name = f"{self.where}.{name}"
+        d = check_fields(p, name, ("dtype", "shape", "data"))
+        dtype, dims, data = d["dtype"], d["shape"], d["data"]
+        if dtype not in dtypes:
+            raise ValueError(f"`{name}` has dtype {dtype!r}; expected {' or '.join(dtypes)}. "
+                             f"{_FIX}")
+        if not isinstance(dims, list) or not all(
+                isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in dims):
+            raise ValueError(f"`{name}` has the shape {dims!r}; expected a list of "
+                             f"non-negative integers. {_FIX}")
+        if shape is not None and (len(dims) != len(shape) or any(
+                want is not None and got != want for got, want in zip(dims, shape, strict=False))):
+            want_txt = "(" + ", ".join("any" if w is None else str(w) for w in shape) + ")"
+            raise ValueError(
+                f"`{name}` has shape {tuple(dims)}; the stored settings and groups give "
+                f"{want_txt}. The settings (`config`) or the group keys no longer match "
+                f"the arrays. {_FIX}")
+        n = _nbytes(tuple(dims), dtype)
+        self.used += n
+        check_budget(self.used, self.max_bytes, f"Decoding `{name}` (and the arrays before it)")
+        if not isinstance(data, str):
+            raise ValueError(f"`{name}.data` must be a base64 string. {_FIX}")
+        try:
+            packed = base64.b64decode(data, validate=True)
+            z = zlib.decompressobj()
+            raw = z.decompress(packed, n + 1)  # no further than the declared size
+            whole = z.eof and not z.unused_data
+        except (binascii.Error, zlib.error) as exc:
+            raise ValueError(f"`{name}.data` is not base64 of zlib-compressed bytes ({exc}). "
+                             f"{_FIX}") from None
+        if len(raw) != n or not whole:
+            raise ValueError(f"`{name}.data` does not hold the {n:,} bytes of shape "
+                             f"{tuple(dims)} {dtype} (truncated, padded or a different "
+                             f"array). {_FIX}")
+        return np.frombuffer(raw, dtype=dtype).reshape(dims).copy()
+
+
+def _named_arrays(p: Any, name: str, reader: _Reader, layout: dict[str, Any],
+                  dtype: str) -> dict[str, np.ndarray]:
+    """The arrays of one section (``counts``, ``fsums``), exactly the layout's names."""
+    check_fields(p, f"{reader.where}.{name}", tuple(layout))
+    return {k: reader.array(p[k], f"{name}.{k}", (dtype,), shape)
+            for k, (shape, _) in layout.items()}
+
+
+def _sums_in(p: Any, reader: _Reader, layout: dict[str, Any]) -> dict[str, FixedSum]:
+    check_fields(p, f"{reader.where}.sums", tuple(layout))
+    out = {}
+    for k, (shape, frac_bits) in layout.items():
+        d = check_fields(p[k], f"{reader.where}.sums.{k}", ("frac_bits", "limbs"))
+        if d["frac_bits"] != frac_bits or isinstance(d["frac_bits"], bool):
+            raise ValueError(
+                f"`{reader.where}.sums.{k}.frac_bits` is {d['frac_bits']!r}; this sum is "
+                f"held on the 2^-{frac_bits} grid ({'counts' if frac_bits == 0 else 'reals'}"
+                f"), the only one the code supports for it. {_FIX}")
+        limbs = reader.array(d["limbs"], f"sums.{k}.limbs", ("int64",), (*shape, None))
+        out[k] = FixedSum(limbs, frac_bits, normalised=True)  # checked in check_state
+    return out
+
+
+# per-row fields of the kept rows: dtypes, columns (None: 1-D, "K": one per class),
+# inclusive value range
+_UNIT = (("float64",), None, 0.0, 1.0)
+_POSITIVE = (("float64",), None, 0.0, math.inf)
+_CODES = (_INTS, None, 0, "K")
+_SAMPLE = {"u": (("float64",), None, 0.0, 1.0), "conf": _UNIT, "correct": (("bool",), None),
+           "y_true": _CODES, "y_pred": _CODES, "proba": (("float64",), "K", 0.0, 1.0),
+           "score": _UNIT, "sample_weight": _POSITIVE}
+_TOP_ERRORS = {**_SAMPLE, "u": (("float64",), None, -math.inf, 0.0), "size": _POSITIVE,
+        "row": "strings"}
+_HEAVY = {"u": (("float64",), None, -math.inf, 0.0), "conf": _UNIT, "raw": _UNIT,
+          "wrong": (("bool",), None), "atom": _POSITIVE, "k": _POSITIVE, "w": _POSITIVE,
+          "rank": (("int64",), None, 0, math.inf)}
+
+
+def _rows_in(p: Any, name: str, reader: _Reader, spec: dict[str, Any], limit: int,
+             k: int) -> dict[str, np.ndarray]:
+    """One group's kept rows: known fields of one length (at most ``limit``), in range."""
+    d = check_fields(p, f"{reader.where}.{name}", ("u", "conf"), tuple(f for f in spec if f not in
+                                                                   ("u", "conf")))
+    out, length = {}, None
+    for f, p_f in d.items():
+        where = f"{name}.{f}"
+        if spec[f] == "strings":
+            if not isinstance(p_f, dict) or set(p_f) != {"strings"} or not all(
+                    isinstance(x, str) for x in p_f["strings"]):
+                raise ValueError(f"`{reader.where}.{where}` must be {{'strings': [...]}}. {_FIX}")
+            a = np.asarray(p_f["strings"], dtype=object)
+        else:
+            dtypes, cols, *bounds = spec[f]
+            a = reader.array(p_f, where, dtypes, (None,) if cols is None else (None, k))
+            if bounds:
+                lo, hi = bounds[0], k - 1 if bounds[1] == "K" else bounds[1]
+                bad = ~(np.isfinite(a) & (a >= lo) & (a <= hi))
+                if bad.any():
+                    raise ValueError(
+                        f"`{reader.where}.{where}` holds {int(bad.sum())} values outside "
+                        f"[{lo}, {hi}] or not finite (first: {a[bad].ravel()[0]!r}). {_FIX}")
+        if length is None:
+            length = len(a)
+        if len(a) != length or length > limit:
+            raise ValueError(
+                f"`{reader.where}.{name}` keeps {len(a)} rows in `{f}` ({length} in the "
+                f"first field); every field has one length, at most {limit} (the setting "
+                f"that keeps these rows). {_FIX}")
+        out[f] = a
+    return out
+
+
+_HEAVY_KEY = ' (heavy rows are keyed (group, "all" | "rest"))'
+
+
+def _entries(p: Any, name: str, reader: _Reader, keys: list[Any], heavy: bool = False
+             ) -> list[tuple[str, Any, Any]]:
+    """``(path, key, arrays)`` of a per-group list: keys of the state's groups, each once
+    (``heavy``: keyed ``(group, "all" | "rest")``)."""
+    if not isinstance(p, list):
+        raise ValueError(f"`{reader.where}.{name}` must be a list of groups. {_FIX}")
+    known, seen, out = set(keys), set(), []
+    for i, e in enumerate(p):
+        path = f"{name}[{i}]"
+        e = check_fields(e, f"{reader.where}.{path}", ("key", "arrays"))
+        key = _hashable(value_from_plain(e["key"], f"{reader.where}.{path}.key"), name)
+        group = key[0] if heavy and isinstance(key, tuple) and len(key) == 2 \
+            and key[1] in ("all", "rest") else None if heavy else key
+        if group not in known or key in seen:
+            raise ValueError(
+                f"`{reader.where}.{path}.key` is {key!r}: "
+                f"{'a repeated key' if key in seen else 'not a group of the state'}"
+                f"{_HEAVY_KEY if heavy else ''}. "
+                f"{_FIX}")
+        seen.add(key)
+        out.append((f"{path}.arrays", key, e["arrays"]))
+    return out
+
+
+def _groups_in(p: Any, name: str, reader: _Reader, keys: list[Any], spec: dict[str, Any],
+               limit: int, k: int, heavy: bool = False) -> dict[Any, dict[str, np.ndarray]]:
+    """Kept rows per group (``heavy``: per (group, "all" | "rest"))."""
+    return {key: _rows_in(arrays, path, reader, spec, limit, k)
+            for path, key, arrays in _entries(p, name, reader, keys, heavy)}
+
+
+def _smooth_in(p: Any, reader: _Reader, keys: list[Any], config: StatsConfig
+               ) -> dict[Any, dict[str, np.ndarray]]:
+    from calreport.stats.smooth_grid import _TOTAL
+
+    entries = _entries(p, "smooth", reader, keys)
+    if len(entries) > config.smooth_groups:
+        raise ValueError(f"`{reader.where}.smooth` holds {len(entries)} groups, above "
+                         f"`smooth_groups`={config.smooth_groups}. {_FIX}")
+    out: dict[Any, dict[str, np.ndarray]] = {}
+    for path, key, arrays in entries:
+        views = check_fields(arrays, f"{reader.where}.{path}", (), ("top_label", "positive"))
+        out[key] = {}
+        for v, a in views.items():
+            m = reader.array(a, f"{path}.{v}", ("float64",), (2, _TOTAL))
+            if not np.isfinite(m).all():
+                raise ValueError(f"`{reader.where}.{path}.{v}` holds NaN or infinite "
+                                 f"masses. {_FIX}")
+            out[key][v] = m
+    return out
+
+
+def _ranks_in(p: Any, reader: _Reader, keys: list[Any], n: np.ndarray, exact: bool
+              ) -> dict[Any, np.ndarray]:
+    """Stream ranges: sorted, disjoint, covering ``n`` positions (``exact``) or fewer
+    (overlapping ranges coalesce when neither state drew from the streams)."""
+    out: dict[Any, np.ndarray] = {}
+    for path, key, arrays in _entries(p, "ranks", reader, keys):
+        arrays = check_fields(arrays, f"{reader.where}.{path}", ("r",))
+        r = reader.array(arrays["r"], f"{path}.r", ("int64",), (None, 2))
+        span = int((r[:, 1] - r[:, 0]).sum()) if r.size else 0
+        rows = int(n[keys.index(key)])
+        if (r < 0).any() or (r[:, 1] <= r[:, 0]).any() or (r[1:, 0] <= r[:-1, 1]).any() \
+                or span > rows or (exact and span != rows):
+            raise ValueError(
+                f"`{reader.where}.{path}.r` (group {key!r}) holds the stream ranges "
+                f"{r.tolist()[:3]}: they must be sorted, disjoint, non-negative and cover "
+                f"{'exactly' if exact else 'at most'} the group's {rows} rows. {_FIX}")
+        out[key] = r
+    if set(out) != set(keys):
+        raise ValueError(f"`{reader.where}.ranks` covers {len(out)} of the {len(keys)} "
+                         f"groups; it holds every group or is null. {_FIX}")
+    return out
+
+
+# =============================================================================
+# reading: the state
+# =============================================================================
+def state_from_dict(s: Any, config: StatsConfig, *, max_bytes: int = MAX_BYTES,
+                    where: str = "state") -> StatsState:
+    """Inverse of :func:`state_to_dict`, validating the plain form first.
+
+    Parameters
+    ----------
+    s : dict
+        The plain form (parsed JSON).
+    config : StatsConfig
+        The settings the state was built with.
+    max_bytes : int, default :data:`MAX_BYTES`
+        Most bytes the decoded arrays may take; refused before they are allocated.
+    where : str, default "state"
+        The field path of ``s`` in messages.
+
+    Returns
+    -------
+    StatsState
+
+    Raises
+    ------
+    ValueError
+        When a field is missing, unknown or of the wrong type, an array's dtype or shape
+        does not follow from the settings and the groups, the arrays need more than
+        ``max_bytes``, or the values disagree (:func:`~calreport.stats.state.check_state`).
 
     Examples
     --------
@@ -94,19 +436,43 @@ def state_from_dict(s: dict[str, Any], config: StatsConfig) -> StatsState:
     >>> state_from_dict(state_to_dict(st), st.config).equals(st)
     True
     """
-    sch = s["schema"]
-    schema = Schema(sch["layout"], None if sch["classes"] is None else tuple(sch["classes"]),
-                    sch["binary"], sch["weighted"])
-    return StatsState(
-        config, schema, [_key_in(k) for k in s["keys"]],
-        {k: _unarray(a) for k, a in s["counts"].items()},
-        {k: FixedSum(_unarray(v["limbs"]), v["frac_bits"]) for k, v in s["sums"].items()},
-        None if s["boot"] is None else _unarray(s["boot"]),
-        {}, {k: _unarray(a) for k, a in s.get("maxima", {}).items()},
-        _groups_in(s.get("sample")), _groups_in(s.get("top")), _groups_in(s.get("heavy")),
-        {k: _unarray(a) for k, a in s.get("fsums", {}).items()},
-        _groups_in(s.get("smooth")),
-        None if s.get("ranks") is None else {
-            k: np.asarray(v["r"], dtype=np.int64).reshape(-1, 2)
-            for k, v in _groups_in(s["ranks"]).items()},
-    )
+    d = check_fields(s, where, ("schema", "keys", "counts", "sums", "boot", "maxima", "sample",
+                           "top", "heavy", "fsums", "smooth", "ranks"))
+    schema = _schema_in(d["schema"], f"{where}.schema")
+    keys = _keys_in(d["keys"], f"{where}.keys")
+    g = len(keys)
+    check_budget(layout_bytes(config, schema, g), max_bytes,
+                 f"A state of {g} groups with n_bins={config.n_bins}, score_bins="
+                 f"{config.score_bins}, n_boot={config.n_boot}")
+    lay = state_layout(config, schema, g)
+    reader = _Reader(max_bytes, where)
+    counts = _named_arrays(d["counts"], "counts", reader, lay["counts"], "int64")
+    sums = _sums_in(d["sums"], reader, lay["sums"])
+    fsums = _named_arrays(d["fsums"], "fsums", reader, lay["fsums"], "float64")
+    if (d["boot"] is None) != (not lay["boot"]):
+        raise ValueError(f"`{where}.boot` must be {'null' if not lay['boot'] else 'present'}"
+                         f" with `config.n_boot`={config.n_boot}. {_FIX}")
+    boot = None if d["boot"] is None else reader.array(d["boot"], "boot", ("float64",),
+                                                       lay["boot"]["boot"][0])
+    maxima = {k: reader.array(a, f"maxima.{k}", ("float64",), (g,))
+              for k, a in check_fields(d["maxima"], f"{where}.maxima", (),
+                                  tuple(d["maxima"]) if isinstance(d["maxima"], dict)
+                                  else ()).items()}
+    k = schema.n_classes
+    kept = {}
+    for name, spec, limit in (("sample", _SAMPLE, config.sample_size),
+                              ("top", _TOP_ERRORS, config.top_errors)):
+        if (d[name] is None) != (limit == 0):
+            raise ValueError(f"`{where}.{name}` must be {'null' if limit == 0 else 'present'}"
+                             f" with the setting that keeps it at {limit}. {_FIX}")
+        kept[name] = None if d[name] is None else _groups_in(d[name], name, reader, keys,
+                                                             spec, limit, k)
+    heavy = None if d["heavy"] is None else _groups_in(d["heavy"], "heavy", reader, keys,
+                                                       _HEAVY, config.heavy_rows, k, True)
+    smooth = None if d["smooth"] is None else _smooth_in(d["smooth"], reader, keys, config)
+    ranks = None if d["ranks"] is None else _ranks_in(
+        d["ranks"], reader, keys, counts["n"], boot is not None or kept["sample"] is not None)
+    state = StatsState(config, schema, keys, counts, sums, boot, {}, maxima, kept["sample"],
+                       kept["top"], heavy, fsums, smooth, ranks)
+    check_state(state, where)
+    return state
