@@ -193,11 +193,13 @@ RUN_SHARE = {("mild K=2", 200, 200): 0.5, ("mild K=10", 200, 200): 0.5,
              ("very confident", 200, 200): 0.1, ("very confident", 200, 2000): 0.04}
 
 
+PROFILES = ("mild K=2", "mild K=10", "very confident")
+
+
 def false_alarm_cells(quick: bool) -> list[tuple[str, int, int]]:
-    profiles = ("mild K=2", "mild K=10", "very confident")
     if quick:
-        return [(p, g, 200) for p in profiles for g in (1, 20)]
-    return [(p, g, n) for p in profiles for g in (1, 5, 20, 200) for n in (200, 2000)]
+        return [(p, g, 200) for p in PROFILES for g in (1, 20)]
+    return [(p, g, n) for p in PROFILES for g in (1, 5, 20, 200) for n in (200, 2000)]
 
 
 def false_alarm_tables(cells: list[tuple[str, int, int, Tally]]) -> str:
@@ -254,6 +256,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0, help="master seed")
     ap.add_argument("--quick", action="store_true", help="a few runs of the small cells")
     ap.add_argument("--no-power", action="store_true", help="false alarms only")
+    ap.add_argument("--power-only", action="store_true", help="power only")
+    ap.add_argument("--profiles", nargs="+", choices=PROFILES, default=PROFILES,
+                    help="confidence profiles of the false-alarm cells")
     args = ap.parse_args(argv)
     runs, power_runs = (10, 10) if args.quick else (args.runs, args.power_runs)
     master = np.random.SeedSequence(args.seed)
@@ -261,14 +266,19 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     print(f"Machine: {machine()}\n", flush=True)
 
+    # every cell keeps its seed whichever cells are run: parts of the default run can
+    # be run apart and give the same numbers
     cells = false_alarm_cells(args.quick)
     done = []
     for (profile, g, n), seq in zip(cells, fa_seeds.spawn(len(cells)), strict=True):
+        if args.power_only or profile not in args.profiles:
+            continue
         r = max(1, round(runs * RUN_SHARE.get((profile, g, n), 1.0)))
         t = run_cell(profile, g, n, r, None, seq)
         done.append((profile, g, n, t))
         print(f"<!-- {profile} G={g} rows={n}: {r} runs in {t.seconds:.0f} s -->", flush=True)
-    print("\n" + false_alarm_tables(done) + "\n", flush=True)
+    if done:
+        print("\n" + false_alarm_tables(done) + "\n", flush=True)
 
     if not args.no_power:
         p_cells = [(p, b, n) for p in ("mild K=2", "mild K=10")
