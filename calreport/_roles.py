@@ -1,9 +1,18 @@
 """Column roles: which DataFrame columns hold labels, probabilities, confidences.
 
 Roles are given explicitly (``df.calib(y="label", proba=["p_a", "p_b"])``) or
-inferred from conventional names.  Group keys are never candidates.  Anything
-ambiguous or absent raises a ``ValueError`` that lists what was found and shows
-the explicit call.
+inferred from conventional names; roles given in part are completed from the same
+names (``df.calib(proba="score")`` finds ``y``).  Group keys are never candidates.
+Anything ambiguous or absent raises a :class:`ColumnRoleError` that lists what was
+found and shows the explicit call: in Python (``str()``) or as the command line's
+flags (:meth:`ColumnRoleError.cli_message`).
+
+Conventional names (case-insensitive): labels ``y_true``, ``y``, ``label``,
+``target``; one probability column ``proba``, ``prob``, ``p``, ``y_proba``,
+``y_prob``, ``y_score``, ``score``, or one per class ``proba_<class>``,
+``prob_<class>``, ``p_<class>``; predictions ``y_pred``, ``pred``; confidences
+``confidence``, ``conf``; correctness ``correct``.  Two candidates for one role are
+ambiguous and never chosen between.
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ Y_NAMES = ("y_true", "y", "label", "target")
 PRED_NAMES = ("y_pred", "pred")
 CONF_NAMES = ("confidence", "conf")
 CORRECT_NAMES = ("correct",)
-PROBA_SINGLE = ("proba", "prob", "y_proba", "y_prob", "y_score", "score")
+PROBA_SINGLE = ("proba", "prob", "p", "y_proba", "y_prob", "y_score", "score")
 _PROBA_PREFIX = re.compile(r"^(?:proba|prob|p)_(.+)$")
 
 
@@ -59,12 +68,80 @@ class Roles:
         return [c for c in cols if c is not None]
 
 
-def _explicit_call_hint(found: Mapping[str, Any]) -> str:
-    return (
-        "Name the columns explicitly, e.g. df.calib(y='label', proba=['proba_a', 'proba_b'])"
-        " or df.calib(y='label', pred='y_pred', conf='confidence') or "
-        "df.calib(conf='confidence', correct='correct')."
-    )
+#: Placeholder column of each role in the examples of an error message.
+_PLACEHOLDER = {"y": "label", "proba": "p", "pred": "y_pred", "conf": "confidence",
+                "correct": "correct"}
+#: The input shapes, in the order roles given in part are completed.
+_SHAPES = (("y", "proba"), ("conf", "correct"), ("y", "pred", "conf"))
+
+
+class ColumnRoleError(ValueError):
+    """The prediction columns could not be resolved from what was given or named.
+
+    ``str(err)`` ends with the explicit Python call; :meth:`cli_message` with the
+    command line's flags (``--y``, ``--proba`` ...).
+
+    Parameters
+    ----------
+    problem : str
+        What was found and what is missing.
+    examples : list of dict
+        Role -> column(s) of each call that would resolve it.
+    partial : bool, default False
+        The examples name only the roles at fault (written ``df.calib(y='a', ...)``).
+
+    Examples
+    --------
+    >>> err = ColumnRoleError("No labels.", [{"y": "label", "proba": "p"}])
+    >>> str(err)
+    "No labels. Name the columns explicitly, e.g. df.calib(y='label', proba='p')."
+    >>> err.cli_message()
+    'No labels. Name the columns with --y label --proba p.'
+    """
+
+    def __init__(self, problem: str, examples: Sequence[Mapping[str, Any]],
+                 partial: bool = False) -> None:
+        self.problem = problem
+        self.examples = [dict(e) for e in examples]
+        self.partial = partial
+        calls = " or ".join(_python_call(e, partial) for e in self.examples)
+        super().__init__(f"{problem} Name the columns explicitly, e.g. {calls}.")
+
+    def __reduce__(self) -> Any:  # raised in a worker process, re-raised in the caller's
+        return (type(self), (self.problem, self.examples, self.partial))
+
+    def cli_message(self) -> str:
+        """The message with the command line's flags instead of the Python call."""
+        flags = " or ".join(_cli_flags(e) for e in self.examples)
+        return f"{self.problem} Name the columns with {flags}."
+
+
+def _python_call(example: Mapping[str, Any], partial: bool = False) -> str:
+    args = [f"{role}={col!r}" for role, col in example.items()]
+    return f"df.calib({', '.join(args)}{', ...' if partial else ''})"
+
+
+def _cli_flags(example: Mapping[str, Any]) -> str:
+    parts = []
+    for role, col in example.items():
+        for c in (col if isinstance(col, list) else [col]):
+            text = str(c)
+            parts.append(f"--{role} {text if text.isidentifier() else repr(text)}")
+    return " ".join(parts)
+
+
+def _examples(known: Mapping[str, Any], shapes: Sequence[tuple[str, ...]] = _SHAPES
+              ) -> list[dict[str, Any]]:
+    """One example call per shape, with the known columns and placeholders."""
+    out = []
+    for shape in shapes:
+        example = {}
+        for role in shape:
+            col = known.get(role)
+            example[role] = (_PLACEHOLDER[role] if col is None else
+                             list(col) if isinstance(col, (list, tuple)) else col)
+        out.append(example)
+    return out
 
 
 def _pick(columns: Sequence[Hashable], names: Sequence[str], role: str) -> Hashable | None:
@@ -73,11 +150,58 @@ def _pick(columns: Sequence[Hashable], names: Sequence[str], role: str) -> Hasha
         lower.setdefault(str(c).lower(), c)
     hits = [lower[n] for n in names if n in lower]
     if len(hits) > 1:
-        raise ValueError(
-            f"Ambiguous `{role}` column: found {hits}. Pass {role}=<column> explicitly, "
-            f"e.g. df.calib({role}={hits[0]!r}, ...)."
-        )
+        raise ColumnRoleError(f"Ambiguous `{role}` column: found {hits}.",
+                              [{role: hits[0]}], partial=True)
     return hits[0] if hits else None
+
+
+def _usable(roles: Mapping[str, Any]) -> bool:
+    """True when the roles make one of the input shapes."""
+    return any(all(roles.get(r) is not None for r in shape) for shape in _SHAPES)
+
+
+def _infer_proba(candidates: Sequence[Hashable], taken: Sequence[Any]) -> Any:
+    """The probability column(s) by name: one column, or one ``proba_<class>`` per class."""
+    single = _pick(candidates, PROBA_SINGLE, "proba")
+    multi = list(dict.fromkeys(
+        c for c in candidates if isinstance(c, str) and _PROBA_PREFIX.match(c)
+        and c not in taken))
+    if single is not None and multi:
+        raise ColumnRoleError(f"Ambiguous probability columns: found {single!r} and {multi}.",
+                              [{"proba": single}, {"proba": multi}], partial=True)
+    return single if single is not None else (multi or None)
+
+
+_NAMES = {"y": Y_NAMES, "pred": PRED_NAMES, "conf": CONF_NAMES, "correct": CORRECT_NAMES}
+
+
+def _complete(candidates: Sequence[Hashable], given: dict[str, Any]) -> dict[str, Any]:
+    """Roles given in part, completed from conventional names into an input shape.
+
+    The first shape (labels + probabilities, confidence + correctness, labels +
+    prediction + confidence) that holds every given role and whose other roles are
+    found by name; only those roles are added.
+    """
+    used = [c for col in given.values()
+            for c in (col if isinstance(col, (list, tuple)) else [col])]
+    free = [c for c in candidates if not any(c is u or c == u for u in used)]
+    for shape in _SHAPES:
+        if not set(given) <= set(shape):
+            continue
+        found = {}
+        for role in shape:
+            if role in given:
+                continue
+            found[role] = (_infer_proba(free, used) if role == "proba"
+                           else _pick(free, _NAMES[role], role))
+        if all(col is not None for col in found.values()):
+            return found
+    shapes = [shape for shape in _SHAPES if set(given) <= set(shape)] or list(_SHAPES)
+    named = ", ".join(f"{role}={col!r}" for role, col in given.items())
+    raise ColumnRoleError(
+        f"The columns given ({named}) are not enough for calibration, and the other "
+        f"roles were not found by their conventional names (columns: "
+        f"{list(map(str, free))[:20]}).", _examples(given, shapes))
 
 
 def _class_value(suffix: Any, labels: np.ndarray | None) -> Any:
@@ -217,37 +341,35 @@ def resolve_roles(
                       ("weight", weight)):
         if col is not None:
             _check_column(df, col, role, excluded)
-    explicit = any(a is not None for a in (y, proba, pred, conf, correct))
+    given = {role: col for role, col in (("y", y), ("proba", proba), ("pred", pred),
+                                         ("conf", conf), ("correct", correct))
+             if col is not None}
     inferred: dict[str, Any] = {}
-    if not explicit:
+    if not given:
         y = _pick(candidates, Y_NAMES, "y")
         pred = _pick(candidates, PRED_NAMES, "pred")
         conf = _pick(candidates, CONF_NAMES, "conf")
         correct = _pick(candidates, CORRECT_NAMES, "correct")
-        single = _pick(candidates, PROBA_SINGLE, "proba")
-        multi = list(dict.fromkeys(
-            c for c in candidates if isinstance(c, str) and _PROBA_PREFIX.match(c)
-            and c not in (y, pred, conf, correct)))
-        if single is not None and multi:
-            raise ValueError(
-                f"Ambiguous probability columns: found {single!r} and {multi}. Pass "
-                "proba=... explicitly."
-            )
-        proba = single if single is not None else (multi or None)
+        proba = _infer_proba(candidates, [y, pred, conf, correct])
         inferred = {k: val for k, val in (("y", y), ("proba", proba), ("pred", pred),
                                           ("conf", conf), ("correct", correct))
                     if val is not None}
-        usable = (y is not None and proba is not None) or (
-            conf is not None and (correct is not None or (y is not None and pred is not None)))
-        if not usable:
+        if not _usable(inferred):
             found = ", ".join(f"{k}: {val!r}" for k, val in inferred.items()) or "none"
-            raise ValueError(
+            raise ColumnRoleError(
                 "Could not infer the prediction columns from their names (conventional "
-                f"names found: {found}; columns: {list(map(str, candidates))[:20]}). "
-                + _explicit_call_hint(inferred)
-            )
+                f"names found: {found}; columns: {list(map(str, candidates))[:20]}).",
+                _examples(inferred))
+    elif not _usable(given):
+        inferred = _complete(candidates, given)
+        y = inferred.get("y", y)
+        proba = inferred.get("proba", proba)
+        pred = inferred.get("pred", pred)
+        conf = inferred.get("conf", conf)
+        correct = inferred.get("correct", correct)
+    if inferred:
         for role, col in (("y", y), ("pred", pred), ("conf", conf), ("correct", correct)):
-            if col is not None:
+            if col is not None and role in inferred:
                 _check_column(df, col, role, excluded)
     proba_cols: tuple[Hashable, ...] = ()
     cls: tuple[Any, ...] | None = None

@@ -505,8 +505,12 @@ class CalibAccessor(_Base):
     """Calibration metrics of the prediction columns of a DataFrame.
 
     Call it to name the columns, or let it infer them from conventional names
-    (``y_true``/``y``/``label``/``target``; ``proba`` or ``proba_<class>``;
-    ``y_pred``/``pred``; ``confidence``/``conf``; ``correct``).
+    (``y_true``/``y``/``label``/``target``; one probability column ``proba``/
+    ``prob``/``p``/``y_proba``/``y_prob``/``y_score``/``score``, or ``proba_<class>``/
+    ``prob_<class>``/``p_<class>`` per class; ``y_pred``/``pred``;
+    ``confidence``/``conf``; ``correct``).  Roles named in part are completed from
+    the same names (``df.calib(proba="risk")`` finds ``y``); two candidates for one
+    role are an error, never a guess.  The command line infers the same way.
 
     Examples
     --------

@@ -7,6 +7,7 @@ Exit codes: 0 success, 1 a ``--fail-on`` gate failed, 2 usage or input error
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,8 +40,17 @@ def parse_gate(expr: str) -> Any:
         raise UsageError(f"--fail-on: {exc}") from None
 
 
+_SEED_HELP = ("seed of the bootstrap and of the Monte Carlo null of P_risk (a "
+              "non-negative integer, default 0)")
+_COLUMNS_HELP = (
+    "columns (default: inferred from conventional names, as df.calib does: labels "
+    "y_true, y, label, target; one probability column proba, prob, p, y_proba, y_prob, "
+    "y_score, score, or proba_<class>/prob_<class>/p_<class> per class; y_pred, pred; "
+    "confidence, conf; correct. Columns given in part are completed from these names)")
+
+
 def _add_columns(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("columns (default: inferred from conventional names)")
+    g = p.add_argument_group("columns", _COLUMNS_HELP)
     g.add_argument("--y", help="true-label column")
     g.add_argument("--proba", action="append",
                    help="probability column (repeat for one column per class)")
@@ -56,18 +66,29 @@ def _add_columns(p: argparse.ArgumentParser) -> None:
     g.add_argument("--weights", choices=("importance", "frequency"), default="importance",
                    help="meaning of --weight: relative importance (default) or integer "
                    "frequency counts")
-    g.add_argument("--threshold", type=float, default=0.5)
-    g.add_argument("--missing", choices=("raise", "drop"), default="raise")
+    g.add_argument("--threshold", type=float, default=0.5,
+                   help="decision threshold of a binary probability column: the "
+                   "positive class is predicted where p >= threshold (default 0.5)")
+    g.add_argument("--missing", choices=("raise", "drop"), default="raise",
+                   help="rows with a missing value in a used column: 'raise' (default: "
+                   "exit 2 naming the column) or 'drop' them (counted in n_dropped)")
     g.add_argument("--by", action="append", help="group column (repeatable)")
     o = p.add_argument_group("metric options")
     o.add_argument("--metrics", help="comma-separated metric names (default: all)")
-    o.add_argument("--n-bins", type=int, default=15)
-    o.add_argument("--strategy", choices=("uniform", "quantile"), default="uniform")
-    o.add_argument("--tau", type=float, default=0.5)
-    o.add_argument("--view", choices=("top_label", "positive"))
+    o.add_argument("--n-bins", type=int, default=15,
+                   help="bins of the binned metrics (ECE, MCE...) (default 15)")
+    o.add_argument("--strategy", choices=("uniform", "quantile"), default="uniform",
+                   help="bin edges: 'uniform' widths (default) or 'quantile' (equal mass)")
+    o.add_argument("--tau", type=float, default=0.5,
+                   help="confidence threshold of CWSA and CWSA+ (default 0.5)")
+    o.add_argument("--view", choices=("top_label", "positive"),
+                   help="calibration view of the binned and local metrics: confidence in "
+                   "the predicted class, or probability of the positive class (default: "
+                   "positive for one binary probability column, else top_label)")
     o.add_argument("--ci", type=float, help="confidence level of bootstrap intervals, e.g. 0.95")
-    o.add_argument("--n-boot", type=int, default=1000)
-    o.add_argument("--seed", type=_seed, default=0)
+    o.add_argument("--n-boot", type=int, default=1000,
+                   help="bootstrap replicates of the intervals (default 1000)")
+    o.add_argument("--seed", type=_seed, default=0, help=_SEED_HELP)
     o.add_argument("--fail-on", action="append", default=[],
                    help="gate, e.g. 'p_risk>0.99', 'band>=evidence' or "
                    "'ece.ci_high>0.05': exit 1 when true for any group or, with --by and "
@@ -95,10 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="calreport", description="Calibration and overconfidence-risk audit of "
                 "classifier predictions (CSV or Parquet, one row per prediction).")
     p.add_argument("--version", action="version", version=f"calreport {__version__}")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                           metavar="COMMAND", help="calreport COMMAND --help shows its options")
     s = sub.add_parser("summary", help="print the summary metrics")
     s.add_argument("file", help="CSV or Parquet file of predictions")
-    s.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    s.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                   help="output: an aligned 'table' (default), 'csv' or 'json'")
     _add_columns(s)
     r = sub.add_parser("report", help="render the model-card audit report")
     r.add_argument("file", help="CSV or Parquet file of predictions")
@@ -106,16 +129,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output file; format from the suffix (.html, .pdf, .json, .md); "
                    "repeatable")
     r.add_argument("--json", dest="json_out", help="also write the results as JSON")
-    r.add_argument("--title", default="Calibration audit")
+    r.add_argument("--title", default="Calibration audit",
+                   help="heading of the report (default 'Calibration audit')")
     r.add_argument("--subject", help="what is audited (model name, data set)")
     _add_columns(r)
     d = sub.add_parser("demo", help="render the report of the embedded demo data")
     d.add_argument("-o", "--output", action="append", default=None,
                    help="output file (.html, .pdf, .json, .md); default calreport-demo.html")
-    d.add_argument("--n-boot", type=int, default=1000)
-    d.add_argument("--seed", type=_seed, default=0)
-    d.add_argument("--fail-on", action="append", default=[])
-    d.add_argument("--allow-undefined", action="store_true")
+    d.add_argument("--n-boot", type=int, default=1000,
+                   help="bootstrap replicates of the intervals (default 1000)")
+    d.add_argument("--seed", type=_seed, default=0, help=_SEED_HELP)
+    d.add_argument("--fail-on", action="append", default=[],
+                   help="gate, as for 'calreport report': exit 1 when it holds")
+    d.add_argument("--allow-undefined", action="store_true",
+                   help="skip groups where a gated metric is undefined instead of exit 2")
     return p
 
 
@@ -358,6 +385,58 @@ def _run_demo(args: argparse.Namespace) -> int:
     return code
 
 
+#: The library's keywords that have a flag of the same meaning.
+_FLAGS = {"y": "--y", "proba": "--proba", "pred": "--pred", "conf": "--conf",
+          "correct": "--correct", "weight": "--weight", "pos_label": "--pos-label",
+          "classes": "--classes", "threshold": "--threshold", "missing": "--missing",
+          "weights": "--weights"}
+# a mapping (proba={class: column}) has no flag and is left as it is
+_KEYWORD = re.compile(r"\b(" + "|".join(_FLAGS) + r")=(?!\{)(\[[^\]]*\]|'[^']*'|"
+                      r"\"[^\"]*\"|[^\s,;)]+?)(?=[\s,;)]|\.(?:\s|$)|$)")
+
+
+def _cli_wording(message: str) -> str:
+    """A library message as the command line says it: keyword arguments as flags
+    (``pos_label='b'`` -> ``--pos-label b``, ``classes=['a', 'b']`` -> ``--classes a,b``)
+    and the Python calls that carry them left out.
+
+    Examples
+    --------
+    >>> _cli_wording("Name the positive class, e.g. pos_label='b' (df.calib(..., "
+    ...              "pos_label='b'), or ConfidenceProfile.from_arrays(..., pos_label=...)).")
+    'Name the positive class, e.g. --pos-label b.'
+    >>> _cli_wording("Pass the classes in column order, classes=['a', 'b'].")
+    'Pass the classes in column order, --classes a,b.'
+    """
+    message = _drop_python_calls(message)
+
+    def flag(m: re.Match[str]) -> str:
+        value = m.group(2)
+        if value.startswith("["):
+            items = [x.strip().strip("'\"") for x in value[1:-1].split(",")]
+            value = ",".join(x for x in items if x)
+        else:
+            value = value.strip("'\"")
+        return f"{_FLAGS[m.group(1)]} {value}"
+
+    return _KEYWORD.sub(flag, message)
+
+
+def _drop_python_calls(message: str) -> str:
+    """Remove parentheticals that show a Python call, e.g. `` (df.calib(..., x=1))``."""
+    for marker in (" (df.calib(", " (ConfidenceProfile."):
+        while marker in message:
+            start = message.index(marker)
+            depth, end = 0, len(message)
+            for i in range(start + 1, len(message)):
+                depth += {"(": 1, ")": -1}.get(message[i], 0)
+                if depth == 0:
+                    end = i + 1
+                    break
+            message = message[:start] + message[end:]
+    return message
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
@@ -373,6 +452,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except (ValueError, TypeError, KeyError) as exc:
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        cli_message = getattr(exc, "cli_message", None)  # column roles: as flags
+        msg = _cli_wording(cli_message() if callable(cli_message) else msg)
         print(f"calreport: error: {msg}", file=sys.stderr)
         return EXIT_USAGE
     except ImportError as exc:
