@@ -153,7 +153,7 @@ def test_verdict_first_page_story(rep, frame, html):
     counts = {c["band"]: c["count"] for c in rep.context["overall"]["counts"]}
     assert sum(counts.values()) == 3 and counts["risky"] >= 1
     verdict = html[html.index('id="verdict"'):html.index('id="cards"')]
-    assert "Worst groups by z" in verdict and "Recommended next steps" in verdict
+    assert "Worst groups by P_risk" in verdict and "Recommended next steps" in verdict
     assert "Certainty claims" in verdict and "model X" in html[:html.index('id="verdict"')]
     assert verdict.index("overconfident") < verdict.index("calibrated")
     steps = " ".join(s["action"] for s in rep.context["next_steps"])
