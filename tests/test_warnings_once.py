@@ -148,3 +148,14 @@ def test_top_label_confidence_below_one_over_k_warns_from_the_callers_line():
     with pytest.warns(_labels.TopLabelConfidenceWarning) as record:
         df.calib(y="y", pred="y_pred", conf="confidence").accuracy()
     assert [w.filename for w in record] == [__file__]
+
+
+def test_risk_plot_warns_once_naming_the_groups():
+    df = _frame()
+    df.loc[df.index[-3:], "p"] = 1.0  # 3 in group "b" beside the 5 in group "a"
+    with pytest.warns(risk.ClippedConfidenceWarning) as record:
+        df.groupby("model").calib(y="y", proba="p").plot.risk_plot()
+    clipped = [w for w in record if w.category is risk.ClippedConfidenceWarning]
+    assert len(clipped) == 1 and clipped[0].filename == __file__
+    assert str(clipped[0].message).startswith("8 confidence(s)")
+    assert str(clipped[0].message).endswith("(in 2 of 2 groups: a, b)")

@@ -41,11 +41,17 @@ def _risks(data: Any) -> dict[str, Any]:
     if not isinstance(data, Mapping) or not data:
         raise TypeError("`risks` must be a non-empty mapping of group -> RiskResult "
                         "(or -> ConfidenceProfile).")
+    from calreport._engine import _Collector
+
+    # the groups' warnings (clipped confidences) once, with the groups named
+    collector = _Collector()
     out = {}
     for key, val in data.items():
         if isinstance(val, ConfidenceProfile):
-            val = risk.risk_summary(val.conf, val.correct, sample_weight=val.sample_weight)
+            val = collector.run(group_name(key), lambda p=val: risk.risk_summary(
+                p.conf, p.correct, sample_weight=p.sample_weight))
         out[_tex_safe(group_name(key))] = val
+    collector.flush(len(data))
     return out
 
 
