@@ -294,14 +294,23 @@ class _Light:
     var1: float
 
 
-def _light_of(r: _Rows, heavy: np.ndarray) -> _Light:
-    """The cumulants of the rows of ``r`` outside ``heavy``."""
-    ka = np.where(heavy, 0.0, r.ka)
-    p0 = r.p
+def _light_of(r: _Rows, heavy: np.ndarray) -> tuple[_Light, float]:
+    """The cumulants of the rows of ``r`` outside ``heavy`` and the observed sum.
+
+    Summed in the canonical order of the rows, so that they do not change in the last
+    bit when the rows are permuted (the conditional probabilities are continuous in
+    them).
+    """
+    o = r.canonical
+    atom, c = r.atom[o], r.c[o]
+    p0 = 1.0 - c
     p1 = _alt_p(p0)
-    ua = ka * r.atom
-    return _Light(_dot(ka, p0), _dot(ua, p0 * r.c), _dot(ua * r.atom, p0 * r.c * (r.c - p0)),
-                  _dot(ka, p1), _dot(ua, p1 * (1.0 - p1)))
+    ka_all = r.ka[o]
+    ka = np.where(heavy[o], 0.0, ka_all)
+    ua = ka * atom
+    light = _Light(_dot(ka, p0), _dot(ua, p0 * c), _dot(ua * atom, p0 * c * (c - p0)),
+                   _dot(ka, p1), _dot(ua, p1 * (1.0 - p1)))
+    return light, float(ka_all[r.wrong[o]].sum())
 
 
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
@@ -704,9 +713,10 @@ def _test(r: _Rows, method: str, n_sim: int, rng: np.random.Generator,
     if method == "auto":
         assert heavy is not None
         n_heavy = int(heavy.sum())
+        light, s_obs = _light_of(r, heavy)
         prob, power, used, se = _conditional(
-            r.subset(heavy), _light_of(r, heavy), r.s_obs, n_sim,
-            _seed_base(rng) if base is None else base, above)
+            r.subset(heavy), light, s_obs, n_sim, _seed_base(rng) if base is None else base,
+            above)
         why = (f"normal approximation invalid ({facts}): Monte Carlo null, {used} draws "
                f"(sequential, at most {n_sim}) of the {n_heavy} rows of largest variance, "
                f"exact cumulants (Edgeworth law) of the other {len(r.c) - n_heavy}, "
