@@ -43,10 +43,10 @@ def parse_gate(expr: str) -> Any:
 _SEED_HELP = ("seed of the bootstrap and of the Monte Carlo null of P_risk (a "
               "non-negative integer, default 0)")
 _COLUMNS_HELP = (
-    "columns (default: inferred from conventional names, as df.calib does: labels "
-    "y_true, y, label, target; one probability column proba, prob, p, y_proba, y_prob, "
-    "y_score, score, or proba_<class>/prob_<class>/p_<class> per class; y_pred, pred; "
-    "confidence, conf; correct. Columns given in part are completed from these names)")
+    "Default: inferred from conventional names, as df.calib does: labels y_true, y, "
+    "label, target; one probability column proba, prob, p, y_proba, y_prob, y_score, "
+    "score, or proba_<class>/prob_<class>/p_<class> per class; y_pred, pred; "
+    "confidence, conf; correct. Columns given in part are completed from these names.")
 
 
 def _add_columns(p: argparse.ArgumentParser) -> None:
