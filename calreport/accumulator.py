@@ -557,8 +557,8 @@ top_errors, heavy_rows, smooth_groups
         return cls.from_json(_inflate(bytes(data), max_bytes), key=key, max_bytes=max_bytes)
 
 
-#: The first bytes inflated: enough to see that the payload opens a JSON object.
-_HEAD = 1 << 16
+#: Bytes inflated per read: the first read shows whether the payload opens a JSON object.
+_CHUNK = 1 << 20
 
 
 def _check_max_bytes(max_bytes: Any) -> None:
@@ -572,21 +572,21 @@ def _no_constant(name: str) -> Any:
 
 
 def _inflate(data: bytes, max_bytes: int) -> str:
-    """The text of zlib ``data``, refused past ``max_bytes`` (never inflated further)."""
-    z = zlib.decompressobj()
+    """The text of zlib ``data``, read in pieces and refused past ``max_bytes`` (peak
+    memory about ``max_bytes``: a bomb is never inflated further)."""
+    z, text, pending = zlib.decompressobj(), bytearray(), data
     try:
-        head = z.decompress(data, min(_HEAD, max_bytes + 1))
-        if not head.lstrip()[:1] == b"{":
-            raise ValueError("Not a calreport statistics state: the bytes do not inflate "
-                             "to a JSON object. Pass the bytes returned by to_bytes().")
-        rest = z.decompress(z.unconsumed_tail, max_bytes + 1 - len(head)) \
-            if z.unconsumed_tail and len(head) <= max_bytes else b""
+        while pending and not z.eof:
+            text += z.decompress(pending, _CHUNK)
+            pending = z.unconsumed_tail
+            if text[:_CHUNK].lstrip()[:1] not in (b"{", b""):
+                raise ValueError("Not a calreport statistics state: the bytes do not inflate "
+                                 "to a JSON object. Pass the bytes returned by to_bytes().")
+            if len(text) > max_bytes:
+                check_budget(len(text), max_bytes, "The inflated payload")
     except zlib.error as exc:
         raise ValueError(f"Not a calreport statistics state: the bytes are not zlib data "
                          f"({exc}). Pass the bytes returned by to_bytes().") from None
-    size = len(head) + len(rest)
-    if size > max_bytes or (z.unconsumed_tail and not z.eof):  # output still pending
-        check_budget(max_bytes + 1, max_bytes, "The inflated payload")
     if not z.eof:
         raise ValueError("Not a calreport statistics state: the bytes end before the "
                          "compressed stream does (truncated). Pass the whole to_bytes() "
@@ -594,7 +594,7 @@ def _inflate(data: bytes, max_bytes: int) -> str:
     if z.unused_data:
         raise ValueError(f"The stored bytes go on {len(z.unused_data):,} bytes past the "
                          "compressed state. Pass exactly the to_bytes() payload.")
-    return (head + rest).decode("utf-8", errors="replace")
+    return text.decode("utf-8", errors="replace")
 
 
 def _key_bytes(key: bytes | str) -> bytes:

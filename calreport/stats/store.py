@@ -225,7 +225,8 @@ class _Reader:
                              f"non-negative integers. {_FIX}")
         if shape is not None and (len(dims) != len(shape) or any(
                 want is not None and got != want for got, want in zip(dims, shape, strict=False))):
-            want_txt = "(" + ", ".join("any" if w is None else str(w) for w in shape) + ")"
+            want_txt = "(" + ", ".join("any" if w is None else str(w) for w in shape) + \
+                ("," if len(shape) == 1 else "") + ")"
             raise ValueError(
                 f"`{name}` has shape {tuple(dims)}; the stored settings and groups give "
                 f"{want_txt}. The settings (`config`) or the group keys no longer match "
@@ -310,7 +311,7 @@ def _rows_in(p: Any, name: str, reader: _Reader, spec: dict[str, Any], limit: in
                 if bad.any():
                     raise ValueError(
                         f"`{reader.where}.{where}` holds {int(bad.sum())} values outside "
-                        f"[{lo}, {hi}] or not finite (first: {a[bad].ravel()[0]!r}). {_FIX}")
+                        f"[{lo}, {hi}] or not finite (first: {a[bad].ravel()[0].item()!r}). {_FIX}")
         if length is None:
             length = len(a)
         if len(a) != length or length > limit:
