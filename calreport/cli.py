@@ -437,16 +437,26 @@ def _drop_python_calls(message: str) -> str:
     return message
 
 
+def _show_warning(message: Warning | str, category: type[Warning], filename: str,
+                  lineno: int, file: Any = None, line: str | None = None) -> None:
+    """A warning as one line, like the errors (no file and line of the program)."""
+    print(f"calreport: warning: {_cli_wording(str(message))}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code."""
+    import warnings
+
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        if args.command == "summary":
-            return _run_summary(args)
-        if args.command == "report":
-            return _run_report(args)
-        return _run_demo(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            if args.command == "summary":
+                return _run_summary(args)
+            if args.command == "report":
+                return _run_report(args)
+            return _run_demo(args)
     except UsageError as exc:
         print(f"calreport: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -241,3 +241,18 @@ def test_readme_cli_examples_run_as_written(tmp_path, capsys, monkeypatch):
     for name in ("audit.pdf", "audit.html", "results.json"):
         assert (tmp_path / name).stat().st_size > 0
     assert (tmp_path / "audit.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_warnings_are_one_line_each_like_the_errors(tmp_path, capsys):
+    df = _predictions()
+    df.loc[:4, "p"] = 1.0  # five certainty claims, all in model "a"
+    df.loc[df.model == "b", "y"] = 1  # model "b": one class, AUC undefined
+    path = tmp_path / "preds.csv"
+    df.to_csv(path, index=False)
+    code, _, err = _run(["summary", path, "--by", "model", "--metrics", "csr,auc"], capsys)
+    assert code == 0
+    lines = err.splitlines()
+    assert len(lines) == 2 and all(x.startswith("calreport: warning: ") for x in lines)
+    assert lines[0].startswith("calreport: warning: 5 confidence(s) of exactly 1")
+    assert "auc is NaN in group 'b'" in lines[1]
+    assert ".py:" not in err and "sys.exit" not in err
