@@ -164,7 +164,8 @@ def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     den = 1 + z * z / n
     mid = (p + z * z / (2 * n)) / den
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, mid - half), min(1.0, mid + half)
+    # at k = 0 (k = n) the bound is 0 (1) exactly; the formula leaves rounding there
+    return (0.0 if k == 0 else mid - half), (1.0 if k == n else mid + half)
 
 
 def rate(k: int, n: int) -> str:
