@@ -222,8 +222,9 @@ class _Base(MetricMethods):
         (:data:`calreport.metrics.risk.BAND_RULE`).  The band is one of "risky",
         "evidence", "undetermined", "no_evidence"; certainty claims (confidences at
         ``1 - eps``) are counted and judged on their own.  Grouped, ``p_risk_adjusted``
-        and ``band_adjusted`` adjust the groups' verdicts for their number (and the
-        pooled rows, for subgroups): headlines and gates read them.
+        and ``band_adjusted`` adjust the groups' verdicts for their number (the groups
+        listed are the family; ``evaluate()`` and the report, which also give the
+        pooled rows of subgroups a verdict, add them to it: ``n_tests`` says so).
 
         Parameters
         ----------
@@ -235,8 +236,8 @@ class _Base(MetricMethods):
         seed : int, optional
             Seed of the Monte Carlo null.
         group_kind : {"subgroups", "alternatives"}, default "subgroups"
-            GroupBy: subgroups of one population (the pooled rows join the family of
-            tests) or alternative models of the same rows (they do not).
+            GroupBy: subgroups of one population or alternative models of the same
+            rows (recorded in ``attrs["family"]``).
         adjust : {"holm", "bh"} or None, default "holm"
             Multiplicity adjustment of a GroupBy's verdicts
             (:mod:`calreport.metrics.multiplicity`); None: none.
@@ -257,7 +258,8 @@ class _Base(MetricMethods):
         """
         res = self._evaluate(["p_risk"], n_bins=15, strategy="uniform", tau=0.5, view=None,
                              p_risk_method=p_risk_method, eps=eps, min_count=1, seed=seed,
-                             with_risk=True, group_kind=group_kind, adjust=adjust)
+                             with_risk=True, group_kind=group_kind, adjust=adjust,
+                             overall=False)
         return _tables.risk_frame(res)
 
     def reliability(self, *, n_bins: int = 15, strategy: str = "uniform",

@@ -227,8 +227,13 @@ def test_summary_and_report_gate_the_same_rows(tmp_path):
     assert pooled > worst  # the data separate the pooled rows from the groups
     args = ["--y", "y", "--proba", "p", "--by", "g", "--fail-on",
             f"p_risk>{(pooled + worst) / 2}"]
-    assert main(["summary", str(f), *args]) == EXIT_GATE_FAILED
-    assert main(["report", str(f), *args, "-o", str(tmp_path / "r.html")]) == EXIT_GATE_FAILED
+    # unadjusted P_risk: the pooled rows alone fail the gate
+    raw = [*args, "--adjust", "none"]
+    assert main(["summary", str(f), *raw]) == EXIT_GATE_FAILED
+    assert main(["report", str(f), *raw, "-o", str(tmp_path / "r.html")]) == EXIT_GATE_FAILED
+    # adjusted (the default): both commands read the same adjusted verdicts
+    assert (main(["summary", str(f), *args])
+            == main(["report", str(f), *args, "-o", str(tmp_path / "r2.html")]))
 
 
 def test_classes_option_maps_unnamed_columns(tmp_path, capsys):

@@ -44,9 +44,12 @@ def test_every_metric_method_grouped_equals_subset():
 @pytest.mark.parametrize("method", list(STRUCTURED))
 def test_every_structured_method_grouped_equals_subset(method):
     df = _frame()
-    grouped = getattr(df.groupby("g").calib(**ROLES), method)(**STRUCTURED[method])
+    kw = dict(STRUCTURED[method])
+    if method == "risk":  # a group's own verdict; the family adjustment is tested apart
+        kw["adjust"] = None
+    grouped = getattr(df.groupby("g").calib(**ROLES), method)(**kw)
     for key in ("a", "b", "c"):
-        alone = getattr(df[df["g"] == key].calib(**ROLES), method)(**STRUCTURED[method])
+        alone = getattr(df[df["g"] == key].calib(**ROLES), method)(**kw)
         part = grouped.loc[key]
         if isinstance(alone, pd.Series):
             pd.testing.assert_series_equal(part.rename(None), alone.rename(None),

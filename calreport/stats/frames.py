@@ -52,9 +52,12 @@ def risk_frame(state: StatsState, by: Sequence[Hashable], seed: int = 0) -> Any:
     invalid)."""
     import pandas as pd
 
+    from calreport.metrics.multiplicity import adjust_verdicts
     from calreport.stats.verdict import risk_verdicts
 
-    rows = [r.to_dict() for r in risk_verdicts(state, seed=seed)]
+    # the groups listed are one family, adjusted as df.groupby(...).calib.risk() does
+    rows = [r.to_dict() for r in adjust_verdicts(risk_verdicts(state, seed=seed), "holm")
+            if r is not None]
     if not by:
         return pd.Series(rows[0], name="risk", dtype=object)
     return pd.DataFrame(rows, index=_index(state.keys, by))
