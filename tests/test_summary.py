@@ -80,4 +80,9 @@ def test_weights_integer_equal_repetition():
         # smooth ECE adds a small constant to its smoothed density (relplot's
         # convention), so weights equal repeated rows to about 1e-7 there
         rel = 1e-6 if m == "smece" else 1e-9
+        if m == "p_risk":
+            # simulated for this profile (CSR <= 1 is now read, not set to 0): counts
+            # and repeated rows draw different streams; equal within Monte Carlo error
+            assert a[m] == pytest.approx(b[m], abs=0.04), m
+            continue
         assert a[m] == pytest.approx(b[m], rel=rel, nan_ok=True), m
