@@ -260,6 +260,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--power-only", action="store_true", help="power only")
     ap.add_argument("--profiles", nargs="+", choices=PROFILES, default=PROFILES,
                     help="confidence profiles of the false-alarm cells")
+    ap.add_argument("--groups", nargs="+", type=int, help="only cells of these group counts")
+    ap.add_argument("--rows", nargs="+", type=int, help="only cells of these group sizes")
     args = ap.parse_args(argv)
     runs, power_runs = (10, 10) if args.quick else (args.runs, args.power_runs)
     master = np.random.SeedSequence(args.seed)
@@ -273,6 +275,8 @@ def main(argv: list[str] | None = None) -> None:
     done = []
     for (profile, g, n), seq in zip(cells, fa_seeds.spawn(len(cells)), strict=True):
         if args.power_only or profile not in args.profiles:
+            continue
+        if (args.groups and g not in args.groups) or (args.rows and n not in args.rows):
             continue
         r = max(1, round(runs * RUN_SHARE.get((profile, g, n), 1.0)))
         t = run_cell(profile, g, n, r, None, seq)

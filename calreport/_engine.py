@@ -202,7 +202,7 @@ def evaluate(
                        split, g, names, settings, ci, boot, with_risk,
                        fast=None if fast is None else (fast, i)))
                    for i, g in enumerate(split.groups)]
-    total = None
+    total = whole = None
     if overall:
         rows = np.concatenate([g.rows for g in split.groups]) if split.groups else \
             np.arange(0)
@@ -226,7 +226,11 @@ def evaluate(
                                        else None}
     family = {}
     if with_risk:
-        family = adjust_family(results, total, group_kind=group_kind, adjust=adjust)
+        rows_of = {g.name: g for g in split.groups}
+        if whole is not None:
+            rows_of["overall"] = whole
+        family = adjust_family(results, total, group_kind=group_kind, adjust=adjust,
+                               resimulate=_resimulator(split, settings, rows_of))
     return CalibrationResult(results, total, split.index, names, settings, ci_info,
                              _data_facts(split), split.as_index, split, family=family)
 
@@ -249,19 +253,53 @@ def check_family_options(group_kind: str, adjust: str | None) -> None:
                          f"multiplicity adjustment), got {adjust!r}.")
 
 
+#: A verdict re-simulated for the family adjustment draws at most this many times, and
+#: at most this many Bernoulli draws in all (rows x draws): about a second.
+RESIM_DRAWS = 200_000
+RESIM_CELLS = 200_000_000
+
+
+def _resimulator(split: Split, s: Settings, rows_of: dict[str, Group]
+                 ) -> Callable[[GroupResult], Any]:
+    """A member's verdict simulated with more draws (None when it cannot draw more)."""
+
+    def again(g: GroupResult) -> Any:
+        grp = rows_of.get(g.name)
+        if grp is None or g.risk is None:
+            return None
+        prof = split.profile.take(grp.rows)
+        n_sim = int(min(RESIM_DRAWS, RESIM_CELLS // max(prof.n, 1)))
+        if n_sim <= g.risk.n_sim:
+            return None
+        kw = {} if prof.sample_weight is None else {"weights": prof.weights}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # already said once by the call
+            return risk.risk_summary(prof.conf, prof.correct, sample_weight=prof.sample_weight,
+                                     eps=s.eps, method="monte_carlo", n_sim=n_sim,
+                                     seed=s.mc_seed, **kw)
+
+    return again
+
+
 def adjust_family(groups: list[GroupResult], total: GroupResult | None, *,
-                  group_kind: str, adjust: str | None) -> dict[str, Any]:
+                  group_kind: str, adjust: str | None,
+                  resimulate: Callable[[GroupResult], Any] | None = None) -> dict[str, Any]:
     """Adjust the verdicts of the groups (and pooled rows) in place; the family facts."""
     members = [g for g in groups if g.risk is not None]
-    if total is not None and total.risk is not None and group_kind == "subgroups":
+    # the pooled rows of one group are that group: no second test
+    pooled = (total is not None and total.risk is not None and group_kind == "subgroups"
+              and len(groups) > 1)
+    if pooled:
         members.append(total)
-    adjusted = adjust_verdicts([g.risk for g in members], adjust)
+    adjusted = adjust_verdicts(
+        [g.risk for g in members], adjust,
+        None if resimulate is None else (lambda i: resimulate(members[i])))
     for g, r in zip(members, adjusted, strict=True):
         g.risk = r
     n_tests = max((r.n_tests for r in adjusted if r is not None), default=0)
     return {"group_kind": group_kind, "adjust": adjust if n_tests > 1 else None,
             "n_tests": n_tests, "headline": family_headline(adjusted),
-            "pooled_in_family": total is not None and group_kind == "subgroups"}
+            "pooled_in_family": pooled}
 
 
 def _segmented(split: Split, names: list[str], s: Settings, with_risk: bool = False

@@ -217,7 +217,9 @@ def simulate_cell(distribution: str, mode: str, n: int, reps: int, *, seed: int 
             out["z"].append(res.z_csr)
             out["gt_1_sigma"].append(100.0 * (res.z_csr > 1.0))
             out["gt_3_sigma"].append(100.0 * (res.z_csr > 3.0))
-            out["p_risk"].append(100.0 * res.p_risk)
+            # the tables print P_risk = Phi(z) when CSR > 1 and 0 otherwise (Table 6's
+            # convention; the library reads Phi(z) on both sides)
+            out["p_risk"].append(100.0 * (res.p_risk if res.csr > 1.0 else 0.0))
             if with_auc:
                 positive = np.where(y_pred[r] == 1, c, 1.0 - c)
                 per_auc, per_cw = ranking.auc_cwauc(y_true[r], positive, c)

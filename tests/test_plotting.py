@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from scipy import stats
 from sklearn.metrics import roc_auc_score
 from sklearn.metrics import roc_curve as sk_roc_curve
 
@@ -263,7 +264,7 @@ def test_selective_default_grid_reaches_below_lowest_confidence(multiclass):
 
 
 # --------------------------------------------------------------------------------- risk
-def test_risk_plot_positions_are_z_scores():
+def test_risk_plot_positions_are_p_risk_on_the_z_scale():
     conf = np.array([0.9, 0.95, 0.6, 0.8, 0.99, 0.7])
     correct = np.array([1, 0, 1, 1, 0, 1], bool)
     # hand-worked: CSR = (1/(1-0.95) + 1/(1-0.99)) / 6 = (20 + 100) / 6 = 20
@@ -272,19 +273,23 @@ def test_risk_plot_positions_are_z_scores():
     z_bad = (20 - 1) / sigma
     good = ConfidenceProfile.from_arrays(conf=[0.6, 0.7, 0.8, 0.55], correct=[1, 1, 0, 1])
     bad = ConfidenceProfile.from_arrays(conf=conf, correct=correct)
-    risks = {"good": risk.risk_summary(good.conf, good.correct),
-             "bad": risk.risk_summary(bad.conf, bad.correct)}
+    risks = {"good": risk.risk_summary(good.conf, good.correct, seed=0),
+             "bad": risk.risk_summary(bad.conf, bad.correct, seed=0)}
     ax = plotting.risk_plot(risks)
     offsets = ax.collections[0].get_offsets()
     labels = [t.get_text() for t in ax.get_yticklabels()]
     by_name = dict(zip(labels, offsets[:, 0], strict=True))
-    assert by_name["bad"] == pytest.approx(z_bad)
-    assert by_name["good"] == pytest.approx(risks["good"].z_csr)
+    assert risks["bad"].z_csr == pytest.approx(z_bad)
+    # x = Phi^-1(P_risk): the z-equivalent of the simulated P_risk of 6 rows, so the
+    # drawn 1- and 3-sigma lines are the band rule
+    assert risks["bad"].p_risk_method == "monte_carlo"
+    assert by_name["bad"] == pytest.approx(stats.norm.ppf(risks["bad"].p_risk))
+    assert by_name["good"] == pytest.approx(stats.norm.ppf(risks["good"].p_risk))
     # worst group on top
     assert offsets[labels.index("bad"), 1] > offsets[labels.index("good"), 1]
     # profiles are accepted and summarised the same way
     ax2 = plotting.risk_plot({"bad": bad})
-    assert ax2.collections[0].get_offsets()[0, 0] == pytest.approx(z_bad)
+    assert ax2.collections[0].get_offsets()[0, 0] == pytest.approx(by_name["bad"])
     # marker colour = the band's colour
     colours = [matplotlib.colors.to_hex(c) for c in ax.collections[0].get_facecolors()]
     assert colours[labels.index("bad")] == plotting.BAND_COLORS["risky"]
@@ -297,7 +302,7 @@ def test_risk_plot_many_groups_top_rows_and_a_strip():
     ax = plotting.risk_plot(profs, top=10)
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert len(labels) == 11 and labels[-1] == "other 50 groups"
-    zs = {k: risk.risk_summary(p.conf, p.correct).z_csr for k, p in profs.items()}
+    zs = {k: risk.risk_summary(p.conf, p.correct, seed=0).p_risk for k, p in profs.items()}
     top = sorted(zs, key=lambda k: -zs[k])[:10]
     assert labels[:10] == top
     assert len(ax.collections[1].get_offsets()) == 50

@@ -168,8 +168,9 @@ def _family(n_groups, rows, seed, bad=None):
 
 def test_adjusted_bands_follow_the_rule_on_adjusted_p_risk():
     df = _family(20, 200, seed=1, bad=3)
+    # the normal reading: no verdict is re-simulated, so Holm can be redone by hand
     res = df.groupby("g").calib(conf="confidence", correct="correct").evaluate(
-        ["p_risk"], seed=0)
+        ["p_risk"], seed=0, p_risk_method="normal")
     assert res.family["adjust"] == "holm" and res.family["n_tests"] == 21  # + pooled
     verdicts = [g.risk for g in res.groups] + [res.overall.risk]
     p = np.array([p_value(v) for v in verdicts])
@@ -184,6 +185,42 @@ def test_adjusted_bands_follow_the_rule_on_adjusted_p_risk():
                                                    v.n_certain, v.n_certain_wrong)
         assert BAND_SEVERITY[v.band_adjusted] <= max(BAND_SEVERITY[v.band], 1)
     assert res.family["headline"] == family_headline(verdicts)
+
+
+def test_edgeworth_p_value_of_the_normal_reading():
+    """1 - F(z), F = Phi(z) - skew / 6 (z^2 - 1) phi(z): the far tail of a right-skewed
+    null is thicker than the normal one."""
+    from scipy.stats import norm
+
+    r = risk.risk_summary([0.6] * 50, [1] * 20 + [0] * 30, method="normal")
+    z, g = r.z_csr, r.null_skewness
+    assert g == pytest.approx(0.2 / math.sqrt(50 * 0.24))  # (1 - 2p) / sqrt(n p (1 - p))
+    want = norm.sf(z) + g / 6 * (z * z - 1) * norm.pdf(z)
+    assert p_value(r) == pytest.approx(want, rel=1e-12) and p_value(r) > norm.sf(z)
+
+
+def test_a_verdict_near_an_adjusted_level_is_resimulated(demo_report):
+    """The demo's isotonic group stopped at 1,000 draws (its own band was settled) with
+    its Holm-adjusted P_risk within Monte Carlo error of 84.13 %: its p-value is drawn
+    again with 200,000 draws before the adjusted band is decided."""
+    iso = next(g for g in demo_report.context["groups"] if g["name"] == "isotonic")
+    assert "re-simulated with 200,000 draws" in iso["band_reason"]
+    assert "could go either way" not in iso["band_reason"]
+    df = calreport.datasets.load_breast_cancer()
+    rows = df[df["calibration"] == "isotonic"]
+    prof = rows.calib(y="y_true", proba="proba_benign", pos_label="benign").profile()
+    again = risk.risk_summary(prof.conf, prof.correct, method="monte_carlo", n_sim=200_000,
+                              seed=0)
+    raw = next(g for g in demo_report.context["groups"] if g["name"] == "raw")
+    platt = next(g for g in demo_report.context["groups"] if g["name"] == "platt")
+    assert raw["n_tests"] == 3
+    # Holm by hand: raw's p-value is the smallest, isotonic's the second of three, so
+    # isotonic's adjusted p-value is max(raw's adjusted, 2 p_isotonic)
+    p_iso = p_value(again)
+    assert 1 - raw["p_risk_adjusted"] < 2 * p_iso < 1 - platt["p_risk"]
+    assert iso["p_risk_adjusted"] == pytest.approx(1 - 2 * p_iso, abs=1e-12)
+    assert iso["band"] == risk.decide_band(iso["p_risk_adjusted"], iso["power"],
+                                           iso["n_certain"], iso["n_certain_wrong"])
 
 
 def test_opting_out_keeps_each_group_at_its_own_level():

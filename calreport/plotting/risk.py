@@ -10,6 +10,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
 from matplotlib.ticker import FuncFormatter
+from scipy import special
 
 from calreport._grouping import group_name
 from calreport.plotting._base import (
@@ -48,8 +49,9 @@ def _risks(data: Any) -> dict[str, Any]:
     out = {}
     for key, val in data.items():
         if isinstance(val, ConfidenceProfile):
+            # seed 0, as the accessors' default: the same figure on every call
             val = collector.run(group_name(key), lambda p=val: risk.risk_summary(
-                p.conf, p.correct, sample_weight=p.sample_weight))
+                p.conf, p.correct, sample_weight=p.sample_weight, seed=0))
         out[_tex_safe(group_name(key))] = val
     collector.flush(len(data))
     return out
@@ -61,9 +63,13 @@ def risk_plot(
     top: int = 25,
     ax: Axes | None = None,
 ) -> Axes:
-    """Overconfidence z-score of each group against the 1-sigma and 3-sigma bands.
+    """Each group's P_risk on the z scale against the 1-sigma and 3-sigma bands.
 
-    The ``top`` groups with the highest z get a labelled row each (worst on top,
+    A group sits at ``Phi^{-1}(P_risk)`` — its z under the normal reading, and the
+    z-equivalent of a simulated P_risk otherwise — so the bands drawn are the rule
+    that decides the verdict (:data:`calreport.metrics.risk.BAND_RULE`); a verdict
+    adjusted for the number of groups sits at its adjusted P_risk.  The ``top`` groups
+    with the highest P_risk get a labelled row each (worst on top,
     marker in the colour of the group's band); the others share one last row as a
     strip of small markers, so the figure stays legible for hundreds of groups.  The
     height grows with the number of rows.
@@ -81,14 +87,15 @@ def risk_plot(
     Returns
     -------
     matplotlib.axes.Axes
-        The labelled groups' markers in ``ax.collections[0]``: x = z, y = row (worst
-        group on top); the y tick labels are the group names.  The other groups, when
+        The labelled groups' markers in ``ax.collections[0]``: x = Phi^{-1}(P_risk),
+        y = row (worst group on top); the y tick labels are the group names.  The other groups, when
         any, are ``ax.collections[1]``.
 
     Notes
     -----
-    ``z = (CSR - 1) / sigma_CSR``; bands z <= 1 no evidence of overconfidence,
-    1 < z <= 3 evidence of overconfidence, z > 3 risky.
+    ``z = (CSR - 1) / sigma_CSR`` and ``P_risk = Phi(z)`` under the normal reading;
+    P_risk > Phi(1) is evidence of overconfidence, > Phi(3) risky.  P_risk is clipped
+    to [1e-9, 1 - 1e-9] (x within +-6) so that a certain verdict stays on the axis.
 
     References
     ----------
@@ -142,20 +149,32 @@ def risk_plot(
         labels.append(f"other {len(rest)} groups")
     ax.set_yticks(ypos, labels=labels)
     ax.tick_params(axis="y", labelsize="small" if n_rows > 12 else "medium")
+    adjusted = any(getattr(res[k], "adjust", "") for k in order)
+    what = "adjusted P_risk" if adjusted else "P_risk"
     ax.set(xlim=(lo, hi), ylim=(-0.7, n_rows - 0.3),
-           xlabel="z = (CSR − 1) / σ_CSR   (> 0: overconfident)")
+           xlabel=f"{what} on the z scale, Φ⁻¹({what})   (= z under the normal reading)")
     ax.set_title("Overconfidence risk by group", fontsize="medium", pad=14)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     return ax
 
 
+#: P_risk is clipped to this distance from 0 and 1 before Phi^{-1} (x within +-6).
+_P_CLIP = 1e-9
+
+
 def _z(r: Any) -> float:
-    return float(getattr(r, "z_csr", math.nan))
+    """Phi^{-1} of the P_risk that decides the band (adjusted when adjusted)."""
+    p = (getattr(r, "p_risk_adjusted", math.nan) if getattr(r, "adjust", "")
+         else getattr(r, "p_risk", math.nan))
+    p = float(p)
+    if math.isnan(p):
+        return math.nan
+    return float(special.ndtri(min(max(p, _P_CLIP), 1.0 - _P_CLIP)))
 
 
 def _band(r: Any) -> str:
-    band = getattr(r, "band", None)
+    band = getattr(r, "band_adjusted", "") or getattr(r, "band", None)
     return band_key(band) if band else z_band(_z(r))
 
 

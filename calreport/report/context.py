@@ -189,10 +189,12 @@ def build_report(
 
 
 class _RiskView:
-    """What the risk plot reads of a group: z, CSR and the verdict's band."""
+    """What the risk plot reads of a group: its (adjusted) P_risk, CSR and band."""
 
     def __init__(self, facts: Mapping[str, Any]) -> None:
-        self.z_csr, self.csr, self.band = facts["z_csr"], facts["csr"], facts["band"]
+        self.csr, self.band, self.p_risk = facts["csr"], facts["band"], facts["p_risk"]
+        self.p_risk_adjusted = facts["p_risk_adjusted"]
+        self.adjust = facts["adjust"]
 
 
 def _opt(x: Any) -> str | None:

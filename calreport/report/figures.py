@@ -92,11 +92,13 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
 
     if not single:
         n_rows = min(len(names), RISK_ROWS)
-        more = (f" The {n_rows} groups with the highest z have a row each; the other "
+        more = (f" The {n_rows} groups with the highest P_risk have a row each; the other "
                 f"{len(names) - n_rows} share the last row." if len(names) > n_rows else "")
         add("risk", "Overconfidence risk by group",
-            "z = (CSR − 1) / σ_CSR per group against the 1σ and 3σ bands, coloured by the "
-            "group's verdict; the worst group is on top." + more,
+            "Each group's P_risk (adjusted for the number of groups when the verdicts "
+            "are) on the z scale, Φ⁻¹(P_risk), against the 1σ and 3σ levels of the band "
+            "rule, coloured by the group's verdict; under the normal reading this is "
+            "z = (CSR − 1) / σ_CSR. The worst group is on top." + more,
             lambda: plotting.risk_plot({g: risks[g] for g in names}, top=RISK_ROWS))
     add("corp", "CORP reliability diagram",
         plotting.corp_caption(used_view, band=single or len(shown) == 1) + note,
