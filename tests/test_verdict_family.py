@@ -156,12 +156,12 @@ def test_digits_like_small_z_with_simulated_p_risk_reads_its_rule():
 # --- families of groups --------------------------------------------------------------------
 
 
-def _family(n_groups, rows, seed, bad=None):
+def _family(n_groups, rows, seed, bad=None, power=1.5):
     rng = np.random.default_rng(seed)
     frames = []
     for g in range(n_groups):
         c = 0.5 + 0.5 * rng.beta(2, 2, rows)
-        acc = c ** 1.5 if g == bad else c
+        acc = c ** power if g == bad else c
         frames.append(pd.DataFrame({"g": g, "confidence": c, "correct": rng.random(rows) < acc}))
     return pd.concat(frames, ignore_index=True)
 
@@ -275,19 +275,24 @@ def test_gates_over_groups_read_the_adjusted_verdicts():
 
 
 def test_cli_family_flags(tmp_path, capsys):
-    df = _family(4, 150, seed=7, bad=0)
+    df = _family(4, 300, seed=7, bad=0, power=3.0)
     path = tmp_path / "preds.csv"
     df.to_csv(path, index=False)
-    code = main(["summary", str(path), "--by", "g", "--conf", "confidence", "--correct",
-                 "correct", "--metrics", "p_risk", "--fail-on", "band>=risky",
-                 "--group-kind", "alternatives", "--adjust", "bh"])
-    err = capsys.readouterr().err
+    args = ["summary", str(path), "--by", "g", "--conf", "confidence", "--correct",
+            "correct", "--metrics", "p_risk", "--fail-on", "band>=evidence",
+            "--group-kind", "alternatives", "--adjust", "bh"]
     res = df.groupby("g").calib(conf="confidence", correct="correct").evaluate(
         ["p_risk"], group_kind="alternatives", adjust="bh", seed=0)
-    risky = [g for g in res.groups if g.risk.band_adjusted == "risky"]
-    assert code == (1 if risky else 0)
-    if risky:
-        assert "adjusted: bh" in err
+    assert res.overall is None
+    flagged = [g.name for g in res.groups if g.risk.band_adjusted in ("evidence", "risky")]
+    assert flagged == ["0"]  # the overconfident group, after the BH adjustment
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "group 0" in err and "adjusted: bh, 4 tests" in err
+    # the same gate passes when nothing is overconfident
+    calm = _family(4, 300, seed=7)
+    calm.to_csv(path, index=False)
+    assert main(args) == 0
 
 
 # --- what would decide an undetermined verdict ---------------------------------------------
