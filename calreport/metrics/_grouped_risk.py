@@ -174,11 +174,10 @@ def grouped_p_risk(conf: np.ndarray, correct: np.ndarray, sample_weight: np.ndar
     with np.errstate(divide="ignore", invalid="ignore"):
         lattice = np.where(var > 0, lat_atom / np.sqrt(var), np.nan)
     n_ties = np.bincount(tie_g, minlength=n_groups)
-    valid = ((share <= rows_mod.LINDEBERG_MAX) & (np.abs(skew) <= rows_mod.SKEWNESS_MAX)
-             & (lattice <= rows_mod.LATTICE_MAX))
     with np.errstate(divide="ignore", invalid="ignore"):
         csr = s_obs / denom
         z = np.where(var > 0, (s_obs - denom) / np.sqrt(var), np.nan)
+    valid = null._is_valid(share, skew, lattice, z)
     values = np.full(n_groups, np.nan)
     methods = np.full(n_groups, "normal", dtype=object)
     has = n_g > 0

@@ -209,7 +209,7 @@ def _test(rs: _RowSet, n_sim: int, rng: np.random.Generator, cap: int, base: int
     if math.isnan(z):
         return _Test(math.nan, math.nan, "normal", "no null variance: every weight is 0",
                      0, share, skew, lattice)
-    valid = _is_valid(share, skew, 0.0 if math.isnan(lattice) else lattice)
+    valid = _is_valid(share, skew, 0.0 if math.isnan(lattice) else lattice, z)
     power_normal = (float(special.ndtr((rs.mean1 - rs.denom - math.sqrt(var))
                                        / math.sqrt(rs.var1))) if rs.var1 > 0
                     else float(rs.mean1 > rs.denom + math.sqrt(var)))
