@@ -43,7 +43,8 @@ def test_adjusted_headline_false_alarms_stay_near_one_test():
             conf="confidence", correct="correct").evaluate(
                 ["p_risk"], group_kind="subgroups", adjust="holm", seed=seed)
         verdicts = [g.risk for g in res.groups] + [res.overall.risk]
-        assert {v.p_risk_method for v in verdicts} == {"normal"}
+        # the normal reading except where z > 2 with a skewed null (then simulated)
+        assert all(v.p_risk_method == "normal" or v.z_csr > 2 for v in verdicts)
         assert res.family["n_tests"] == N_GROUPS + 1
         raw = min((v.band for v in verdicts), key=SEVERITY.index)
         raw_flagged += raw in FLAGS
