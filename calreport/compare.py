@@ -1,0 +1,540 @@
+"""Paired comparison of alternative models (or calibrations) scored on the same rows.
+
+When the groups of a GroupBy are alternative models of the same rows, identified by
+a row key column, :func:`compare_groups` sets every model against a baseline on
+those rows: each summary metric's difference (model - baseline), its paired
+bootstrap interval, the change of risk band, and paired tests of the difference in
+CSR and in log loss.
+
+Paired means one resample of the row keys per replicate, applied to every model:
+the rows a replicate draws for the baseline are the rows it draws for the model, so
+what the rows share (their difficulty) cancels in the difference.  Every model's
+rows are put in the order of their sorted keys first, so neither the order of the
+rows nor that of the groups changes a result.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from calreport import references
+from calreport._grouping import Split
+from calreport.bootstrap import spawn_seeds
+from calreport.bootstrap.kernels import _Kernels, row_columns
+from calreport.profile import ConfidenceProfile
+from calreport.registry import REGISTRY, MetricCache, resolve_metrics
+from calreport.result import BAND_SEVERITY
+from calreport.settings import Settings
+from calreport.summary import SummaryResult, summarize
+
+__all__ = ["COLUMNS", "TESTED", "Comparison", "compare_groups", "comparison_settings",
+           "paired_z_test"]
+
+#: Columns of :attr:`Comparison.table`.
+COLUMNS = ("baseline", "value", "difference", "ci_low", "ci_high", "p_value")
+#: Metrics whose difference gets a p-value: means of per-row terms over the same rows
+#: (CSR is ``sum w (1 - correct) / (1 - c) / sum w``: the shared weights make the
+#: difference one weighted mean of row differences).
+TESTED = ("csr", "log_loss")
+#: Replicates of the refitting metrics (each one a fit per model), as in the summary.
+REFIT_REPLICATES = 200
+#: Rows above which ``refit=None`` skips the refitting metrics' intervals.
+REFIT_MAX_ROWS = 20_000
+_STREAM = 16  # consecutive replicates drawn from one child seed
+_BLOCK_CELLS = 1 << 22  # replicates x rows of one block of resampling weights
+_TEST = ("paired z-test on per-row differences (Diebold-Mariano form; weighted mean of "
+         "row differences, sandwich standard error with n/(n-1)), two-sided")
+_INTERVAL = ("paired bootstrap percentile interval of the difference: every replicate "
+             "resamples the row keys once and evaluates every model on those rows")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Paired differences of every model against a baseline.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        Index (model, metric); columns ``baseline``, ``value``, ``difference``
+        (value - baseline), ``ci_low``, ``ci_high`` (paired bootstrap interval of the
+        difference) and ``p_value`` (CSR and log loss only, else NaN).
+    bands : pandas.DataFrame
+        Index model; columns ``baseline_band``, ``band`` and ``change``
+        ("better", "same", "worse"), unadjusted bands of each model's own rows.
+    baseline : hashable
+        The baseline's group key.
+    n_rows : int
+        Rows (row keys) every model is scored on.
+    ci : float
+    n_boot : int
+    seed : int
+        Entropy of the master seed (pass it back as ``seed`` to repeat the run).
+    methods : dict
+        How the intervals, the p-values and the bands were obtained.
+    reasons : dict
+        (model, metric) -> why an interval or a p-value is NaN.
+    """
+
+    table: pd.DataFrame
+    bands: pd.DataFrame
+    baseline: Any
+    n_rows: int
+    ci: float
+    n_boot: int
+    seed: int
+    methods: dict[str, str] = field(default_factory=dict)
+    reasons: dict[tuple[Any, str], str] = field(default_factory=dict)
+
+    def to_frame(self) -> pd.DataFrame:
+        """:attr:`table` with the bands, methods and seed in ``attrs``."""
+        out = self.table.copy()
+        out.attrs.update(baseline=self.baseline, n_rows=self.n_rows, ci=self.ci,
+                         n_boot=self.n_boot, seed=self.seed, methods=dict(self.methods),
+                         reasons=dict(self.reasons),
+                         bands=self.bands.to_dict(orient="index"))
+        return out
+
+    def _headline(self) -> pd.DataFrame:
+        keep = [m for m in ("csr", "p_risk", "log_loss", "brier", "ece", "accuracy", "auc")
+                if m in self.table.index.get_level_values(1)]
+        return self.table[self.table.index.get_level_values(1).isin(keep)]
+
+    def __repr__(self) -> str:
+        head = (f"Paired comparison against baseline {self.baseline!r}: {self.n_rows:,} "
+                f"rows, {self.n_boot:,} paired bootstrap replicates, seed {self.seed}, "
+                f"{self.ci:.0%} intervals")
+        with pd.option_context("display.float_format", "{:.4g}".format,
+                               "display.width", 120):
+            body = self._headline().to_string()
+            bands = self.bands.to_string()
+        return (f"{head}\n{body}\n\nRisk bands\n{bands}\n\n"
+                f"p-values: {self.methods['test']}\n(all metrics: .table)")
+
+    def _repr_html_(self) -> str:
+        head = (f"<p><b>Paired comparison against baseline "
+                f"{_escape(repr(self.baseline))}</b>: {self.n_rows:,} rows, "
+                f"{self.n_boot:,} paired bootstrap replicates, seed {self.seed}, "
+                f"{self.ci:.0%} intervals.</p>")
+        fmt = "{:.4g}".format
+        return (head + self.table.to_html(float_format=fmt, na_rep="")
+                + "<p>Risk bands</p>" + self.bands.to_html()
+                + f"<p>p-values: {_escape(self.methods['test'])}</p>")
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# ------------------------------------------------------------------------ the test
+def paired_z_test(terms: np.ndarray, base_terms: np.ndarray,
+                  weight: np.ndarray | None = None) -> tuple[float, float, float]:
+    """Paired two-sided z-test of the difference of two weighted means of row terms.
+
+    Parameters
+    ----------
+    terms, base_terms : ndarray, shape (N,)
+        Per-row terms of the model and of the baseline on the same rows.
+    weight : ndarray, shape (N,), optional
+        Importance weights shared by both (frequency weights: pass repeated rows).
+
+    Returns
+    -------
+    difference, standard_error, p_value : float
+
+    Notes
+    -----
+    With ``d_i = terms_i - base_terms_i`` and weights ``w_i``,
+    ``D = sum w d / sum w`` and
+    ``SE^2 = n / (n - 1) * sum w^2 (d - D)^2 / (sum w)^2`` (the delta-method, or
+    sandwich, variance of a ratio of sums whose denominator both share; ``n`` rows
+    of positive weight), ``p = 2 Phi(-|D| / SE)``.  Unweighted, this is the paired
+    t statistic read against the normal, the Diebold-Mariano test of equal
+    expected loss.  ``SE = 0`` gives p = 1 when ``D = 0`` (identical models), else 0.
+
+    References
+    ----------
+    Diebold, F. X. & Mariano, R. S. (1995). Comparing Predictive Accuracy.
+    doi:10.1080/07350015.1995.10524599.
+
+    Examples
+    --------
+    >>> d, se, p = paired_z_test(np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.0]))
+    >>> d, se, p
+    (0.0, 0.0, 1.0)
+    """
+    d = np.asarray(terms, dtype=np.float64) - np.asarray(base_terms, dtype=np.float64)
+    w = np.ones_like(d) if weight is None else np.asarray(weight, dtype=np.float64)
+    keep = w > 0
+    d, w = d[keep], w[keep]
+    n = d.size
+    total = w.sum()
+    if n < 2 or not total > 0:
+        return math.nan, math.nan, math.nan
+    diff = float(np.dot(w, d) / total)
+    var = float(np.dot(w * w, (d - diff) ** 2)) / (total * total) * n / (n - 1)
+    se = math.sqrt(var)
+    if not np.isfinite(diff) or not np.isfinite(se):
+        return diff, se, math.nan
+    if se == 0.0:
+        return diff, se, 1.0 if diff == 0.0 else 0.0
+    return diff, se, float(special.erfc(abs(diff) / se / math.sqrt(2.0)))
+
+
+# --------------------------------------------------------------------- alignment
+def _row_keys(split: Split, row_id: Hashable) -> np.ndarray:
+    """The row key of each row of the split's profile."""
+    frame = split.frame
+    if frame is None or row_id not in frame.columns:
+        cols = [] if frame is None else list(frame.columns)
+        raise ValueError(f"`row_id`={row_id!r} is not a column; columns: {cols}. Pass the "
+                         "column that identifies a row across models, e.g. row_id='row'.")
+    keys = frame[row_id]
+    if len(keys) != split.profile.n:  # rows dropped for missing values
+        if not frame.index.is_unique:
+            raise ValueError("missing='drop' dropped rows and the index has duplicate "
+                             "labels, so their row keys cannot be located; call "
+                             "reset_index() on the frame first.")
+        keys = keys.iloc[frame.index.get_indexer(split.row_labels)]
+    na = keys.isna().to_numpy()
+    if na.any():
+        first = keys.index[int(np.flatnonzero(na)[0])]
+        raise ValueError(f"`row_id` column {row_id!r} has {int(na.sum())} missing value(s) "
+                         f"(first at index {first!r}); every row needs its key.")
+    return keys.to_numpy()
+
+
+def _codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes of the row keys in sorted key order (the order every model's rows
+    take), and the distinct keys."""
+    try:
+        codes, uniques = pd.factorize(keys, sort=True)
+    except TypeError:  # keys of several types: order by type name, then text
+        codes, uniques = pd.factorize(keys)
+        order = sorted(range(len(uniques)),
+                       key=lambda i: (type(uniques[i]).__name__, repr(uniques[i])))
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        codes, uniques = rank[codes], np.asarray(uniques, dtype=object)[order]
+    return np.asarray(codes, dtype=np.int64), np.asarray(uniques, dtype=object)
+
+
+def _examples(keys: np.ndarray, limit: int = 5) -> str:
+    shown = ", ".join(repr(k.item() if isinstance(k, np.generic) else k)
+                      for k in keys[:limit])
+    return shown + (", ..." if len(keys) > limit else "")
+
+
+def _align(split: Split, row_id: Hashable, row_id_name: str
+           ) -> tuple[dict[Any, ConfidenceProfile], dict[Any, str]]:
+    """Each model's profile with its rows in sorted row-key order, after checking that
+    every model has every key once and that labels and weights agree per key."""
+    codes, uniques = _codes(_row_keys(split, row_id))
+    n_keys = uniques.size
+    groups = [g for g in split.groups if g.size]
+    problems = []
+    aligned: dict[Any, np.ndarray] = {}
+    for g in groups:
+        c = codes[g.rows]
+        seen = np.bincount(c, minlength=n_keys)
+        twice, absent = np.flatnonzero(seen > 1), np.flatnonzero(seen == 0)
+        if twice.size:
+            problems.append(f"model {g.name!r} has {twice.size} row key(s) more than once "
+                            f"(e.g. {_examples(uniques[twice])})")
+        if absent.size:
+            problems.append(f"model {g.name!r} lacks {absent.size} row key(s) that other "
+                            f"models have (e.g. {_examples(uniques[absent])})")
+        aligned[g.key] = g.rows[np.argsort(c, kind="stable")]
+    if problems:
+        raise ValueError(
+            f"compare() needs every model scored once on the same rows (`row_id`="
+            f"{row_id_name}): " + "; ".join(problems) + ". Keep one row per (model, row "
+            "key), e.g. df.drop_duplicates([model, row_id]), and restrict all models to "
+            "the keys they share.")
+    p = split.profile
+    first = groups[0]
+    for field_name, what in (("y_true", "true label"), ("sample_weight", "sample weight")):
+        ref = getattr(p, field_name)
+        if ref is None:
+            continue
+        base = ref[aligned[first.key]]
+        for g in groups[1:]:
+            other = ref[aligned[g.key]]
+            bad = np.flatnonzero(base != other)
+            if bad.size:
+                raise ValueError(
+                    f"the {what} of a row key must be the same for every model: models "
+                    f"{first.name!r} and {g.name!r} differ on {bad.size} key(s) (e.g. "
+                    f"{_examples(uniques[bad])}). Take the {what} column from one "
+                    "source for all models.")
+    profiles = {g.key: p.take(aligned[g.key]) for g in groups}
+    return profiles, {g.key: g.name for g in groups}
+
+
+def _as_repeated_rows(profile: ConfidenceProfile) -> ConfidenceProfile:
+    """Frequency weights count repeated rows: the paired bootstrap resamples those."""
+    w = profile.sample_weight
+    if w is None or profile.weights != "frequency":
+        return profile
+    rows = np.repeat(np.arange(profile.n), w.astype(np.int64))
+    return profile.take(rows).replace(sample_weight=None, weights="importance")
+
+
+# --------------------------------------------------------------------- bootstrap
+def _counts(n: int, streams: list[np.random.SeedSequence], start: int, stop: int
+            ) -> np.ndarray:
+    """Multinomial resampling counts of replicates ``start:stop`` (one child stream per
+    run of 16 replicates, so blocks of any size draw the same counts)."""
+    out = np.empty((stop - start, n), dtype=np.float64)
+    for r0 in range(start, stop, _STREAM):
+        rng = np.random.Generator(np.random.PCG64(streams[r0 // _STREAM]))
+        size = min(r0 + _STREAM, stop) - r0
+        rows = rng.integers(0, n, size=(_STREAM, n))[:size]
+        rows += (np.arange(size) * n)[:, None]
+        out[r0 - start:r0 - start + size] = np.bincount(
+            rows.ravel(), minlength=size * n).reshape(size, n)
+    return out
+
+
+def _replicates(profiles: dict[Any, ConfidenceProfile], s: Settings, names: list[str],
+                refit: list[str], n_boot: int, n_refit: int, seed: np.random.SeedSequence
+                ) -> dict[Any, dict[str, np.ndarray]]:
+    """Every model's metric replicates on the same resampled rows."""
+    n = next(iter(profiles.values())).n
+    kernels = {k: _Kernels(p, s, names) for k, p in profiles.items()}
+    weight = {k: p.sample_weight for k, p in profiles.items()}
+    out = {k: {m: np.full(n_boot, np.nan) for m in names + refit} for k in profiles}
+    streams = spawn_seeds(seed, -(-n_boot // _STREAM))
+    block = _STREAM * max(1, _BLOCK_CELLS // (_STREAM * max(n, 1)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for start in range(0, n_boot, block):
+            stop = min(start + block, n_boot)
+            counts = _counts(n, streams, start, stop)
+            for key, k in kernels.items():
+                w = counts if weight[key] is None else counts * weight[key]
+                for m, vals in k.evaluate(w).items():
+                    out[key][m][start:stop] = vals
+            for r in range(start, min(stop, n_refit)):
+                rows = np.repeat(np.arange(n), counts[r - start].astype(np.int64))
+                for key, p in profiles.items():
+                    _refit_one(p.take(rows), s, refit, out[key], r)
+    return out
+
+
+def _refit_one(rep: ConfidenceProfile, s: Settings, names: list[str],
+               out: dict[str, np.ndarray], r: int) -> None:
+    cache = MetricCache()
+    for m in names:
+        if REGISTRY[m].missing_need(rep) is not None:
+            continue
+        try:
+            out[m][r] = REGISTRY[m].compute(rep, s, cache)
+        except ValueError:
+            pass  # a degenerate replicate: NaN
+
+
+def _interval(reps: np.ndarray, ci: float) -> tuple[float, float, str]:
+    finite = reps[np.isfinite(reps)]
+    if finite.size < max(2, reps.size // 2):
+        return math.nan, math.nan, (f"fewer than half of the {reps.size} paired replicates "
+                                    "define the difference")
+    alpha = (1.0 - ci) / 2.0
+    lo, hi = np.quantile(finite, [alpha, 1.0 - alpha])
+    return float(lo), float(hi), ""
+
+
+# --------------------------------------------------------------------- the table
+def _band_change(base: str, band: str) -> str:
+    a, b = BAND_SEVERITY.get(base), BAND_SEVERITY.get(band)
+    if a is None or b is None:
+        return ""
+    return "same" if a == b else ("worse" if b > a else "better")
+
+
+#: Metric settings :func:`comparison_settings` accepts (those of the summary).
+SETTING_NAMES = ("n_bins", "strategy", "tau", "view", "p_risk_method", "eps", "min_count")
+
+
+def comparison_settings(seed: Any, settings: dict[str, Any]) -> Settings:
+    """The :class:`Settings` of a comparison from keyword arguments, refusing unknown ones.
+
+    Raises
+    ------
+    TypeError
+        A keyword that is not a metric setting.
+    """
+    unknown = sorted(set(settings) - set(SETTING_NAMES))
+    if unknown:
+        raise TypeError(f"compare() got unknown keyword(s) {unknown}; metric settings are "
+                        f"{list(SETTING_NAMES)}.")
+    return Settings.from_kwargs(seed=seed, **settings)
+
+
+def compare_groups(
+    split: Split,
+    *,
+    baseline: Hashable,
+    row_id: Hashable,
+    metrics: Sequence[str] | str | None = None,
+    settings: Settings | None = None,
+    ci: float = 0.95,
+    n_boot: int = 1000,
+    seed: Any = None,
+    refit: bool | None = None,
+) -> Comparison:
+    """Paired differences of every group (model) against the ``baseline`` group.
+
+    Parameters
+    ----------
+    split : calreport._grouping.Split
+        A grouped split whose groups are alternative models of the same rows.
+    baseline : hashable
+        Group key of the baseline model.
+    row_id : column name
+        Column that identifies a row across models (each model has every key once).
+    metrics : list of str, optional
+        Names of :data:`calreport.registry.REGISTRY` (default: all).
+    settings : Settings, optional
+    ci : float, default 0.95
+        Level of the paired intervals.
+    n_boot : int, default 1000
+        Paired bootstrap replicates.
+    seed : int, SeedSequence or None
+        Master seed of the resampling; the entropy used is in :attr:`Comparison.seed`.
+    refit : bool, optional
+        Intervals of the metrics that refit a curve (LCS, TCE_bpm, smECE...), from
+        ``min(n_boot, 200)`` of the same replicates, one fit per model each.
+        Default: when the rows (times the models) number at most 20,000.
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    ValueError
+        Not grouped, an unknown baseline, a model lacking a row key or having one
+        twice, true labels or weights that differ between models for a row key.
+
+    Notes
+    -----
+    ``difference = metric(model) - metric(baseline)`` on the same rows.  Replicate
+    ``b`` draws one multinomial resample of the ``N`` row keys and evaluates every
+    model on it; the interval is the percentile interval of the replicate
+    differences.  The p-values of CSR and log loss come from
+    :func:`paired_z_test` on the per-row terms (``(1 - correct) / (1 - c)`` and
+    ``-log p_true``, clipped as the metrics clip them).
+
+    References
+    ----------
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap, ch. 13.
+    Diebold, F. X. & Mariano, R. S. (1995). doi:10.1080/07350015.1995.10524599.
+    """
+    if not split.grouped:
+        raise ValueError("compare() needs groups of alternative models: call it on "
+                         "df.groupby('model').calib, not df.calib.")
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
+        raise ValueError(f"`n_boot` must be an integer >= 2, got {n_boot!r}.")
+    if not (isinstance(ci, (int, float)) and 0.0 < float(ci) < 1.0):
+        raise ValueError(f"`ci` must be a level in (0, 1), e.g. 0.95; got {ci!r}.")
+    keys = [g.key for g in split.groups if g.size]
+    if baseline not in keys:
+        raise ValueError(f"`baseline`={baseline!r} is not a group; groups: {keys}.")
+    s = settings or Settings()
+    names = resolve_metrics(metrics)
+    profiles, labels = _align(split, row_id, repr(row_id))
+    profiles = {k: _as_repeated_rows(p) for k, p in profiles.items()}
+    master = seed if isinstance(seed, np.random.SeedSequence) else \
+        np.random.SeedSequence(seed.bit_generator.seed_seq.entropy  # type: ignore[attr-defined]
+                               if isinstance(seed, np.random.Generator) else seed)
+    n = profiles[baseline].n
+    results = {k: summarize(p, metrics=names, settings=s, with_risk=True)
+               for k, p in profiles.items()}
+    batched = [m for m in names if REGISTRY[m].interval.kind == "bootstrap"]
+    refitting = [m for m in names if REGISTRY[m].interval.kind == "refit"]
+    if refit is None:
+        refit = n * len(profiles) <= REFIT_MAX_ROWS
+    n_refit = min(int(n_boot), REFIT_REPLICATES) if refit and refitting else 0
+    reps = _replicates(profiles, s, batched, refitting if n_refit else [], int(n_boot),
+                       n_refit, master)
+    terms = {k: row_columns(p, s, keep=set(TESTED)) for k, p in profiles.items()}
+    others = [k for k in keys if k != baseline]
+    same = {k: _identical(profiles[k], profiles[baseline]) for k in others}
+    rows, reasons = [], {}
+    for key in others:
+        for m in names:
+            base_val, val = results[baseline].values[m], results[key].values[m]
+            lo, hi, why = _difference_interval(m, reps, key, baseline, results, float(ci),
+                                               n_refit)
+            if same[key] and not math.isnan(val):
+                lo, hi, why = 0.0, 0.0, ""  # the same rows and scores: 0 in every replicate
+            p_val = math.nan
+            if m in TESTED and m in terms[key] and m in terms[baseline]:
+                _, _, p_val = paired_z_test(terms[key][m], terms[baseline][m],
+                                            profiles[key].sample_weight)
+            if why:
+                reasons[(labels[key], m)] = why
+            rows.append((labels[key], m, base_val, val, val - base_val, lo, hi, p_val))
+    table = pd.DataFrame(rows, columns=["model", "metric", *COLUMNS]
+                         ).set_index(["model", "metric"])
+    bands = pd.DataFrame(
+        [(labels[k], results[baseline].risk.band, results[k].risk.band,
+          _band_change(results[baseline].risk.band, results[k].risk.band))
+         for k in others], columns=["model", "baseline_band", "band", "change"]
+    ).set_index("model")
+    methods = {"interval": _INTERVAL, "test": _TEST,
+               "band": "each model's own risk band on the shared rows (not adjusted for "
+                       "the number of models)",
+               "refit": (f"refitting metrics: {n_refit} of the same replicates"
+                         if n_refit else "refitting metrics: no interval (refit=False)"),
+               "references": "; ".join(references.cite(k) for k in
+                                       ("EfronTibshirani1993", "DieboldMariano1995"))}
+    return Comparison(table, bands, labels[baseline], n, float(ci), int(n_boot),
+                      _entropy(master), methods, reasons)
+
+
+def _identical(a: ConfidenceProfile, b: ConfidenceProfile) -> bool:
+    """Whether two aligned profiles hold the same predictions (then every replicate's
+    difference is exactly 0, whatever the metric's estimator)."""
+    for name in ("conf", "correct", "y_true", "y_pred", "score", "sample_weight"):
+        x, y = getattr(a, name), getattr(b, name)
+        if (x is None) != (y is None) or (x is not None and not np.array_equal(x, y)):
+            return False
+    if a.score is None and a.has_proba:
+        return b.has_proba and np.array_equal(a.proba, b.proba)
+    return True
+
+
+def _entropy(seq: np.random.SeedSequence) -> int:
+    ent = seq.entropy
+    return int(ent if not isinstance(ent, (list, tuple)) else ent[0])
+
+
+def _difference_interval(m: str, reps: dict[Any, dict[str, np.ndarray]], key: Any,
+                         baseline: Any, results: dict[Any, SummaryResult], ci: float,
+                         n_refit: int) -> tuple[float, float, str]:
+    """The paired interval of one metric's difference, or NaN and the reason."""
+    for k in (baseline, key):
+        why = results[k].reasons.get(m)
+        if why is not None:
+            return math.nan, math.nan, f"undefined for one of the models: {why}"
+    refitting = REGISTRY[m].interval.kind == "refit"
+    if refitting and not n_refit:
+        return math.nan, math.nan, ("no interval: the refitting bootstrap was skipped "
+                                    "(pass refit=True)")
+    if REGISTRY[m].interval.kind == "none" or m not in reps[key]:
+        return math.nan, math.nan, "no interval for this metric"
+    if m == "p_risk" and (results[key].p_risk_method != "normal"
+                          or results[baseline].p_risk_method != "normal"):
+        return math.nan, math.nan, ("no interval: a Monte Carlo P_risk has no batched "
+                                    "replicates (they are those of Phi(z))")
+    stop = n_refit if refitting else None
+    return _interval(reps[key][m][:stop] - reps[baseline][m][:stop], ci)
