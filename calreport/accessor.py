@@ -31,6 +31,7 @@ from calreport._grouping import (
 )
 from calreport._metric_methods import MetricMethods
 from calreport._roles import Roles, resolve_roles
+from calreport.compare import Comparison, compare_groups, comparison_settings
 from calreport.profile import ConfidenceProfile
 from calreport.result import CalibrationResult
 from calreport.settings import Settings
@@ -608,6 +609,40 @@ class GroupByCalibAccessor(_Base):
 
     def _split(self) -> Split:
         return split_groupby(self._gb, self._roles())
+
+    def compare(self, baseline: Hashable, *, row_id: Hashable,
+                metrics: Sequence[str] | str | None = None, ci: float = 0.95,
+                n_boot: int = 1000, seed: Any = None, refit: bool | None = None,
+                **settings: Any) -> Comparison:
+        """Paired differences of every group (model) against ``baseline`` on the same rows.
+
+        The groups are alternative models (or calibrations) scored on the same rows,
+        identified by the ``row_id`` column.  Each metric's difference (model -
+        baseline) gets a paired bootstrap interval (one resample of the row keys per
+        replicate, for every model), the risk band's change is listed, and CSR and log
+        loss get a paired z-test p-value.  ``settings`` are those of :meth:`summary`
+        (``n_bins``, ``strategy``, ``tau``, ``view``, ``p_risk_method``, ``eps``,
+        ``min_count``).  See :func:`calreport.compare.compare_groups`.
+
+        Returns
+        -------
+        calreport.compare.Comparison
+            ``.table`` (model, metric) x (baseline, value, difference, ci_low,
+            ci_high, p_value), ``.bands``, ``.to_frame()``.
+
+        Examples
+        --------
+        >>> import pandas as pd, calreport
+        >>> df = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "row": [1, 2, 3, 4] * 2,
+        ...                    "y": [0, 1, 1, 0] * 2, "p": [.2, .7, .9, .4, .1, .8, .6, .3]})
+        >>> out = df.groupby("model").calib.compare("A", row_id="row", n_boot=50, seed=0)
+        >>> float(out.table.loc[("B", "accuracy"), "difference"])
+        0.0
+        """
+        s = comparison_settings(seed, settings)
+        return compare_groups(self._split(), baseline=baseline, row_id=row_id,
+                              metrics=metrics, settings=s, ci=ci, n_boot=n_boot, seed=seed,
+                              refit=refit)
 
 
 def _role_kw(y: Any, proba: Any, pred: Any, conf: Any, correct: Any, weight: Any,
