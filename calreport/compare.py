@@ -28,7 +28,8 @@ from scipy import special
 from calreport import references
 from calreport._grouping import Split
 from calreport.bootstrap import spawn_seeds
-from calreport.bootstrap.kernels import _Kernels, row_columns
+from calreport.bootstrap.kernels import _block_replicates, _Kernels, row_columns
+from calreport.bootstrap.resampling import _Resampler
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY, MetricCache, resolve_metrics
 from calreport.result import BAND_SEVERITY
@@ -49,7 +50,6 @@ REFIT_REPLICATES = 200
 #: Rows above which ``refit=None`` skips the refitting metrics' intervals.
 REFIT_MAX_ROWS = 20_000
 _STREAM = 16  # consecutive replicates drawn from one child seed
-_BLOCK_CELLS = 1 << 22  # replicates x rows of one block of resampling weights
 _TEST = ("paired z-test on per-row differences (Diebold-Mariano form; weighted mean of "
          "row differences, sandwich standard error with n/(n-1)), two-sided")
 _INTERVAL = ("paired bootstrap percentile interval of the difference: every replicate "
@@ -288,18 +288,19 @@ def _as_repeated_rows(profile: ConfidenceProfile) -> ConfidenceProfile:
 
 
 # --------------------------------------------------------------------- bootstrap
-def _counts(n: int, streams: list[np.random.SeedSequence], start: int, stop: int
-            ) -> np.ndarray:
-    """Multinomial resampling counts of replicates ``start:stop`` (one child stream per
-    run of 16 replicates, so blocks of any size draw the same counts)."""
-    out = np.empty((stop - start, n), dtype=np.float64)
+def _counts(sampler: _Resampler, streams: list[np.random.SeedSequence], start: int,
+            stop: int) -> np.ndarray:
+    """Multinomial resampling counts of replicates ``start:stop``, drawn as the
+    summary's bootstrap draws them: one child stream per run of 16 replicates, so
+    blocks of any size draw the same counts."""
+    out = np.empty((stop - start, sampler.n), dtype=np.uint8)
     for r0 in range(start, stop, _STREAM):
         rng = np.random.Generator(np.random.PCG64(streams[r0 // _STREAM]))
-        size = min(r0 + _STREAM, stop) - r0
-        rows = rng.integers(0, n, size=(_STREAM, n))[:size]
-        rows += (np.arange(size) * n)[:, None]
-        out[r0 - start:r0 - start + size] = np.bincount(
-            rows.ravel(), minlength=size * n).reshape(size, n)
+        r1 = min(r0 + _STREAM, stop)
+        drawn = sampler.draw(rng, out[r0 - start:r1 - start])
+        if drawn.dtype != out.dtype:  # a count above 255: widen the block
+            out = out.astype(drawn.dtype)
+            out[r0 - start:r1 - start] = drawn
     return out
 
 
@@ -309,18 +310,18 @@ def _replicates(profiles: dict[Any, ConfidenceProfile], s: Settings, names: list
     """Every model's metric replicates on the same resampled rows."""
     n = next(iter(profiles.values())).n
     kernels = {k: _Kernels(p, s, names) for k, p in profiles.items()}
-    weight = {k: p.sample_weight for k, p in profiles.items()}
     out = {k: {m: np.full(n_boot, np.nan) for m in names + refit} for k in profiles}
     streams = spawn_seeds(seed, -(-n_boot // _STREAM))
-    block = _STREAM * max(1, _BLOCK_CELLS // (_STREAM * max(n, 1)))
+    sampler = _Resampler.of(n, "multinomial")
+    block = _block_replicates(max(n, 1), n_boot)  # the summary bootstrap's blocks
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         for start in range(0, n_boot, block):
             stop = min(start + block, n_boot)
-            counts = _counts(n, streams, start, stop)
+            counts = _counts(sampler, streams, start, stop)
             for key, k in kernels.items():
-                w = counts if weight[key] is None else counts * weight[key]
-                for m, vals in k.evaluate(w).items():
+                # the kernels read counts in their own row order; they apply the weights
+                for m, vals in k.evaluate_counts(counts[:, k.first_rows]).items():
                     out[key][m][start:stop] = vals
             for r in range(start, min(stop, n_refit)):
                 rows = np.repeat(np.arange(n), counts[r - start].astype(np.int64))
