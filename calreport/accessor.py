@@ -33,6 +33,7 @@ from calreport._metric_methods import MetricMethods
 from calreport._roles import Roles, resolve_roles
 from calreport.compare import Comparison, compare_groups, comparison_settings
 from calreport.profile import ConfidenceProfile
+from calreport.recalibration import RecalibrationResult, recalibrate
 from calreport.result import CalibrationResult
 from calreport.settings import Settings
 
@@ -376,6 +377,23 @@ class _Base(MetricMethods):
         if not split.grouped:
             return {"all": split.profile}
         return {g.key: split.group_profile(g) for g in split.groups if g.size}
+
+    def recalibrate(self, methods: Sequence[str] | str | None = None, *, n_splits: int = 5,
+                    seed: int = 0, multiclass: str = "ovr", n_boot: int = 200,
+                    ci: float = 0.95, n_bins: int = 15, eps: float = 1e-8,
+                    p_risk_method: str = "auto") -> RecalibrationResult:
+        """What recalibration would do: methods compared out of fold, one recommended.
+
+        Cross-fits each method (``n_splits`` stratified, seeded folds), tabulates log
+        loss, Brier, ECE, CSR, P_risk and band, cwA and AUC with paired-bootstrap
+        differences against "none", and recommends the largest log-loss gain that
+        does not worsen the risk band; ``.fit()`` returns the calibrator to ship.
+        Forwards to :func:`calreport.recalibration.recalibrate` (arguments there).
+        """
+        return recalibrate(self.profiles(), grouped=isinstance(self, GroupByCalibAccessor),
+                           methods=methods, n_splits=n_splits, seed=seed,
+                           multiclass=multiclass, n_boot=n_boot, ci=ci, n_bins=n_bins,
+                           eps=eps, p_risk_method=p_risk_method)
 
     @property
     def plot(self) -> Any:

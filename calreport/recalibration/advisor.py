@@ -1,0 +1,248 @@
+"""The recalibration advisor: cross-fitted methods compared on the same rows.
+
+:func:`recalibrate` is the engine behind ``df.calib.recalibrate()`` and
+``df.groupby(g).calib.recalibrate()``: for every group it recalibrates the scores
+out of fold with each method, computes calreport's metrics of each (log loss, Brier,
+ECE, CSR, P_risk and its band, cwA, AUC), the paired differences against no
+recalibration with paired-bootstrap intervals, and recommends a method.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from calreport.bootstrap import group_seed
+from calreport.metrics.bands import BANDS
+from calreport.profile import ConfidenceProfile
+from calreport.recalibration._paired import BOOT_METRICS, paired_replicates
+from calreport.recalibration.crossfit import (
+    METHODS,
+    canonical_order,
+    cross_fit,
+    stratified_folds,
+)
+from calreport.recalibration.result import RecalibrationResult
+from calreport.settings import Settings
+from calreport.summary import summarize
+
+__all__ = ["DEFAULT_METHODS", "TABLE_METRICS", "recalibrate"]
+
+#: Every method, "none" (no recalibration) first.
+DEFAULT_METHODS = tuple(METHODS)
+#: Metrics of the table, in order (``band`` is P_risk's verdict band).
+TABLE_METRICS = ("log_loss", "brier", "ece", "csr", "p_risk", "band", "cwa", "auc")
+_SUMMARY_METRICS = ["log_loss", "brier", "ece", "csr", "p_risk", "cwa", "auc"]
+#: Severity of a band: a method may not move the verdict up this scale.
+BAND_SEVERITY = {"no_evidence": 0, "undetermined": 1, "evidence": 2, "risky": 3}
+
+
+def _check(methods: Any, n_splits: Any, n_boot: Any, ci: Any, multiclass: Any
+           ) -> list[str]:
+    if isinstance(methods, str):
+        methods = [methods]
+    methods = list(DEFAULT_METHODS if methods is None else methods)
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise ValueError(f"`methods` names unknown methods {unknown}; choose from "
+                         f"{list(METHODS)}.")
+    methods = ["none", *[m for m in dict.fromkeys(methods) if m != "none"]]
+    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) \
+            or n_splits < 2:
+        raise ValueError(f"`n_splits` must be an integer >= 2 (the folds of the "
+                         f"cross-fitting), got {n_splits!r}.")
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
+        raise ValueError(f"`n_boot` must be an integer >= 2 (paired bootstrap "
+                         f"replicates), got {n_boot!r}.")
+    if not isinstance(ci, (float, int)) or isinstance(ci, bool) or not 0 < ci < 1:
+        raise ValueError(f"`ci` must be a level in (0, 1), e.g. 0.95; got {ci!r}.")
+    if multiclass not in ("ovr", "top_label"):
+        raise ValueError(f"`multiclass` must be 'ovr' or 'top_label'; got {multiclass!r}.")
+    return methods
+
+
+def _arrays(profile: ConfidenceProfile, key: Hashable
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    if not profile.has_proba or profile.y_true is None:
+        raise ValueError(f"recalibrate() needs true labels and class probabilities (group "
+                         f"{key!r} has none): name them, e.g. df.calib(y='y', "
+                         "proba='p') or proba=['p_a', 'p_b', 'p_c'].")
+    P = np.array(profile.proba, dtype=np.float64)
+    # rows of a multiclass matrix summing to 1 within the input tolerance: exactly 1
+    if P.shape[1] > 2:
+        P /= P.sum(axis=1, keepdims=True)
+    codes = np.asarray(profile.y_true, dtype=np.intp)
+    w = None if profile.sample_weight is None else np.asarray(profile.sample_weight)
+    return P, codes, w
+
+
+def _profile_of(P: np.ndarray, codes: np.ndarray, w: np.ndarray | None,
+                base: ConfidenceProfile) -> ConfidenceProfile:
+    """The profile of recalibrated probabilities (binary: the positive-class column)."""
+    K = P.shape[1]
+    proba = P[:, 1] if K == 2 else P
+    return ConfidenceProfile.from_arrays(codes, proba, classes=np.arange(K),
+                                         sample_weight=w, weights=base.weights,
+                                         threshold=base.threshold if K == 2 else 0.5,
+                                         pos_label=1 if K == 2 else None)
+
+
+def _group_table(profile: ConfidenceProfile, key: Hashable, methods: list[str], *,
+                 n_splits: int, seed: Any, multiclass: str, n_boot: int, ci: float,
+                 settings: Settings) -> tuple[pd.DataFrame, str, str]:
+    P, codes, w = _arrays(profile, key)
+    if profile.n < n_splits:
+        raise ValueError(f"group {key!r} has {profile.n} rows, fewer than n_splits="
+                         f"{n_splits}; lower n_splits or drop the group.")
+    order = canonical_order(P, codes, w)
+    fold_seed, boot_seed = group_seed(seed, key).spawn(2)
+    folds = stratified_folds(codes, n_splits, fold_seed, order)
+    profiles = {m: _profile_of(P if m == "none" else
+                               cross_fit(m, P, codes, w, folds, multiclass=multiclass),
+                               codes, w, profile) for m in methods}
+    rows = {}
+    for m, prof in profiles.items():
+        res = summarize(prof, metrics=_SUMMARY_METRICS, settings=settings, with_risk=True)
+        rows[m] = {**{k: res.values[k] for k in _SUMMARY_METRICS},
+                   "band": res.risk.band if res.risk is not None else "undetermined"}
+    reps = paired_replicates(profiles, order, n_boot=n_boot, seed=boot_seed,
+                             n_bins=settings.n_bins, eps=settings.eps)
+    alpha = (1.0 - ci) / 2.0
+    for m in methods:
+        for k in BOOT_METRICS:
+            d = reps[m][k] - reps["none"][k]
+            rows[m][f"{k}_diff"] = rows[m][k] - rows["none"][k]
+            finite = d[np.isfinite(d)]
+            lo, hi = (np.quantile(finite, [alpha, 1.0 - alpha]) if finite.size
+                      else (math.nan, math.nan))
+            rows[m][f"{k}_diff_low"], rows[m][f"{k}_diff_high"] = float(lo), float(hi)
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "method"
+    recommended, reason = _recommend(table, ci)
+    return table, recommended, reason
+
+
+def _recommend(table: pd.DataFrame, ci: float) -> tuple[str, str]:
+    """Best log-loss improvement among the methods whose band is not worse than none's."""
+    base = table.loc["none"]
+    sev0 = BAND_SEVERITY[base["band"]]
+    worse = [m for m in table.index if BAND_SEVERITY[table.loc[m, "band"]] > sev0]
+    ok = table.drop(index=["none", *worse])
+    ok = ok[ok["log_loss_diff"] < 0]
+    excluded = ""
+    if worse:
+        excluded = (" Excluded for a worse risk band: "
+                    + ", ".join(f"{METHODS[m][0]} ({BANDS[table.loc[m, 'band']][0]})"
+                                for m in worse) + ".")
+    if ok.empty:
+        return "none", ("No method lowers the out-of-fold log loss "
+                        f"({base['log_loss']:.4g}) without making the risk band worse "
+                        f"than '{BANDS[base['band']][0]}': keep the scores as they are."
+                        + excluded)
+    best = str(ok["log_loss_diff"].idxmin())
+    r = table.loc[best]
+    sure = ("" if r["log_loss_diff_high"] < 0 else
+            "; the interval includes 0, so the gain is not established")
+    reason = (f"{METHODS[best][0]} lowers the out-of-fold log loss by "
+              f"{-r['log_loss_diff']:.4g} ({base['log_loss']:.4g} -> {r['log_loss']:.4g}; "
+              f"{ci:.0%} paired-bootstrap interval of the change "
+              f"[{r['log_loss_diff_low']:.3g}, {r['log_loss_diff_high']:.3g}]{sure}), "
+              f"the largest gain among the methods that keep the risk band at or below "
+              f"'{BANDS[base['band']][0]}' (it gives '{BANDS[r['band']][0]}', CSR "
+              f"{base['csr']:.3g} -> {r['csr']:.3g})." + excluded)
+    return best, reason
+
+
+def recalibrate(
+    profiles: Mapping[Hashable, ConfidenceProfile],
+    *,
+    grouped: bool = False,
+    methods: Sequence[str] | str | None = None,
+    n_splits: int = 5,
+    seed: int = 0,
+    multiclass: str = "ovr",
+    n_boot: int = 200,
+    ci: float = 0.95,
+    n_bins: int = 15,
+    eps: float = 1e-8,
+    p_risk_method: str = "auto",
+) -> RecalibrationResult:
+    """Compare recalibration methods out of fold, per group, and recommend one.
+
+    Parameters
+    ----------
+    profiles : mapping
+        Group key -> profile with labels and class probabilities (ungrouped: one
+        entry).
+    grouped : bool
+        Whether the keys are groups (the table is indexed by (group, method)).
+    methods : list of str, optional
+        Keys of :data:`~calreport.recalibration.crossfit.METHODS` (default: all);
+        "none" is always included, as the baseline.
+    n_splits : int, default 5
+        Folds of the cross-fitting, stratified by class.
+    seed : int, default 0
+        Master seed; each group's folds and bootstrap counts come from it and the
+        group's key.
+    multiclass : {"ovr", "top_label"}, default "ovr"
+        Multiclass reduction of the one-probability methods (temperature scaling is
+        always full-vector).
+    n_boot : int, default 200
+        Paired bootstrap replicates of the differences.
+    ci : float, default 0.95
+        Level of the intervals.
+    n_bins, eps, p_risk_method
+        Metric settings (:class:`calreport.settings.Settings`).
+
+    Returns
+    -------
+    RecalibrationResult
+
+    Notes
+    -----
+    Row ``i``'s recalibrated probabilities come from a calibrator fitted on the other
+    folds.  A difference is ``metric(method) - metric(none)`` on the same rows; its
+    interval is the percentile interval of the same difference over ``n_boot``
+    resamples of the rows, the same resampled rows for both methods.  The
+    recommendation is the method with the largest out-of-fold decrease of the log loss
+    (a strictly proper score; Gneiting & Raftery 2007) among those whose risk band is
+    no more severe than that of the scores as they are (no evidence < undetermined <
+    evidence < risky), or "none".
+
+    References
+    ----------
+    Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond
+    ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics.
+    arXiv:2605.01796. Sections 2.1 and 5.
+
+    Gneiting, T. & Raftery, A. E. (2007). Strictly Proper Scoring Rules, Prediction,
+    and Estimation. Journal of the American Statistical Association 102(477),
+    359-378. doi:10.1198/016214506000001437.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> s = rng.uniform(0.01, 0.99, 400)
+    >>> y = (rng.random(400) < s ** 2).astype(int)
+    >>> prof = ConfidenceProfile.from_arrays(y, s)
+    >>> res = recalibrate({"all": prof}, methods=["platt"], n_boot=50)
+    >>> res.recommended
+    'platt'
+    """
+    methods = _check(methods, n_splits, n_boot, ci, multiclass)
+    settings = Settings.from_kwargs(n_bins=n_bins, eps=eps, p_risk_method=p_risk_method,
+                                    seed=seed)
+    tables, recommended, reasons = {}, {}, {}
+    for key, prof in profiles.items():
+        tables[key], recommended[key], reasons[key] = _group_table(
+            prof, key, methods, n_splits=n_splits, seed=seed, multiclass=multiclass,
+            n_boot=n_boot, ci=ci, settings=settings)
+    options = dict(methods=methods, n_splits=n_splits, seed=seed, multiclass=multiclass,
+                   n_boot=n_boot, ci=ci, n_bins=n_bins, eps=eps)
+    return RecalibrationResult.build(tables, recommended, reasons, dict(profiles),
+                                     grouped=grouped, options=options)
