@@ -1,0 +1,269 @@
+"""Paired model comparison: ``df.groupby("model").calib.compare(baseline, row_id=...)``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import calreport  # noqa: F401  (registers the accessors)
+from calreport.bootstrap import bootstrap_replicates
+from calreport.compare import COLUMNS, Comparison, paired_z_test
+
+FAST = ["accuracy", "cwa", "csr", "sigma_csr", "z_csr", "ece", "brier", "log_loss", "auc",
+        "aurc"]
+
+
+def _binary(n: int = 300, models: int = 2, seed: int = 0, *, noise: float = 0.3,
+            weight: bool = False) -> pd.DataFrame:
+    """Models sharing a latent score per row: positively correlated predictions."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    latent = rng.normal(0.0, 1.5, n) + (2 * y - 1)
+    w = rng.uniform(0.2, 3.0, n)
+    parts = []
+    for i in range(models):
+        p = 1.0 / (1.0 + np.exp(-(latent * (1.0 + 0.25 * i) + rng.normal(0.0, noise, n))))
+        part = pd.DataFrame({"model": f"M{i}", "row": np.arange(n), "y": y, "p": p})
+        if weight:
+            part["w"] = w
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _multiclass(n: int = 300, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    logits = rng.normal(0.0, 1.0, (n, 3))
+    logits[np.arange(n), y] += 1.5
+    parts = []
+    for i, temp in enumerate((1.0, 0.6)):
+        z = (logits + rng.normal(0.0, 0.2, (n, 3))) / temp
+        proba = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+        part = pd.DataFrame(proba, columns=["p_0", "p_1", "p_2"])
+        part.insert(0, "y", y)
+        part.insert(0, "row", [f"r{j}" for j in range(n)])
+        part.insert(0, "model", f"T{i}")
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _compare(df: pd.DataFrame, baseline: str = "M0", **kw) -> Comparison:
+    roles = kw.pop("roles", {"y": "y", "proba": "p"})
+    kw.setdefault("metrics", FAST)
+    kw.setdefault("n_boot", 200)
+    kw.setdefault("seed", 1)
+    return df.groupby("model").calib(**roles).compare(baseline, row_id="row", **kw)
+
+
+# ------------------------------------------------------------------ identities
+def test_a_model_against_itself_differs_by_exactly_zero():
+    df = _binary(models=2)
+    twin = df[df.model == "M0"].assign(model="M0 again")
+    out = _compare(pd.concat([df, twin]), metrics=None, refit=True, n_boot=30)
+    same = out.table.loc["M0 again"]
+    defined = same["value"].notna()
+    assert defined.sum() >= 20
+    assert (same.loc[defined, "difference"] == 0.0).all()
+    assert (same.loc[defined, "ci_low"] == 0.0).all()
+    assert (same.loc[defined, "ci_high"] == 0.0).all()
+    assert same.loc["csr", "p_value"] == 1.0 and same.loc["log_loss", "p_value"] == 1.0
+    assert out.bands.loc["M0 again", "change"] == "same"
+    # the other model is a real difference
+    assert out.table.loc[("M1", "csr"), "difference"] != 0.0
+
+
+@pytest.mark.parametrize("case", ["binary", "weighted", "multiclass"])
+def test_difference_equals_the_metrics_computed_alone(case):
+    if case == "multiclass":
+        df, base, roles = _multiclass(), "T0", {"y": "y", "proba": ["p_0", "p_1", "p_2"]}
+    else:
+        df, base = _binary(weight=case == "weighted"), "M0"
+        roles = {"y": "y", "proba": "p", **({"weight": "w"} if case == "weighted" else {})}
+    out = _compare(df, base, roles=roles, metrics=None, refit=False, n_boot=20)
+    # the same seed: P_risk's Monte Carlo null is seeded by it
+    alone = {m: df[df.model == m].calib(**roles).summary(seed=1) for m in df.model.unique()}
+    other = next(m for m in alone if m != base)
+    rows = out.table.loc[other]
+    for metric, row in rows.iterrows():
+        ref_b, ref_m = alone[base][metric], alone[other][metric]
+        assert row["baseline"] == pytest.approx(ref_b, rel=1e-9, abs=1e-12, nan_ok=True)
+        assert row["value"] == pytest.approx(ref_m, rel=1e-9, abs=1e-12, nan_ok=True)
+        if not math.isnan(ref_m - ref_b):
+            assert row["difference"] == pytest.approx(ref_m - ref_b, rel=1e-9, abs=1e-12)
+
+
+def test_z_test_by_hand():
+    # d = (1, 3) - (0, 0) = (1, 3): D = 2, SE^2 = 2/1 * ((1-2)^2 + (3-2)^2) / 2^2 = 1
+    d, se, p = paired_z_test(np.array([1.0, 3.0]), np.zeros(2))
+    assert (d, se) == (2.0, 1.0)
+    assert p == pytest.approx(0.04550026389635842)  # 2 Phi(-2)
+    # weights 1 and 3 on d = (0, 4): D = 12/4 = 3; SE^2 = 2 (1*9 + 9*1) / 16 = 2.25
+    d, se, p = paired_z_test(np.array([0.0, 4.0]), np.zeros(2), np.array([1.0, 3.0]))
+    assert (d, se) == (3.0, 1.5)
+
+
+def test_p_values_match_the_paired_z_test_of_the_row_terms():
+    df = _binary(weight=True)
+    out = _compare(df, roles={"y": "y", "proba": "p", "weight": "w"})
+    a, b = (df[df.model == m].sort_values("row") for m in ("M0", "M1"))
+    y = a["y"].to_numpy()
+
+    def terms(p):
+        conf = np.maximum(p, 1 - p)
+        wrong = (p >= 0.5) != (y == 1)
+        pt = np.clip(np.where(y == 1, p, 1 - p), 1e-15, 1 - 1e-15)
+        return wrong / (1 - conf), -np.log(pt)
+
+    (csr_a, ll_a), (csr_b, ll_b) = terms(a["p"].to_numpy()), terms(b["p"].to_numpy())
+    w = a["w"].to_numpy()
+    assert out.table.loc[("M1", "csr"), "p_value"] == pytest.approx(
+        paired_z_test(csr_b, csr_a, w)[2], rel=1e-9)
+    assert out.table.loc[("M1", "log_loss"), "p_value"] == pytest.approx(
+        paired_z_test(ll_b, ll_a, w)[2], rel=1e-9)
+    assert out.table.loc[("M1", "ece"), "p_value"] != out.table.loc[("M1", "ece"), "p_value"]
+
+
+def test_frequency_weights_equal_repeated_rows():
+    df = _binary(n=120)
+    df["k"] = np.tile(np.random.default_rng(3).integers(1, 4, 120), 2)
+    weighted = _compare(df, roles={"y": "y", "proba": "p", "weight": "k",
+                                   "weights": "frequency"}, refit=False)
+    rep = df.loc[df.index.repeat(df["k"])].copy()
+    rep["row"] = rep["row"].astype(str) + "_" + rep.groupby(["model", "row"]).cumcount().astype(str)
+    repeated = _compare(rep, refit=False)
+    for col in ("baseline", "value", "difference"):
+        np.testing.assert_allclose(weighted.table[col], repeated.table[col], rtol=1e-9)
+    assert weighted.n_rows == repeated.n_rows == int(df["k"].sum() / 2)
+
+
+# ------------------------------------------------------------- order invariance
+def test_row_order_and_group_order_do_not_change_results():
+    df = _binary(models=3)
+    out = _compare(df, "M1")
+    shuffled = df.sample(frac=1.0, random_state=7)
+    renamed = shuffled.assign(model=shuffled.model.map({"M0": "z", "M1": "M1", "M2": "a"}))
+    again = _compare(shuffled, "M1")
+    pd.testing.assert_frame_equal(out.table, again.table)
+    pd.testing.assert_frame_equal(out.bands, again.bands)
+    # other groups' names (and thus their order) leave each model's numbers unchanged
+    other = _compare(renamed, "M1")
+    np.testing.assert_array_equal(other.table.loc["z"].to_numpy(),
+                                  out.table.loc["M0"].to_numpy())
+    np.testing.assert_array_equal(other.table.loc["a"].to_numpy(),
+                                  out.table.loc["M2"].to_numpy())
+
+
+def test_seed_repeats_and_is_recorded():
+    df = _binary()
+    a, b = _compare(df, seed=5), _compare(df, seed=5)
+    pd.testing.assert_frame_equal(a.table, b.table)
+    c = _compare(df, seed=None)
+    again = _compare(df, seed=c.seed)
+    pd.testing.assert_frame_equal(c.table, again.table)
+    frame = a.to_frame()
+    assert list(frame.columns) == list(COLUMNS)
+    assert frame.attrs["n_boot"] == 200 and frame.attrs["seed"] == 5
+    assert "paired" in frame.attrs["methods"]["interval"]
+    assert "z-test" in frame.attrs["methods"]["test"]
+    text = repr(a)
+    assert "baseline 'M0'" in text and "Risk bands" in text
+    assert "<table" in a._repr_html_()
+
+
+# ------------------------------------------------------------------- pairing
+def _unpaired_width(df: pd.DataFrame, metric: str, n_boot: int) -> float:
+    """Width of the interval of the difference from independent resamples."""
+    profiles = df.groupby("model").calib(y="y", proba="p").profiles()
+    reps = [bootstrap_replicates(profiles[m], metrics=[metric], n_boot=n_boot, seed=s)[metric]
+            for m, s in (("M0", 11), ("M1", 12))]
+    lo, hi = np.quantile(reps[1] - reps[0], [0.025, 0.975])
+    return hi - lo
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10_000), noise=st.sampled_from([0.1, 0.3, 0.6]))
+def test_paired_interval_narrower_than_unpaired_for_correlated_models(seed, noise):
+    df = _binary(n=400, seed=seed, noise=noise)
+    out = _compare(df, metrics=["log_loss", "brier", "accuracy"], n_boot=300)
+    for metric in ("log_loss", "brier"):
+        row = out.table.loc[("M1", metric)]
+        assert row["ci_low"] <= row["difference"] <= row["ci_high"]
+        assert row["ci_high"] - row["ci_low"] < _unpaired_width(df, metric, 300)
+
+
+# ---------------------------------------------------------------------- size
+def test_p_value_size_under_equally_calibrated_models():
+    """Two exchangeable calibrated models of the same rows: the share of p <= 0.05
+    stays within 5 % plus three Monte Carlo standard errors."""
+    rng = np.random.default_rng(2026)
+    runs, n = 400, 300
+    rejected = {"csr": 0, "log_loss": 0}
+    for _ in range(runs):
+        latent = rng.normal(0.0, 1.0, n)
+        p = [1.0 / (1.0 + np.exp(-(latent + rng.normal(0.0, 0.7, n)))) for _ in range(2)]
+        y = rng.random(n) < 0.5 * (p[0] + p[1])  # both equally calibrated in law
+        for metric in rejected:
+            if metric == "csr":
+                t = [(np.maximum(q, 1 - q) > 0) * ((q >= 0.5) != y) / (1 - np.maximum(q, 1 - q))
+                     for q in p]
+            else:
+                t = [-np.log(np.where(y, q, 1 - q)) for q in p]
+            rejected[metric] += paired_z_test(t[1], t[0])[2] <= 0.05
+    limit = 0.05 + 3 * math.sqrt(0.05 * 0.95 / runs)
+    for metric, k in rejected.items():
+        assert k / runs <= limit, (metric, k / runs)
+
+
+# -------------------------------------------------------------------- errors
+def test_a_missing_or_repeated_row_key_names_models_and_keys():
+    df = _binary(n=50)
+    with pytest.raises(ValueError, match=r"model 'M1' lacks 1 row key.*e\.g\. 7\b.*"
+                                         r"drop_duplicates"):
+        _compare(df[~((df.model == "M1") & (df.row == 7))])
+    dup = pd.concat([df, df[(df.model == "M0") & (df.row == 3)]])
+    with pytest.raises(ValueError, match=r"model 'M0' has 1 row key\(s\) more than once "
+                                         r"\(e\.g\. 3\)"):
+        _compare(dup)
+
+
+def test_labels_and_weights_must_agree_per_row_key():
+    df = _binary(n=50, weight=True)
+    bad = df.copy()
+    bad.loc[(bad.model == "M1") & (bad.row == 4), "y"] ^= 1
+    with pytest.raises(ValueError, match=r"true label of a row key .* 'M0' and 'M1' differ "
+                                         r"on 1 key\(s\) \(e\.g\. 4\)"):
+        _compare(bad)
+    bad = df.copy()
+    bad.loc[(bad.model == "M1") & (bad.row == 9), "w"] += 1.0
+    with pytest.raises(ValueError, match=r"sample weight .* \(e\.g\. 9\)"):
+        _compare(bad, roles={"y": "y", "proba": "p", "weight": "w"})
+
+
+def test_bad_arguments():
+    df = _binary(n=50)
+    with pytest.raises(ValueError, match=r"`baseline`='nope' is not a group"):
+        _compare(df, "nope")
+    with pytest.raises(ValueError, match=r"`row_id`='id' is not a column"):
+        df.groupby("model").calib(y="y", proba="p").compare("M0", row_id="id")
+    with pytest.raises(ValueError, match=r"`row_id` column 'row' has 1 missing"):
+        _compare(df.assign(row=df.row.where(df.index != 5)))
+    with pytest.raises(ValueError, match=r"`n_boot` must be an integer >= 2"):
+        _compare(df, n_boot=1)
+    with pytest.raises(ValueError, match=r"`ci` must be a level in \(0, 1\)"):
+        _compare(df, ci=95)
+    with pytest.raises(TypeError, match=r"unknown keyword\(s\) \['n_bin'\]"):
+        _compare(df, n_bin=10)
+
+
+def test_multiclass_intervals_and_bands():
+    out = _compare(_multiclass(), "T0", roles={"y": "y", "proba": ["p_0", "p_1", "p_2"]})
+    rows = out.table.loc["T1"]
+    assert rows.loc["log_loss", "ci_low"] <= rows.loc["log_loss", "ci_high"]
+    assert rows.loc["csr", "difference"] > 0  # sharpened by temperature 0.6
+    assert 0.0 <= rows.loc["csr", "p_value"] < 0.05
+    assert out.bands.loc["T1", "change"] in {"same", "worse", "better"}
