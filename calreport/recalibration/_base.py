@@ -150,6 +150,15 @@ class Calibrator:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
 
+    def __sklearn_tags__(self) -> Any:
+        """scikit-learn's estimator tags (read only by scikit-learn, so imported here):
+        a probabilistic classifier of scores that can also transform them."""
+        from sklearn.utils import ClassifierTags, Tags, TargetTags, TransformerTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    transformer_tags=TransformerTags(),
+                    classifier_tags=ClassifierTags(multi_class=True))
+
     def fit(self, scores: Any, y: Any, sample_weight: Any = None, *,
             classes: Any = None) -> Calibrator:
         """Fit the calibrator on scores and true labels.
@@ -228,7 +237,9 @@ class BinaryReductionCalibrator(Calibrator):
     values are all 0 becomes uniform, as scikit-learn's ``CalibratedClassifierCV``);
     ``multiclass="top_label"`` calibrates the confidence in the predicted class
     against its correctness and rescales the other classes' probabilities so the row
-    sums to one (their ratios kept; the predicted class is kept).
+    sums to one (their ratios kept; where one would exceed the new confidence they are
+    mixed toward an even share, so the predicted class stays on top whenever the new
+    confidence is at least ``1 / K``).
 
     Subclasses implement ``_fit_binary(s, y01, w) -> state`` and
     ``_apply_binary(state, s) -> p``.
@@ -277,7 +288,18 @@ class BinaryReductionCalibrator(Calibrator):
         Q = P * scale[:, None]
         # a row that gave its predicted class everything shares the rest equally
         flat = rest <= 0
-        Q[flat] = ((1.0 - new[flat]) / (K - 1))[:, None]
+        even = (1.0 - new) / (K - 1)
+        Q[flat] = even[flat, None]
+        Q[rows, top] = 0.0
+        # keep the predicted class on top: mix the others toward an even share until
+        # none exceeds the new confidence (impossible only below 1 / K)
+        high = Q.max(axis=1)
+        over = high > new
+        lam = np.ones_like(new)
+        lam[over] = np.clip((new[over] - even[over]) / (high[over] - even[over]), 0.0, 1.0)
+        Q = lam[:, None] * Q + ((1.0 - lam) * even)[:, None]
+        # rounding may leave an equal value, which argmax would read first
+        np.minimum(Q, np.where(new * K >= 1.0, np.nextafter(new, 0.0), 1.0)[:, None], out=Q)
         Q[rows, top] = new
         return Q
 

@@ -102,7 +102,8 @@ def _group_table(profile: ConfidenceProfile, key: Hashable, methods: list[str], 
     fold_seed, boot_seed = group_seed(seed, key).spawn(2)
     folds = stratified_folds(codes, n_splits, fold_seed, order)
     profiles = {m: _profile_of(P if m == "none" else
-                               cross_fit(m, P, codes, w, folds, multiclass=multiclass),
+                               cross_fit(m, P, codes, w, folds, multiclass=multiclass,
+                                         order=order),
                                codes, w, profile) for m in methods}
     rows = {}
     for m, prof in profiles.items():

@@ -96,7 +96,8 @@ def stratified_folds(codes: np.ndarray, n_splits: int, seed: Any,
 
 
 def cross_fit(method: str, P: np.ndarray, codes: np.ndarray, w: np.ndarray | None,
-              folds: np.ndarray, *, multiclass: str = "ovr") -> np.ndarray:
+              folds: np.ndarray, *, multiclass: str = "ovr",
+              order: np.ndarray | None = None) -> np.ndarray:
     """Out-of-fold recalibrated probabilities: row ``i`` is scored by a calibrator
     fitted on the other folds only.
 
@@ -113,6 +114,10 @@ def cross_fit(method: str, P: np.ndarray, codes: np.ndarray, w: np.ndarray | Non
     folds : ndarray of int, shape (N,)
         Fold of each row.
     multiclass : {"ovr", "top_label"}
+    order : ndarray of int, optional
+        Canonical row order (:func:`canonical_order`): each calibrator sees its
+        training rows in this order, so its fit (to the last bit) does not depend on
+        the input order.
 
     Returns
     -------
@@ -120,9 +125,10 @@ def cross_fit(method: str, P: np.ndarray, codes: np.ndarray, w: np.ndarray | Non
     """
     out = np.empty_like(P)
     classes = np.arange(P.shape[1])
+    order = np.arange(P.shape[0]) if order is None else order
     for f in np.unique(folds):
         test = folds == f
-        train = ~test
+        train = order[~test[order]]
         if w is not None and not np.any(w[train] > 0):
             raise ValueError(f"fold {int(f)}: every row outside it has weight zero; use "
                              "fewer folds (n_splits) or more rows with positive weight.")

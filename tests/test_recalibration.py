@@ -1,0 +1,469 @@
+"""Recalibration: each calibrator against an independent fit, cross-fitting, the advisor."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import calreport  # noqa: F401  (registers the accessors)
+from calreport.metrics.binned import ece
+from calreport.metrics.ranking import auc
+from calreport.metrics.risk import csr
+from calreport.metrics.scoring import brier_score, log_loss
+from calreport.metrics.weighted import cwa
+from calreport.profile import ConfidenceProfile
+from calreport.recalibration import (
+    BetaCalibrator,
+    IsotonicCalibrator,
+    PlattCalibrator,
+    RiskAwareIsotonicCalibrator,
+    TemperatureScaling,
+    VennAbersCalibrator,
+    make_calibrator,
+)
+from calreport.recalibration._paired import paired_replicates
+from calreport.recalibration.crossfit import canonical_order, cross_fit, stratified_folds
+
+sklearn = pytest.importorskip("sklearn")
+from sklearn.isotonic import IsotonicRegression  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+
+TOL = 1e-8
+
+
+def _binary(n=600, seed=0, power=2.0):
+    rng = np.random.default_rng(seed)
+    s = rng.uniform(0.02, 0.98, n)
+    y = (rng.random(n) < s**power).astype(int)
+    return s, y
+
+
+def _multiclass(n=900, k=4, seed=1):
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(size=(n, k)) * 2.0
+    true = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    y = np.array([rng.choice(k, p=p) for p in true])
+    sharp = np.exp(2.0 * logits)  # an overconfident model of the same ranking
+    return sharp / sharp.sum(axis=1, keepdims=True), y
+
+
+def _logistic(X, y, w=None):
+    lr = LogisticRegression(C=1e12, solver="newton-cholesky", tol=1e-14, max_iter=1000)
+    return lr.fit(X, y, sample_weight=w)
+
+
+def _logit(s):
+    q = np.clip(s, 1e-12, 1 - 1e-12)
+    return np.log(q) - np.log1p(-q)
+
+
+# ---------------------------------------------------------------- each calibrator
+@pytest.mark.parametrize("weighted", [False, True])
+def test_platt_equals_logistic_regression_on_the_logit(weighted):
+    s, y = _binary()
+    w = np.random.default_rng(3).uniform(0.2, 2.0, s.size) if weighted else None
+    got = PlattCalibrator().fit(s, y, w).predict_proba(s)[:, 1]
+    # the calibrator scales weights to mean one; the optimum does not depend on it
+    ref = _logistic(_logit(s)[:, None], y, w).predict_proba(_logit(s)[:, None])[:, 1]
+    np.testing.assert_allclose(got, ref, atol=TOL, rtol=0)
+
+
+def test_beta_equals_logistic_regression_on_log_features():
+    s, y = _binary(power=0.6, seed=4)
+    X = np.column_stack([np.log(s), -np.log1p(-s)])
+    lr = _logistic(X, y)
+    assert (lr.coef_ > 0).all()  # the constraint a, b >= 0 is inactive here
+    got = BetaCalibrator().fit(s, y).predict_proba(s)[:, 1]
+    np.testing.assert_allclose(got, lr.predict_proba(X)[:, 1], atol=TOL, rtol=0)
+
+
+def test_beta_refits_without_a_negative_coefficient():
+    # outcomes that fall with ln s near 0 but rise near 1: the free fit has a < 0
+    rng = np.random.default_rng(5)
+    s = rng.uniform(0.01, 0.99, 800)
+    p = np.where(s < 0.5, 0.3 - 0.4 * s, 0.1 + 1.6 * (s - 0.5))
+    y = (rng.random(800) < np.clip(p, 0.01, 0.99)).astype(int)
+    cal = BetaCalibrator().fit(s, y)
+    a, b, _ = cal.maps_[0]
+    assert a >= 0 and b >= 0
+    assert np.all(np.diff(cal.predict_proba(np.sort(s))[:, 1]) >= -1e-12)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_isotonic_equals_scikit_learn(weighted):
+    s, y = _binary(n=500, seed=6)
+    s = np.round(s, 2)  # ties, pooled by both
+    w = np.random.default_rng(7).uniform(0.1, 3.0, s.size) if weighted else None
+    test = np.r_[np.linspace(0, 1, 101), s[:50]]
+    got = IsotonicCalibrator().fit(s, y, w).predict_proba(test)[:, 1]
+    ref = IsotonicRegression(out_of_bounds="clip").fit(s, y, sample_weight=w).predict(test)
+    np.testing.assert_allclose(got, ref, atol=TOL, rtol=0)
+
+
+def test_temperature_minimises_the_log_loss():
+    from scipy.optimize import minimize_scalar
+
+    P, y = _multiclass()
+    ts = TemperatureScaling().fit(P, y)
+    z = np.log(P)
+
+    def nll(beta):
+        bz = beta * z
+        bz -= bz.max(axis=1, keepdims=True)
+        logp = bz - np.log(np.exp(bz).sum(axis=1, keepdims=True))
+        return -logp[np.arange(len(y)), y].sum()
+
+    ref = minimize_scalar(nll, bounds=(1e-3, 10), method="bounded",
+                          options={"xatol": 1e-13}).x
+    assert ts.temperature_ > 1  # the sharpened model is cooled down
+    np.testing.assert_allclose(1 / ts.temperature_, ref, atol=1e-7)
+    out = ts.predict_proba(P)
+    np.testing.assert_allclose(out.sum(axis=1), 1.0, atol=1e-12)
+    assert (out.argmax(axis=1) == P.argmax(axis=1)).all()
+
+
+def test_temperature_binary_is_platt_without_intercept():
+    s, y = _binary(seed=8)
+    ts = TemperatureScaling().fit(s, y)
+    lr = LogisticRegression(C=1e12, fit_intercept=False, solver="newton-cholesky",
+                            tol=1e-14).fit(_logit(s)[:, None], y)
+    np.testing.assert_allclose(1 / ts.temperature_, lr.coef_[0, 0], atol=1e-7)
+
+
+def _brute_force_venn_abers(s, y, w, t):
+    """Fit isotonic twice with the test point labelled 0 and 1 (scikit-learn)."""
+    out = []
+    for label, shift in ((0, -1e-9), (1, 1e-9)):  # ties: p0 below, p1 above
+        ir = IsotonicRegression(out_of_bounds="clip").fit(
+            np.r_[s, t + shift], np.r_[y, label], sample_weight=np.r_[w, 1.0])
+        out.append(ir.predict([t + shift])[0])
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_venn_abers_against_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 60))
+    s = np.round(rng.random(n), 1 if seed % 2 else 6)
+    y = (rng.random(n) < s).astype(int)
+    w = rng.uniform(0.2, 2.0, n) if seed % 3 == 0 else np.ones(n)
+    w = w * n / w.sum()  # the test point weighs one mean calibration row
+    va = VennAbersCalibrator().fit(s, y, w, classes=[0, 1])
+    tests = np.r_[rng.random(10), s[:5], 0.0, 1.0]
+    p0, p1 = va.predict_interval(tests)
+    p = va.predict_proba(tests)[:, 1]
+    for t, a0, a1, pt in zip(tests, p0, p1, p, strict=True):
+        b0, b1 = _brute_force_venn_abers(s, y, w, t)
+        assert abs(a0 - b0) < TOL and abs(a1 - b1) < TOL
+        assert abs(pt - b1 / (1 - b0 + b1)) < TOL
+
+
+def test_venn_abers_hand_worked():
+    # calibration (0.2, 0), (0.4, 1), (0.6, 0); test 0.5 labelled 1: 0, 1, [1], 0 ->
+    # PAV pools 1, 1, 0 -> p1 = 2/3; labelled 0: 0, 1, [0], 0 -> p0 = 1/3
+    va = VennAbersCalibrator().fit([0.2, 0.4, 0.6], [0, 1, 0])
+    p0, p1 = va.predict_interval([0.5])
+    assert p0[0] == pytest.approx(1 / 3) and p1[0] == pytest.approx(2 / 3)
+    assert va.predict_proba([0.5])[0, 1] == pytest.approx((2 / 3) / (1 - 1 / 3 + 2 / 3))
+
+
+def test_risk_aware_isotonic_plateaus_are_jeffreys_means_never_0_or_1():
+    s, y = _binary(n=400, seed=9)
+    cal = RiskAwareIsotonicCalibrator().fit(s, y)
+    p = cal.predict_proba(np.linspace(0, 1, 1001))[:, 1]
+    assert p.min() > 0 and p.max() < 1
+    assert np.all(np.diff(p) >= -1e-15)
+    # the top plateau of plain isotonic is all positives: (k + 1/2) / (n + 1) instead of 1
+    iso = IsotonicRegression().fit(s, y)
+    top = iso.predict(s) == iso.predict(s).max()
+    assert iso.predict(s).max() == 1.0
+    n_top = int(top.sum())
+    assert p.max() == pytest.approx((n_top + 0.5) / (n_top + 1.0))
+
+
+def test_risk_aware_rejects_a_bad_prior():
+    s, y = _binary(n=50)
+    with pytest.raises(ValueError, match="`prior` must be a pair"):
+        RiskAwareIsotonicCalibrator(prior=(0.0, 1.0)).fit(s, y)
+
+
+@pytest.mark.parametrize("method", ["platt", "beta", "isotonic", "venn_abers",
+                                    "risk_aware_isotonic"])
+@pytest.mark.parametrize("multiclass", ["ovr", "top_label"])
+def test_multiclass_rows_sum_to_one(method, multiclass):
+    P, y = _multiclass(n=300)
+    out = make_calibrator(method, multiclass).fit(P, y).predict_proba(P)
+    np.testing.assert_allclose(out.sum(axis=1), 1.0, atol=1e-12)
+    assert (out >= 0).all()
+    if multiclass == "top_label":  # the predicted class stays on top
+        top = out[np.arange(len(y)), P.argmax(axis=1)]
+        assert (top >= out.max(axis=1)).all()
+
+
+def test_ovr_is_the_binary_fit_per_class_renormalised():
+    P, y = _multiclass(n=300)
+    out = PlattCalibrator().fit(P, y).predict_proba(P)
+    cols = [PlattCalibrator().fit(P[:, k], (y == k).astype(int)).predict_proba(P[:, k])[:, 1]
+            for k in range(P.shape[1])]
+    Q = np.column_stack(cols)
+    np.testing.assert_allclose(out, Q / Q.sum(axis=1, keepdims=True), atol=1e-12)
+
+
+def test_string_labels_and_classes():
+    s, y = _binary(n=200)
+    labels = np.where(y == 1, "spam", "ham")
+    cal = PlattCalibrator().fit(s, labels)
+    assert cal.classes_.tolist() == ["ham", "spam"]
+    assert set(cal.predict(s)) <= {"ham", "spam"}
+
+
+def test_sample_weight_integer_equals_repeated_rows():
+    s, y = _binary(n=150, seed=10)
+    reps = np.random.default_rng(11).integers(0, 4, s.size)
+    for method in ("platt", "beta", "isotonic"):
+        a = make_calibrator(method).fit(s, y, reps).predict_proba(s)
+        b = make_calibrator(method).fit(np.repeat(s, reps), np.repeat(y, reps)
+                                        ).predict_proba(s)
+        np.testing.assert_allclose(a, b, atol=1e-7, err_msg=method)
+
+
+def test_weights_are_relative():
+    # Venn-Abers' test point and the Jeffreys prior weigh one mean row: only the ratios
+    # of the weights matter (importance weights), for every method
+    s, y = _binary(n=150, seed=12)
+    w = np.random.default_rng(13).uniform(0.1, 2.0, s.size)
+    for method in ("platt", "temperature", "beta", "isotonic", "venn_abers",
+                   "risk_aware_isotonic"):
+        a = make_calibrator(method).fit(s, y, w).predict_proba(s)
+        b = make_calibrator(method).fit(s, y, 1000.0 * w).predict_proba(s)
+        np.testing.assert_allclose(a, b, atol=1e-9, err_msg=method)
+
+
+@pytest.mark.parametrize("method", ["platt", "temperature", "beta", "isotonic",
+                                    "venn_abers", "risk_aware_isotonic"])
+def test_pickle_round_trip_and_params(method):
+    s, y = _binary(n=200)
+    cal = make_calibrator(method).fit(s, y)
+    back = pickle.loads(pickle.dumps(cal))
+    np.testing.assert_array_equal(back.predict_proba(s), cal.predict_proba(s))
+    assert back.get_params() == cal.get_params()
+    fresh = sklearn.base.clone(cal)
+    assert fresh.get_params() == cal.get_params() and not hasattr(fresh, "classes_")
+
+
+def test_set_params_rejects_unknown():
+    with pytest.raises(ValueError, match="Invalid parameter 'bins'"):
+        PlattCalibrator().set_params(bins=3)
+    assert PlattCalibrator().set_params(C=2.0).C == 2.0
+
+
+def test_pipeline_after_a_fitted_model():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    model = HistGradientBoostingClassifier(max_iter=30, random_state=0).fit(X[:300],
+                                                                            y[:300])
+    pipe = make_pipeline(FunctionTransformer(model.predict_proba), VennAbersCalibrator())
+    pipe.fit(X[300:450], y[300:450])
+    out = pipe.predict_proba(X[450:])
+    direct = VennAbersCalibrator().fit(model.predict_proba(X[300:450]), y[300:450])
+    np.testing.assert_array_equal(out, direct.predict_proba(model.predict_proba(X[450:])))
+    assert pipe.predict(X[450:]).shape == (len(X) - 450,)
+
+
+def test_errors_name_the_argument():
+    s, y = _binary(n=20)
+    with pytest.raises(ValueError, match="`scores` must hold probabilities"):
+        PlattCalibrator().fit(s * 3, y)
+    with pytest.raises(ValueError, match="`y` has 19 labels for 20"):
+        PlattCalibrator().fit(s, y[:-1])
+    with pytest.raises(ValueError, match="`sample_weight` must be finite and non-negative"):
+        PlattCalibrator().fit(s, y, -np.ones(20))
+    with pytest.raises(ValueError, match="not fitted yet"):
+        PlattCalibrator().predict_proba(s)
+    with pytest.raises(ValueError, match="`multiclass` must be one of"):
+        PlattCalibrator(multiclass="pairwise").fit(s, y)
+    with pytest.raises(ValueError, match="Unknown recalibration method 'sigmoid'"):
+        make_calibrator("sigmoid")
+
+
+# ------------------------------------------------------------------ cross-fitting
+def test_cross_fit_never_scores_a_row_with_its_own_fit():
+    hypothesis = pytest.importorskip("hypothesis")
+    st = pytest.importorskip("hypothesis.strategies")
+
+    @hypothesis.settings(max_examples=40, deadline=None)
+    @hypothesis.given(n=st.integers(10, 80), k=st.integers(2, 5), seed=st.integers(0, 99))
+    def check(n, k, seed):
+        rng = np.random.default_rng(seed)
+        s = rng.random(n)
+        y = np.r_[0, 1, rng.integers(0, 2, n - 2)]
+        P = np.column_stack([1 - s, s])
+        order = canonical_order(P, y, None)
+        folds = stratified_folds(y, k, seed, order)
+        out = cross_fit("isotonic", P, y, None, folds)
+        for f in np.unique(folds):
+            train = folds != f
+            # a calibrator fitted without fold f scores fold f exactly as cross_fit did
+            ref = IsotonicCalibrator().fit(P[train], y[train], classes=[0, 1])
+            np.testing.assert_array_equal(out[folds == f], ref.predict_proba(P[folds == f]))
+            # and flipping the labels of fold f's rows does not change their scores
+            y2 = y.copy()
+            y2[folds == f] = 1 - y2[folds == f]
+            ref2 = IsotonicCalibrator().fit(P[train], y2[train], classes=[0, 1])
+            np.testing.assert_array_equal(ref2.predict_proba(P[folds == f]),
+                                          out[folds == f])
+
+    check()
+
+
+def test_folds_are_stratified():
+    y = np.r_[np.zeros(50, int), np.ones(23, int)]
+    folds = stratified_folds(y, 5, 0, np.arange(y.size))
+    for k in (0, 1):
+        counts = np.bincount(folds[y == k], minlength=5)
+        assert counts.max() - counts.min() <= 1
+
+
+# -------------------------------------------------------------------- the advisor
+def _frame(n=800, seed=0):
+    s, y = _binary(n=n, seed=seed)
+    return pd.DataFrame({"y": y, "p": s})
+
+
+def test_replicate_kernels_equal_the_library_metrics():
+    P, y = _multiclass(n=300)
+    prof = ConfidenceProfile.from_arrays(y, P)
+    counts = np.random.default_rng(2).multinomial(300, np.full(300, 1 / 300))
+    order = np.arange(300)
+    # one replicate with these counts, through the kernels
+    import calreport.recalibration._paired as paired
+
+    cols = paired._columns(prof, order, 15, 1e-8)
+    got = {k: v[0] for k, v in paired._block_metrics(cols, counts[None, :] * 1.0).items()}
+    w = counts.astype(float)
+    assert got["log_loss"] == pytest.approx(log_loss(y, P, sample_weight=w), abs=1e-12)
+    assert got["brier"] == pytest.approx(brier_score(y, P, sample_weight=w), abs=1e-12)
+    assert got["csr"] == pytest.approx(csr(prof.conf, prof.correct, sample_weight=w),
+                                       abs=1e-12)
+    assert got["cwa"] == pytest.approx(cwa(prof.conf, prof.correct, sample_weight=w),
+                                       abs=1e-12)
+    score, outcome = prof.view()
+    assert got["ece"] == pytest.approx(ece(score, outcome, sample_weight=w), abs=1e-12)
+    assert got["auc"] == pytest.approx(auc(y, P, sample_weight=w), abs=1e-12)
+
+
+def test_binary_replicate_kernels_equal_the_library_metrics():
+    s, y = _binary(n=300)
+    prof = ConfidenceProfile.from_arrays(y, np.round(s, 2))
+    counts = np.random.default_rng(3).multinomial(300, np.full(300, 1 / 300)) * 1.0
+    reps = paired_replicates({"none": prof}, np.arange(300), n_boot=2,
+                             seed=np.random.SeedSequence(0))
+    del reps
+    import calreport.recalibration._paired as paired
+
+    got = paired._block_metrics(paired._columns(prof, np.arange(300), 15, 1e-8),
+                                counts[None, :])
+    score, outcome = prof.view()
+    assert got["ece"][0] == pytest.approx(ece(score, outcome, sample_weight=counts),
+                                          abs=1e-12)
+    assert got["auc"][0] == pytest.approx(auc(y, np.round(s, 2), sample_weight=counts),
+                                          abs=1e-12)
+    assert got["brier"][0] == pytest.approx(
+        brier_score(y, np.round(s, 2), sample_weight=counts), abs=1e-12)
+
+
+def test_table_values_are_the_library_summary_of_the_out_of_fold_scores():
+    df = _frame()
+    res = df.calib(y="y", proba="p").recalibrate(["platt"], n_boot=20)
+    none = res.table.loc["none"]
+    direct = df.calib(y="y", proba="p").summary(["log_loss", "brier", "ece", "csr", "cwa",
+                                                 "auc"])
+    for k in ("log_loss", "brier", "ece", "csr", "cwa", "auc"):
+        assert none[k] == pytest.approx(direct[k], abs=1e-12)
+
+
+def test_none_against_itself_is_exactly_zero():
+    res = _frame().calib(y="y", proba="p").recalibrate(n_boot=30)
+    none = res.table.loc["none"]
+    for k in ("log_loss", "brier", "ece", "csr", "cwa", "auc"):
+        assert none[f"{k}_diff"] == 0.0
+        assert none[f"{k}_diff_low"] == 0.0 and none[f"{k}_diff_high"] == 0.0
+
+
+def test_row_order_does_not_change_results():
+    df = _frame(seed=3)
+    a = df.calib(y="y", proba="p").recalibrate(n_boot=30, seed=1).table
+    shuffled = df.sample(frac=1.0, random_state=5)
+    b = shuffled.calib(y="y", proba="p").recalibrate(n_boot=30, seed=1).table
+    pd.testing.assert_frame_equal(a, b, rtol=1e-9, atol=1e-12)
+
+
+def test_group_order_does_not_change_results():
+    df = pd.concat([_frame(300, 1).assign(g="a"), _frame(300, 2).assign(g="b")])
+    a = df.groupby("g").calib(y="y", proba="p").recalibrate(["platt", "isotonic"],
+                                                            n_boot=20)
+    b = df.groupby("g", sort=False).calib(y="y", proba="p")
+    flipped = pd.concat([df[df.g == "b"], df[df.g == "a"]]).groupby("g", sort=False)
+    b = flipped.calib(y="y", proba="p").recalibrate(["platt", "isotonic"], n_boot=20)
+    for key in ("a", "b"):
+        pd.testing.assert_frame_equal(a.table.loc[key], b.table.loc[key], rtol=1e-9,
+                                      atol=1e-12)
+        assert a.recommended[key] == b.recommended[key]
+    alone = df[df.g == "a"].calib(y="y", proba="p").recalibrate(["platt", "isotonic"],
+                                                                n_boot=20)
+    del alone  # a group's seed comes from its key, not from the frame: not compared
+
+
+def test_recommendation_never_worsens_the_band_and_says_why():
+    df = _frame(n=1500)
+    res = df.calib(y="y", proba="p").recalibrate(n_boot=50)
+    severity = {"no_evidence": 0, "undetermined": 1, "evidence": 2, "risky": 3}
+    t = res.table
+    best = res.recommended
+    assert severity[t.loc[best, "band"]] <= severity[t.loc["none", "band"]]
+    ok = [m for m in t.index if severity[t.loc[m, "band"]] <= severity[t.loc["none", "band"]]]
+    assert t.loc[best, "log_loss"] == t.loc[ok, "log_loss"].min()
+    assert "log loss" in res.reason
+    assert "recommended" in repr(res) and "<table" in res._repr_html_()
+
+
+def test_fit_returns_the_shipped_calibrator():
+    df = _frame()
+    res = df.calib(y="y", proba="p").recalibrate(["platt", "isotonic"], n_boot=20)
+    cal = res.fit()
+    ref = make_calibrator(res.recommended).fit(df["p"].to_numpy(), df["y"].to_numpy())
+    np.testing.assert_allclose(cal.predict_proba(df["p"]), ref.predict_proba(df["p"]),
+                               atol=1e-12)
+    grouped = df.assign(g=np.arange(len(df)) % 2).groupby("g").calib(y="y", proba="p")
+    fits = grouped.recalibrate(["platt"], n_boot=20).fit(method="platt")
+    assert set(fits) == {0, 1}
+
+
+def test_multiclass_advisor_and_weights():
+    P, y = _multiclass(n=600)
+    df = pd.DataFrame(P, columns=[f"p_{k}" for k in range(4)]).assign(
+        y=y, w=np.random.default_rng(0).uniform(0.5, 2, 600))
+    res = df.calib(y="y", proba=[f"p_{k}" for k in range(4)], weight="w").recalibrate(
+        ["temperature", "platt"], n_boot=20)
+    assert res.table.loc["temperature", "log_loss_diff"] < 0  # the model is too sharp
+    assert list(res.table.index) == ["none", "temperature", "platt"]
+
+
+def test_advisor_errors():
+    acc = _frame().calib(y="y", proba="p")
+    with pytest.raises(ValueError, match="`methods` names unknown methods"):
+        acc.recalibrate(["sigmoid"])
+    with pytest.raises(ValueError, match="`n_splits` must be an integer >= 2"):
+        acc.recalibrate(n_splits=1)
+    with pytest.raises(ValueError, match="`ci` must be a level"):
+        acc.recalibrate(ci=95)
+    conf_only = pd.DataFrame({"conf": [0.9, 0.8] * 10, "correct": [1, 0] * 10})
+    with pytest.raises(ValueError, match="needs true labels and class probabilities"):
+        conf_only.calib(conf="conf", correct="correct").recalibrate()
