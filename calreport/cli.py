@@ -1,4 +1,4 @@
-"""Command line: ``calreport summary | report | demo``.
+"""Command line: ``calreport summary | report | demo | compare``.
 
 Exit codes: 0 success, 1 a ``--fail-on`` gate failed, 2 usage or input error
 (one line on stderr, no traceback).
@@ -143,6 +143,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="gate, as for 'calreport report': exit 1 when it holds")
     d.add_argument("--allow-undefined", action="store_true",
                    help="skip groups where a gated metric is undefined instead of exit 2")
+    c = sub.add_parser("compare", help="paired differences of models scored on the same rows")
+    c.add_argument("file", help="CSV or Parquet file of predictions, one row per (model, row)")
+    c.add_argument("--baseline", required=True, help="the --by value of the baseline model")
+    c.add_argument("--row-id", required=True, help="column identifying a row across models")
+    c.add_argument("--format", choices=("table", "csv"), default="table",
+                   help="output: an aligned 'table' (default) or 'csv'")
+    _add_columns(c)
     return p
 
 
@@ -314,6 +321,32 @@ def _run_summary(args: argparse.Namespace) -> int:
     return _gate_exit(result, gates, args.allow_undefined)
 
 
+def _run_compare(args: argparse.Namespace) -> int:
+    if not args.by:
+        raise UsageError("compare needs --by, the column naming the models")
+    if args.fail_on or args.group_kind != "subgroups" or args.adjust != "holm":
+        raise UsageError("--fail-on, --group-kind and --adjust are not used by compare")
+    df = _read(args.file)
+    baseline: Any = args.baseline
+    column = df[args.by[0]] if len(args.by) == 1 else None
+    if column is not None and baseline not in set(column) and column.dtype.kind in "iuf":
+        baseline = float(baseline) if column.dtype.kind == "f" else int(baseline)
+    kw = {k: val for k, val in _summary_kwargs(args, []).items()
+          if k not in ("group_kind", "adjust")}
+    out = _accessor(df, args).compare(baseline, row_id=args.row_id, ci=args.ci or 0.95,
+                                      n_boot=args.n_boot, seed=args.seed, **kw)
+    if args.format == "csv":
+        sys.stdout.write(out.table.to_csv())
+        return EXIT_OK
+    import pandas as pd
+
+    with pd.option_context("display.max_rows", 500, "display.max_columns", 20,
+                           "display.width", 200, "display.float_format", "{:.4g}".format):
+        print(out.table, out.bands, out.methods["interval"],
+              "p-values: " + out.methods["test"], sep="\n\n")
+    return EXIT_OK
+
+
 def _check_outputs(outputs: Sequence[str], json_out: str | None) -> None:
     """Refuse unknown formats and missing folders before any work (exit 2)."""
     for out in [*outputs, *([json_out] if json_out else [])]:
@@ -456,6 +489,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _run_summary(args)
             if args.command == "report":
                 return _run_report(args)
+            if args.command == "compare":
+                return _run_compare(args)
             return _run_demo(args)
     except UsageError as exc:
         print(f"calreport: error: {exc}", file=sys.stderr)

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import special
 
 import calreport  # noqa: F401  (registers the accessors)
 from calreport.bootstrap import bootstrap_replicates
@@ -198,19 +199,21 @@ def test_paired_interval_narrower_than_unpaired_for_correlated_models(seed, nois
 
 # ---------------------------------------------------------------------- size
 def test_p_value_size_under_equally_calibrated_models():
-    """Two exchangeable calibrated models of the same rows: the share of p <= 0.05
-    stays within 5 % plus three Monte Carlo standard errors."""
+    """Two calibrated, exchangeable, correlated models of the same rows (each predicts
+    its exact conditional probability from a shared and a private signal, as in
+    benchmarks/compare_size.py): the share of p <= 0.05 stays within 5 % plus three
+    Monte Carlo standard errors."""
     rng = np.random.default_rng(2026)
     runs, n = 400, 300
     rejected = {"csr": 0, "log_loss": 0}
     for _ in range(runs):
-        latent = rng.normal(0.0, 1.0, n)
-        p = [1.0 / (1.0 + np.exp(-(latent + rng.normal(0.0, 0.7, n)))) for _ in range(2)]
-        y = rng.random(n) < 0.5 * (p[0] + p[1])  # both equally calibrated in law
+        c, u, v, e = rng.standard_normal((4, n))
+        y = c + u + v + e > 0
+        p = [special.ndtr((c + x) / math.sqrt(2.0)) for x in (u, v)]  # P(y | c + x)
         for metric in rejected:
             if metric == "csr":
-                t = [(np.maximum(q, 1 - q) > 0) * ((q >= 0.5) != y) / (1 - np.maximum(q, 1 - q))
-                     for q in p]
+                conf = [np.maximum(q, 1 - q) for q in p]
+                t = [((q >= 0.5) != y) / (1 - cf) for q, cf in zip(p, conf, strict=True)]
             else:
                 t = [-np.log(np.where(y, q, 1 - q)) for q in p]
             rejected[metric] += paired_z_test(t[1], t[0])[2] <= 0.05
@@ -267,3 +270,28 @@ def test_multiclass_intervals_and_bands():
     assert rows.loc["csr", "difference"] > 0  # sharpened by temperature 0.6
     assert 0.0 <= rows.loc["csr", "p_value"] < 0.05
     assert out.bands.loc["T1", "change"] in {"same", "worse", "better"}
+
+
+# ----------------------------------------------------------------------- CLI
+def test_cli_compare(tmp_path, capsys):
+    from calreport.cli import main
+
+    path = tmp_path / "scores.csv"
+    df = _binary(n=120)
+    df.to_csv(path, index=False)
+    base = ["compare", str(path), "--by", "model", "--row-id", "row", "--n-boot", "50"]
+    assert main([*base, "--baseline", "M0", "--format", "csv", "--metrics",
+                 "csr,log_loss"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "model,metric," + ",".join(COLUMNS)
+    assert [ln.split(",")[:2] for ln in lines[1:]] == [["M1", "csr"], ["M1", "log_loss"]]
+    expected = _compare(df, metrics=["csr", "log_loss"], n_boot=50, seed=0)
+    assert float(lines[2].split(",")[4]) == pytest.approx(
+        expected.table.loc[("M1", "log_loss"), "difference"], rel=1e-12)
+    assert main([*base, "--baseline", "M0", "--metrics", "csr,ece"]) == 0
+    printed = capsys.readouterr().out
+    assert "baseline_band" in printed and "paired z-test" in printed
+    assert main([*base, "--baseline", "nope"]) == 2
+    assert "`baseline`='nope' is not a group" in capsys.readouterr().err
+    assert main(["compare", str(path), "--baseline", "M0", "--row-id", "row"]) == 2
+    assert "compare needs --by" in capsys.readouterr().err
