@@ -12,6 +12,7 @@ from calreport import _lazy, datasets, metrics
 from calreport._version import __version__
 from calreport.accessor import CalibAccessor, GroupByCalibAccessor, UndefinedMetricWarning
 from calreport.accumulator import Accumulator
+from calreport.compare import Comparison
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY
 from calreport.result import CalibrationResult, UndefinedGateError, check
@@ -29,6 +30,7 @@ __all__ = [
     "Accumulator",
     "CalibAccessor",
     "CalibrationResult",
+    "Comparison",
     "ConfidenceProfile",
     "GroupByCalibAccessor",
     "Settings",
