@@ -49,7 +49,7 @@ _COLUMNS_HELP = (
     "confidence, conf; correct. Columns given in part are completed from these names.")
 
 
-def _add_columns(p: argparse.ArgumentParser) -> None:
+def _add_columns(p: argparse.ArgumentParser, metric_options: bool = True) -> None:
     g = p.add_argument_group("columns", _COLUMNS_HELP)
     g.add_argument("--y", help="true-label column")
     g.add_argument("--proba", action="append",
@@ -73,6 +73,8 @@ def _add_columns(p: argparse.ArgumentParser) -> None:
                    help="rows with a missing value in a used column: 'raise' (default: "
                    "exit 2 naming the column) or 'drop' them (counted in n_dropped)")
     g.add_argument("--by", action="append", help="group column (repeatable)")
+    if not metric_options:
+        return
     o = p.add_argument_group("metric options")
     o.add_argument("--metrics", help="comma-separated metric names (default: all)")
     o.add_argument("--n-bins", type=int, default=15,
@@ -133,6 +135,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="heading of the report (default 'Calibration audit')")
     r.add_argument("--subject", help="what is audited (model name, data set)")
     _add_columns(r)
+    c = sub.add_parser("recalibrate", help="compare recalibration methods out of fold and "
+                       "write the recommended calibrator")
+    c.add_argument("file", help="CSV or Parquet file of predictions")
+    c.add_argument("-o", "--output", required=True,
+                   help="pickle file of the fitted calibrator (with --by: a dict group -> "
+                   "calibrator)")
+    c.add_argument("--table", help="also write the method x metric table as CSV")
+    c.add_argument("--methods", help="comma-separated methods (default: all of "
+                   "none, platt, temperature, beta, isotonic, venn_abers, "
+                   "risk_aware_isotonic)")
+    c.add_argument("--n-splits", type=int, default=5, help="cross-fitting folds (default 5)")
+    c.add_argument("--multiclass", choices=("ovr", "top_label"), default="ovr",
+                   help="multiclass reduction of the one-probability methods (default ovr)")
+    c.add_argument("--n-boot", type=int, default=200,
+                   help="paired bootstrap replicates of the differences (default 200)")
+    c.add_argument("--seed", type=_seed, default=0, help="seed of the folds and the "
+                   "bootstrap (a non-negative integer, default 0)")
+    _add_columns(c, metric_options=False)
     d = sub.add_parser("demo", help="render the report of the embedded demo data")
     d.add_argument("-o", "--output", action="append", default=None,
                    help="output file (.html, .pdf, .json, .md); default calreport-demo.html")
@@ -397,6 +417,29 @@ def _run_report(args: argparse.Namespace) -> int:
     return code
 
 
+def _run_recalibrate(args: argparse.Namespace) -> int:
+    import pickle
+
+    import pandas as pd
+
+    for out in (args.output, args.table):
+        if out and not (Path(out).parent if str(Path(out).parent) else Path(".")).is_dir():
+            raise UsageError(f"cannot write {out}: its folder does not exist")
+    acc = _accessor(_read(args.file), args)
+    methods = args.methods.split(",") if args.methods else None
+    res = acc.recalibrate(methods, n_splits=args.n_splits, seed=args.seed,
+                          multiclass=args.multiclass, n_boot=args.n_boot)
+    with open(args.output, "wb") as fh:
+        pickle.dump(res.fit(), fh)
+    print(f"wrote {args.output}", file=sys.stderr)
+    if args.table:
+        res.table.to_csv(args.table)
+        print(f"wrote {args.table}", file=sys.stderr)
+    with pd.option_context("display.max_rows", 500, "display.width", 200):
+        print(res)
+    return EXIT_OK
+
+
 def _run_demo(args: argparse.Namespace) -> int:
     from calreport.datasets import load_breast_cancer
 
@@ -489,6 +532,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _run_summary(args)
             if args.command == "report":
                 return _run_report(args)
+            if args.command == "recalibrate":
+                return _run_recalibrate(args)
             if args.command == "compare":
                 return _run_compare(args)
             return _run_demo(args)

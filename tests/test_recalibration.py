@@ -172,7 +172,7 @@ def test_venn_abers_hand_worked():
 
 def test_risk_aware_isotonic_plateaus_are_jeffreys_means_never_0_or_1():
     s, y = _binary(n=400, seed=9)
-    cal = RiskAwareIsotonicCalibrator().fit(s, y)
+    cal = RiskAwareIsotonicCalibrator(level=None).fit(s, y)
     p = cal.predict_proba(np.linspace(0, 1, 1001))[:, 1]
     assert p.min() > 0 and p.max() < 1
     assert np.all(np.diff(p) >= -1e-15)
@@ -182,6 +182,21 @@ def test_risk_aware_isotonic_plateaus_are_jeffreys_means_never_0_or_1():
     assert iso.predict(s).max() == 1.0
     n_top = int(top.sum())
     assert p.max() == pytest.approx((n_top + 0.5) / (n_top + 1.0))
+
+
+def test_risk_aware_default_takes_the_one_sigma_posterior_bound():
+    from scipy.stats import beta
+
+    s, y = _binary(n=400, seed=9)
+    p = RiskAwareIsotonicCalibrator().fit(s, y).predict_proba(np.linspace(0, 1, 1001))[:, 1]
+    iso = IsotonicRegression().fit(s, y)
+    fitted = iso.predict(s)
+    n_top = int((fitted == 1.0).sum())  # an error-free top plateau: Beta(n + 1/2, 1/2)
+    n_bottom = int((fitted == 0.0).sum())  # an all-negative bottom: Beta(1/2, n + 1/2)
+    assert n_top and n_bottom
+    assert p.max() == pytest.approx(beta.ppf(1 - 0.8413, n_top + 0.5, 0.5), rel=1e-9)
+    assert p.min() == pytest.approx(beta.ppf(0.8413, 0.5, n_bottom + 0.5), rel=1e-9)
+    assert np.all(np.diff(p) >= -1e-15)
 
 
 def test_risk_aware_rejects_a_bad_prior():

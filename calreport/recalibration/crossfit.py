@@ -26,7 +26,7 @@ METHODS: dict[str, tuple[str, Callable[[str], Calibrator]]] = {
     "beta": ("beta calibration", lambda mc: BetaCalibrator(multiclass=mc)),
     "isotonic": ("isotonic regression", lambda mc: IsotonicCalibrator(multiclass=mc)),
     "venn_abers": ("inductive Venn-Abers", lambda mc: VennAbersCalibrator(multiclass=mc)),
-    "risk_aware_isotonic": ("risk-aware isotonic (Jeffreys plateaus)",
+    "risk_aware_isotonic": ("risk-aware isotonic (Jeffreys one-sigma plateaus)",
                             lambda mc: RiskAwareIsotonicCalibrator(multiclass=mc)),
 }
 

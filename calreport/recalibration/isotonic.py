@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
+from scipy import special
 from scipy.optimize import isotonic_regression
 
 from calreport.recalibration._base import BinaryReductionCalibrator
@@ -97,20 +98,25 @@ class IsotonicCalibrator(BinaryReductionCalibrator):
 
 
 class RiskAwareIsotonicCalibrator(BinaryReductionCalibrator):
-    """Isotonic regression whose plateaus are Bayesian posterior means: never 0 or 1.
+    """Isotonic regression whose plateaus take only the confidence their rows support.
 
     Each plateau (PAV block) of the isotonic fit holds weight ``n_j`` (rows, weights
-    scaled to mean one) of which ``k_j`` are positive.  Its value ``k_j / n_j`` is
-    replaced by the posterior mean under a ``Beta(a, b)`` prior,
-    ``(k_j + a) / (n_j + a + b)`` (Jeffreys' prior ``a = b = 1/2`` by default), and the
-    adjusted values are made non-decreasing again by a second PAV pass weighted by
+    scaled to mean one) of which ``k_j`` are positive.  Its rate gets the Jeffreys
+    posterior ``Beta(k_j + a, n_j - k_j + b)`` (``a = b = 1/2``), and its value
+    ``k_j / n_j`` is replaced by that posterior's one-sided ``level`` bound on the side
+    of 1/2 (the lower bound above 1/2, the upper one below, never crossing 1/2;
+    ``level=None``: the posterior mean ``(k_j + a) / (n_j + a + b)``).  The adjusted
+    values are made non-decreasing again by a second PAV pass weighted by
     ``n_j + a + b`` (a pooled value is a weighted mean of values inside (0, 1), so it
-    stays inside).  The map is then interpolated as :class:`IsotonicCalibrator`.
+    stays inside), and the map is interpolated as :class:`IsotonicCalibrator`.
 
     Parameters
     ----------
     prior : (float, float), default (0.5, 0.5)
         ``(a, b)`` of the Beta prior on each plateau's rate, both positive.
+    level : float or None, default 0.8413
+        One-sided posterior level of the plateau's value, in [0.5, 1) (default: one
+        sigma, the level of calreport's "evidence" band); None: the posterior mean.
     multiclass : {"ovr", "top_label"}, default "ovr"
         Reduction of a multiclass problem.
 
@@ -118,19 +124,23 @@ class RiskAwareIsotonicCalibrator(BinaryReductionCalibrator):
     -----
     Why this is risk-aware in CSR terms.  CSR (Martin-Maroto et al. 2026, section 2.1)
     is ``(1/N) sum_{i wrong} 1 / (1 - c_i)``: a wrong prediction made with confidence
-    ``c`` costs ``1 / (1 - c)``, which is unbounded as ``c -> 1`` (calreport clips at
+    ``c`` costs ``1 / (1 - c)``, unbounded as ``c -> 1`` (calreport clips at
     ``1 - eps``, so a wrong certainty claim costs ``1 / eps = 1e8`` and makes the band
     "risky" on its own).  Plain isotonic regression sets a plateau with no errors
     among its ``n_j`` calibration rows to exactly 1, although the data only bound its
-    error rate by about ``3 / n_j`` (the rule of three).  Here the plateau's value is at
-    most ``(n_j + a) / (n_j + a + b)``, so a wrong prediction on it costs at most
-    ``(n_j + a + b) / b = 2 n_j + 2`` (Jeffreys): finite, and of the order the data
-    can actually rule out.  A plateau with ``e_j`` errors gets ``1 - c = (e_j + b) /
-    (n_j + a + b)``, the posterior mean of its error rate, so its expected CSR
-    contribution ``E[error rate] / (1 - c)`` is one on average over the posterior,
-    the calibrated value.  The same holds at the bottom plateau for the negative
-    class (``a`` bounds it away from 0).  The Jeffreys prior is the one whose interval
-    Brown, Cai & DasGupta (2001) recommend for small counts.
+    error rate by about ``3 / n_j`` (the rule of three).  Here every plateau value is
+    strictly inside (0, 1): with the posterior mean a wrong prediction on an error-free
+    plateau costs at most ``(n_j + a + b) / b = 2 n_j + 2``, and its expected CSR
+    contribution ``E[q] / (1 - c)`` (``q`` the plateau's error rate) is exactly one, the
+    calibrated value.  The mean is not enough out of sample: PAV picks its top
+    plateaus where the calibration rows happened to err least, so their rates are
+    biased upwards.  The default takes instead ``1 - c`` = the posterior's
+    ``level`` upper bound of the error rate, so that ``q / (1 - c) <= 1`` (a wrong
+    prediction costs no more than under calibration) with posterior probability
+    ``level``: the plateau claims only the confidence its own rows support at the
+    one-sigma level that separates "no evidence" from "evidence" of overconfidence.
+    The same holds at the bottom plateaus for the negative class.  The Jeffreys prior
+    is the one whose interval Brown, Cai & DasGupta (2001) recommend for small counts.
 
     References
     ----------
@@ -150,14 +160,18 @@ class RiskAwareIsotonicCalibrator(BinaryReductionCalibrator):
     >>> import numpy as np
     >>> s = np.array([0.1, 0.3, 0.35, 0.6, 0.8, 0.9])
     >>> y = np.array([0, 0, 1, 0, 1, 1])
-    >>> p = RiskAwareIsotonicCalibrator().fit(s, y).predict_proba(s)[:, 1]
-    >>> [round(v, 4) for v in p.tolist()]  # (0 + 0.5) / 3, (1 + 0.5) / 3, (2 + 0.5) / 3
+    >>> mean = RiskAwareIsotonicCalibrator(level=None).fit(s, y)
+    >>> [round(v, 4) for v in mean.predict_proba(s)[:, 1].tolist()]  # (k + 1/2) / (n + 1)
     [0.1667, 0.1667, 0.5, 0.5, 0.8333, 0.8333]
+    >>> bound = RiskAwareIsotonicCalibrator().fit(s, y).predict_proba(s)[:, 1]
+    >>> bool(bound[-1] < 0.8333 and bound[0] > 0.1667)
+    True
     """
 
     def __init__(self, prior: tuple[float, float] = (0.5, 0.5),
-                 multiclass: str = "ovr") -> None:
+                 level: float | None = 0.8413, multiclass: str = "ovr") -> None:
         self.prior = prior
+        self.level = level
         self.multiclass = multiclass
 
     def _fit_binary(self, s: np.ndarray, y: np.ndarray, w: np.ndarray) -> Any:
@@ -174,6 +188,16 @@ class RiskAwareIsotonicCalibrator(BinaryReductionCalibrator):
         n_block = np.add.reduceat(pooled.weight, starts[:-1])
         k_block = np.add.reduceat(pooled.label_sum, starts[:-1])
         shrunk = (k_block + a) / (n_block + a + b)
+        if self.level is not None:
+            if not 0.5 <= self.level < 1.0:
+                raise ValueError(f"`level` must be None or in [0.5, 1), e.g. 0.8413 (one "
+                                 f"sigma); got {self.level!r}.")
+            # the posterior's bound on the side of 1/2: a confidence the plateau's own
+            # rows support at this level, never past 1/2
+            lo = special.betaincinv(k_block + a, n_block - k_block + b, 1.0 - self.level)
+            hi = special.betaincinv(k_block + a, n_block - k_block + b, self.level)
+            shrunk = np.where(shrunk > 0.5, np.maximum(lo, 0.5),
+                              np.where(shrunk < 0.5, np.minimum(hi, 0.5), 0.5))
         again = isotonic_regression(shrunk, weights=n_block + a + b)
         values = np.repeat(np.asarray(again.x), np.diff(starts))
         return pooled.x, values
