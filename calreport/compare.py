@@ -76,7 +76,7 @@ class Comparison:
     ci : float
     n_boot : int
     seed : int
-        Entropy of the master seed (pass it back as ``seed`` to repeat the run).
+        The master seed (drawn when none was given: pass it back to repeat the run).
     methods : dict
         How the intervals, the p-values and the bands were obtained.
     reasons : dict
@@ -233,7 +233,7 @@ def _examples(keys: np.ndarray, limit: int = 5) -> str:
 
 
 def _align(split: Split, row_id: Hashable, row_id_name: str
-           ) -> tuple[dict[Any, ConfidenceProfile], dict[Any, str]]:
+           ) -> dict[Any, ConfidenceProfile]:
     """Each model's profile with its rows in sorted row-key order, after checking that
     every model has every key once and that labels and weights agree per key."""
     codes, uniques = _codes(_row_keys(split, row_id))
@@ -274,8 +274,7 @@ def _align(split: Split, row_id: Hashable, row_id_name: str
                     f"{first.name!r} and {g.name!r} differ on {bad.size} key(s) (e.g. "
                     f"{_examples(uniques[bad])}). Take the {what} column from one "
                     "source for all models.")
-    profiles = {g.key: p.take(aligned[g.key]) for g in groups}
-    return profiles, {g.key: g.name for g in groups}
+    return {g.key: p.take(aligned[g.key]) for g in groups}
 
 
 def _as_repeated_rows(profile: ConfidenceProfile) -> ConfidenceProfile:
@@ -408,8 +407,9 @@ def compare_groups(
         Level of the paired intervals.
     n_boot : int, default 1000
         Paired bootstrap replicates.
-    seed : int, SeedSequence or None
-        Master seed of the resampling; the entropy used is in :attr:`Comparison.seed`.
+    seed : int, Generator, SeedSequence or None
+        Master seed of the resampling and of P_risk's Monte Carlo null (None: drawn
+        from fresh entropy); the integer used is :attr:`Comparison.seed`.
     refit : bool, optional
         Intervals of the metrics that refit a curve (LCS, TCE_bpm, smECE...), from
         ``min(n_boot, 200)`` of the same replicates, one fit per model each.
@@ -451,11 +451,12 @@ def compare_groups(
         raise ValueError(f"`baseline`={baseline!r} is not a group; groups: {keys}.")
     s = settings or Settings()
     names = resolve_metrics(metrics)
-    profiles, labels = _align(split, row_id, repr(row_id))
+    profiles = _align(split, row_id, repr(row_id))
     profiles = {k: _as_repeated_rows(p) for k, p in profiles.items()}
-    master = seed if isinstance(seed, np.random.SeedSequence) else \
-        np.random.SeedSequence(seed.bit_generator.seed_seq.entropy  # type: ignore[attr-defined]
-                               if isinstance(seed, np.random.Generator) else seed)
+    seed = _resolve_seed(seed)
+    master = np.random.SeedSequence(seed)
+    if s.seed is None:  # P_risk's Monte Carlo null: the same seed, so a rerun repeats it
+        s = s.replace(seed=seed)
     n = profiles[baseline].n
     results = {k: summarize(p, metrics=names, settings=s, with_risk=True)
                for k, p in profiles.items()}
@@ -482,12 +483,12 @@ def compare_groups(
                 _, _, p_val = paired_z_test(terms[key][m], terms[baseline][m],
                                             profiles[key].sample_weight)
             if why:
-                reasons[(labels[key], m)] = why
-            rows.append((labels[key], m, base_val, val, val - base_val, lo, hi, p_val))
+                reasons[(key, m)] = why
+            rows.append((key, m, base_val, val, val - base_val, lo, hi, p_val))
     table = pd.DataFrame(rows, columns=["model", "metric", *COLUMNS]
                          ).set_index(["model", "metric"])
     bands = pd.DataFrame(
-        [(labels[k], results[baseline].risk.band, results[k].risk.band,
+        [(k, results[baseline].risk.band, results[k].risk.band,
           _band_change(results[baseline].risk.band, results[k].risk.band))
          for k in others], columns=["model", "baseline_band", "band", "change"]
     ).set_index("model")
@@ -498,8 +499,8 @@ def compare_groups(
                          if n_refit else "refitting metrics: no interval (refit=False)"),
                "references": "; ".join(references.cite(k) for k in
                                        ("EfronTibshirani1993", "DieboldMariano1995"))}
-    return Comparison(table, bands, labels[baseline], n, float(ci), int(n_boot),
-                      _entropy(master), methods, reasons)
+    return Comparison(table, bands, baseline, n, float(ci), int(n_boot), seed, methods,
+                      reasons)
 
 
 def _identical(a: ConfidenceProfile, b: ConfidenceProfile) -> bool:
@@ -514,9 +515,18 @@ def _identical(a: ConfidenceProfile, b: ConfidenceProfile) -> bool:
     return True
 
 
-def _entropy(seq: np.random.SeedSequence) -> int:
-    ent = seq.entropy
-    return int(ent if not isinstance(ent, (list, tuple)) else ent[0])
+def _resolve_seed(seed: Any) -> int:
+    """The integer master seed: ``seed`` itself, or drawn (from fresh entropy when None)."""
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(2**63))
+    if isinstance(seed, np.random.SeedSequence):
+        return int(seed.generate_state(1, np.uint64)[0] >> np.uint64(1))
+    if seed is None:
+        return int(np.random.SeedSequence().entropy % 2**63)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"`seed` must be a non-negative integer, a numpy Generator or "
+                         f"None, got {seed!r}.")
+    return int(seed)
 
 
 def _difference_interval(m: str, reps: dict[Any, dict[str, np.ndarray]], key: Any,

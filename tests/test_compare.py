@@ -159,13 +159,26 @@ def test_row_order_and_group_order_do_not_change_results():
                                   out.table.loc["M2"].to_numpy())
 
 
+def test_group_keys_index_the_table():
+    df = _binary(models=3)
+    df["model"] = df["model"].str[1:].astype(int)  # keys 0, 1, 2
+    out = _compare(df, 0, metrics=["csr", "brier"])
+    assert list(out.table.index) == [(1, "csr"), (1, "brier"), (2, "csr"), (2, "brier")]
+    assert list(out.bands.index) == [1, 2] and out.baseline == 0
+
+
 def test_seed_repeats_and_is_recorded():
     df = _binary()
     a, b = _compare(df, seed=5), _compare(df, seed=5)
     pd.testing.assert_frame_equal(a.table, b.table)
-    c = _compare(df, seed=None)
-    again = _compare(df, seed=c.seed)
+    # no seed: one is drawn, recorded, and repeats the run (P_risk's null included)
+    c = _compare(df, seed=None, metrics=["csr", "p_risk", "log_loss"])
+    again = _compare(df, seed=c.seed, metrics=["csr", "p_risk", "log_loss"])
     pd.testing.assert_frame_equal(c.table, again.table)
+    gen = _compare(df, seed=np.random.default_rng(3), metrics=["csr"])
+    assert gen.seed == int(np.random.default_rng(3).integers(2**63))
+    with pytest.raises(ValueError, match="`seed` must be a non-negative integer"):
+        _compare(df, seed=-1)
     frame = a.to_frame()
     assert list(frame.columns) == list(COLUMNS)
     assert frame.attrs["n_boot"] == 200 and frame.attrs["seed"] == 5
