@@ -243,6 +243,29 @@ _ENTRIES = (
               "Logistic Calibration for Binary Classifiers",
               "Proceedings of the 20th International Conference on Artificial Intelligence "
               "and Statistics (AISTATS), PMLR 54, 623-631"),
+    # --- recalibration ---
+    Reference("Platt1999", ("Platt, J. C.",), 1999,
+              "Probabilistic Outputs for Support Vector Machines and Comparisons to "
+              "Regularized Likelihood Methods",
+              "Advances in Large Margin Classifiers, MIT Press, 61-74"),
+    Reference("ZadroznyElkan2002", ("Zadrozny, B.", "Elkan, C."), 2002,
+              "Transforming Classifier Scores into Accurate Multiclass Probability Estimates",
+              "Proceedings of the 8th ACM SIGKDD International Conference on Knowledge "
+              "Discovery and Data Mining, 694-699", doi="10.1145/775047.775151"),
+    Reference("VovkPetej2014", ("Vovk, V.", "Petej, I."), 2014, "Venn-Abers Predictors",
+              "Proceedings of the 30th Conference on Uncertainty in Artificial Intelligence "
+              "(UAI), 829-838", arxiv="1211.0025"),
+    Reference("Vovk2015", ("Vovk, V.", "Petej, I.", "Fedorova, V."), 2015,
+              "Large-scale Probabilistic Predictors with and without Guarantees of Validity",
+              "Advances in Neural Information Processing Systems 28 (NeurIPS)",
+              arxiv="1511.00213"),
+    Reference("Jeffreys1946", ("Jeffreys, H.",), 1946,
+              "An Invariant Form for the Prior Probability in Estimation Problems",
+              "Proceedings of the Royal Society of London, Series A 186(1007), 453-461",
+              doi="10.1098/rspa.1946.0056"),
+    Reference("Brown2001", ("Brown, L. D.", "Cai, T. T.", "DasGupta, A."), 2001,
+              "Interval Estimation for a Binomial Proportion",
+              "Statistical Science 16(2), 101-133", doi="10.1214/ss/1009213286"),
     Reference("Kish1965", ("Kish, L.",), 1965, "Survey Sampling", "John Wiley & Sons, New York"),
     Reference("CohenKaplan2007", ("Cohen, E.", "Kaplan, H."), 2007,
               "Summarizing Data using Bottom-k Sketches",

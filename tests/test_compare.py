@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 from scipy import special
 
 import calreport  # noqa: F401  (registers the accessors)
-from calreport.bootstrap import bootstrap_replicates
+from calreport.bootstrap import bootstrap_replicates, spawn_seeds
 from calreport.compare import COLUMNS, Comparison, paired_z_test
+from calreport.settings import Settings
+from calreport.summary import summarize
 
 FAST = ["accuracy", "cwa", "csr", "sigma_csr", "z_csr", "ece", "brier", "log_loss", "auc",
         "aurc"]
@@ -208,6 +210,31 @@ def test_paired_interval_narrower_than_unpaired_for_correlated_models(seed, nois
         row = out.table.loc[("M1", metric)]
         assert row["ci_low"] <= row["difference"] <= row["ci_high"]
         assert row["ci_high"] - row["ci_low"] < _unpaired_width(df, metric, 300)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_each_replicate_is_the_metrics_of_the_same_resampled_rows(weighted):
+    """Replicate r of every model equals the core metrics on the rows that replicate
+    drew, the same rows for both models."""
+    from calreport.bootstrap.resampling import _Resampler
+    from calreport.compare import _counts, _replicates
+
+    df = _binary(n=80, weight=weighted)
+    roles = {"y": "y", "proba": "p", **({"weight": "w"} if weighted else {})}
+    profiles = df.groupby("model").calib(**roles).profiles()
+    aligned = {m: p.take(np.argsort(df.loc[df.model == m, "row"].to_numpy()))
+               for m, p in profiles.items()}
+    names = ["accuracy", "csr", "sigma_csr", "ece", "brier", "log_loss", "auc", "aurc"]
+    reps = _replicates(aligned, Settings(), names, [], 20, 0, np.random.SeedSequence(4))
+    streams = spawn_seeds(np.random.SeedSequence(4), 2)  # 16 replicates per stream
+    counts = _counts(_Resampler.of(80, "multinomial"), streams, 0, 20)
+    assert (counts.sum(axis=1) == 80).all()
+    for r in (0, 7, 19):
+        rows = np.repeat(np.arange(80), counts[r].astype(np.int64))
+        for m, prof in aligned.items():
+            ref = summarize(prof.take(rows), metrics=names).values
+            for name in names:
+                assert reps[m][name][r] == pytest.approx(ref[name], rel=1e-9), (m, name, r)
 
 
 # ---------------------------------------------------------------------- size
