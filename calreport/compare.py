@@ -105,7 +105,8 @@ class Comparison:
     def _headline(self) -> pd.DataFrame:
         keep = [m for m in ("csr", "p_risk", "log_loss", "brier", "ece", "accuracy", "auc")
                 if m in self.table.index.get_level_values(1)]
-        return self.table[self.table.index.get_level_values(1).isin(keep)]
+        return self.table[self.table.index.get_level_values(1).isin(keep)] if keep \
+            else self.table
 
     def __repr__(self) -> str:
         head = (f"Paired comparison against baseline {self.baseline!r}: {self.n_rows:,} "
@@ -113,10 +114,12 @@ class Comparison:
                 f"{self.ci:.0%} intervals")
         with pd.option_context("display.float_format", "{:.4g}".format,
                                "display.width", 120):
-            body = self._headline().to_string()
+            head_rows = self._headline()
+            body = head_rows.to_string()
             bands = self.bands.to_string()
+        more = "" if len(head_rows) == len(self.table) else "\n(all metrics: .table)"
         return (f"{head}\n{body}\n\nRisk bands\n{bands}\n\n"
-                f"p-values: {self.methods['test']}\n(all metrics: .table)")
+                f"p-values: {self.methods['test']}{more}")
 
     def _repr_html_(self) -> str:
         head = (f"<p><b>Paired comparison against baseline "
