@@ -271,6 +271,21 @@ _ENTRIES = (
               "Summarizing Data using Bottom-k Sketches",
               "Proceedings of the 26th ACM Symposium on Principles of Distributed Computing "
               "(PODC), 225-234", doi="10.1145/1281100.1281133"),
+    # --- calibration tests with p-values ---
+    Reference("ArrietaIbarra2022", ("Arrieta-Ibarra, I.", "Gujral, P.", "Tannen, J.",
+                                    "Tygert, M.", "Xu, C."), 2022,
+              "Metrics of Calibration for Probabilistic Predictions",
+              "Journal of Machine Learning Research 23(351), 1-54", arxiv="2205.09680"),
+    Reference("Tygert2022", ("Tygert, M.",), 2022,
+              "Calibration of P-values for Calibration and for Deviation of a Subpopulation "
+              "from the Full Population", "arXiv preprint", arxiv="2202.00100"),
+    Reference("Feller1951", ("Feller, W.",), 1951,
+              "The Asymptotic Distribution of the Range of Sums of Independent Random "
+              "Variables", "Annals of Mathematical Statistics 22(3), 427-432",
+              doi="10.1214/aoms/1177729589"),
+    Reference("Lee2023", ("Lee, D.", "Huang, X.", "Hassani, H.", "Dobriban, E."), 2023,
+              "T-Cal: An Optimal Test for the Calibration of Predictive Models",
+              "Journal of Machine Learning Research 24(335), 1-72", arxiv="2203.01850"),
 )
 
 #: Every reference calreport cites, by key.
