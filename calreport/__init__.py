@@ -8,12 +8,22 @@ audit reports.
 Importing the package registers the ``calib`` accessors.
 """
 
-from calreport import _lazy, datasets, metrics
+from calreport import _lazy, datasets, metrics, recalibration
 from calreport._version import __version__
 from calreport.accessor import CalibAccessor, GroupByCalibAccessor, UndefinedMetricWarning
 from calreport.accumulator import Accumulator
 from calreport.compare import Comparison
 from calreport.profile import ConfidenceProfile
+from calreport.recalibration import (
+    BetaCalibrator,
+    IsotonicCalibrator,
+    PlattCalibrator,
+    RecalibrationResult,
+    Recalibrator,
+    RiskAwareIsotonicCalibrator,
+    TemperatureScaling,
+    VennAbersCalibrator,
+)
 from calreport.registry import REGISTRY
 from calreport.result import CalibrationResult, UndefinedGateError, check
 from calreport.settings import Settings, SummarySettings
@@ -28,19 +38,28 @@ __all__ = [
     "METRICS",
     "REGISTRY",
     "Accumulator",
+    "BetaCalibrator",
     "CalibAccessor",
     "CalibrationResult",
     "Comparison",
     "ConfidenceProfile",
     "GroupByCalibAccessor",
+    "IsotonicCalibrator",
+    "PlattCalibrator",
+    "RecalibrationResult",
+    "Recalibrator",
+    "RiskAwareIsotonicCalibrator",
     "Settings",
     "SummarySettings",
+    "TemperatureScaling",
     "UndefinedGateError",
     "UndefinedMetricWarning",
+    "VennAbersCalibrator",
     "__version__",
     "check",
     "datasets",
     "metrics",
+    "recalibration",
     "summarize",
     "summary",
 ]

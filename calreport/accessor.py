@@ -382,14 +382,8 @@ class _Base(MetricMethods):
                     seed: int = 0, multiclass: str = "ovr", n_boot: int = 200,
                     ci: float = 0.95, n_bins: int = 15, eps: float = 1e-8,
                     p_risk_method: str = "auto") -> RecalibrationResult:
-        """What recalibration would do: methods compared out of fold, one recommended.
-
-        Cross-fits each method (``n_splits`` stratified, seeded folds), tabulates log
-        loss, Brier, ECE, CSR, P_risk and band, cwA and AUC with paired-bootstrap
-        differences against "none", and recommends the largest log-loss gain that
-        does not worsen the risk band; ``.fit()`` returns the calibrator to ship.
-        Forwards to :func:`calreport.recalibration.recalibrate` (arguments there).
-        """
+        """Recalibration methods compared out of fold, one recommended and fittable
+        (``.fit()``); see :func:`calreport.recalibration.recalibrate`."""
         return recalibrate(self.profiles(), grouped=isinstance(self, GroupByCalibAccessor),
                            methods=methods, n_splits=n_splits, seed=seed,
                            multiclass=multiclass, n_boot=n_boot, ci=ci, n_bins=n_bins,

@@ -1,4 +1,4 @@
-"""Command line: ``calreport summary | report | demo | compare``.
+"""Command line: ``calreport summary | report | recalibrate | demo | compare``.
 
 Exit codes: 0 success, 1 a ``--fail-on`` gate failed, 2 usage or input error
 (one line on stderr, no traceback).
