@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
 
 import numpy as np
@@ -94,13 +95,15 @@ def timing_table(quick: bool) -> str:
         cells = [(10_000, 2, False), (2_000, 2, True)]
     rows = []
     for n, models, refit in cells:
-        parts = [null_frame(n, "mild", rng) for _ in range((models + 1) // 2)]
-        df = pd.concat([p.assign(model=p.model + str(i)) for i, p in enumerate(parts)])
-        keep = sorted(df.model.unique())[:models]
-        df = df[df.model.isin(keep)]
+        pair = null_frame(n, "mild", rng)
+        b = pair[pair.model == "B"]
+        # further models: model B's scores jittered on the logit scale (same rows, labels)
+        extra = [b.assign(model=f"C{i}", p=special.expit(special.logit(b.p) + rng.normal(
+            0.0, 0.3, n))) for i in range(models - 2)]
+        df = pd.concat([pair, *extra])
         gb = df.groupby("model").calib(y="y", proba="p")
-        t, _ = median_time(lambda gb=gb, base=keep[0], refit=refit: gb.compare(
-            base, row_id="row", seed=0, refit=refit), repeat=1 if n > 10_000 else 3)
+        t, _ = median_time(lambda gb=gb, refit=refit: gb.compare(
+            "A", row_id="row", seed=0, refit=refit), repeat=1 if n > 10_000 else 3)
         what = "all metrics (refitting ones: 200 replicates)" if refit else \
             "every batched metric (refit=False)"
         rows.append((f"{n:,}", models, what, f"{t:.2f}"))
@@ -127,6 +130,8 @@ def main(argv: list[str] | None = None) -> None:
         results.append((regime, n, run_cell(n, regime, runs, args.boot, seq)))
         print(f"<!-- {regime} n={n}: {runs} runs in {time.perf_counter() - t0:.0f} s -->",
               flush=True)
+    sizes = size_table(results, runs)
+    print(sizes + "\n", flush=True)  # kept in the log should the timing fail
     body = "\n\n".join([
         "## Paired model comparison: size under a null, and time",
         f"Machine: {machine()}.",
@@ -136,8 +141,10 @@ def main(argv: list[str] | None = None) -> None:
         "`df.groupby('model').calib(...).compare('A', row_id='row', "
         f"metrics=['csr', 'log_loss'], n_boot={args.boot})`; {runs} runs per cell; rates "
         "with 95 % Wilson intervals.  Target: at most 5 %.",
-        size_table(results, runs),
-        "Time of `compare()` (B = 1000 paired replicates, binary, seed 0):",
+        sizes,
+        "Time of `compare()` (B = 1000 paired replicates, binary, seed 0; 1-minute load "
+        f"average {os.getloadavg()[0]:.1f} on the machine's {os.cpu_count()} cores when "
+        "the timing started):",
         timing_table(args.quick),
         f"`python benchmarks/compare_size.py --runs {args.runs} --boot {args.boot} "
         f"--seed {args.seed}{' --quick' if args.quick else ''}`: "
