@@ -1,7 +1,7 @@
 """Paired bootstrap replicates of the advisor's metrics: the same rows for every method.
 
 Every metric of the table but P_risk is a function of weighted row sums (AUC of
-weighted sums over tie groups), so a block of replicates is a block of resampling
+cumulative sums in score order), so a block of replicates is a block of resampling
 counts times per-row columns.  The counts are drawn once per block, in the canonical
 row order, and applied to every method's profile, so a replicate of a difference is
 the difference of two metrics on the same resampled rows.  The columns reproduce
@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from calreport.metrics.binned import assign_bins, bin_edges
 from calreport.profile import ConfidenceProfile
@@ -39,10 +40,9 @@ class _Columns:
     csr: np.ndarray
     conf: np.ndarray
     conf_correct: np.ndarray
-    bin_order: np.ndarray
-    bin_starts: np.ndarray
-    view_gap: np.ndarray
-    auc: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+    bin_gap: sparse.csr_matrix
+    unweighted: bool
+    auc: list[tuple[np.ndarray, ...]]
 
 
 def _columns(p: ConfidenceProfile, order: np.ndarray, n_bins: int, eps: float) -> _Columns:
@@ -61,17 +61,17 @@ def _columns(p: ConfidenceProfile, order: np.ndarray, n_bins: int, eps: float) -
     csr = np.where(correct, 0.0, 1.0 / (1.0 - clipped))
     score, outcome = p.view()
     bins = assign_bins(score, bin_edges(score, n_bins=n_bins))[order]
-    bin_order = np.argsort(bins, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(bins[bin_order]) != 0])
+    bin_gap = sparse.csr_matrix(((outcome - score)[order], (np.arange(p.n), bins)),
+                                shape=(p.n, n_bins))
     return _Columns(w[order], ll[order], brier[order], csr[order], conf[order],
-                    (conf * correct)[order], bin_order, starts,
-                    (outcome - score)[order][bin_order], _auc_parts(p, order))
+                    (conf * correct)[order], bin_gap, p.sample_weight is None,
+                    _auc_parts(p, order))
 
 
-def _auc_parts(p: ConfidenceProfile, order: np.ndarray
-               ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Per class with positives and negatives: (row order by score, positive flags in
-    that order, tie-group starts)."""
+def _auc_parts(p: ConfidenceProfile, order: np.ndarray) -> list[tuple[np.ndarray, ...]]:
+    """Per class with positives and negatives: the negative rows in score order, the
+    positive rows, and per positive row the number of negatives scored below it
+    (``lo``) and at most at its score (``hi``)."""
     y = p.y_true[order]
     if p.proba_from_score:
         cols = [(1, p.score[order])]
@@ -83,15 +83,19 @@ def _auc_parts(p: ConfidenceProfile, order: np.ndarray
         pos = y == k
         if pos.all() or not pos.any():
             continue
-        by_score = np.argsort(s, kind="stable")
-        ss = s[by_score]
-        starts = np.flatnonzero(np.r_[True, ss[1:] != ss[:-1]])
-        parts.append((by_score, pos[by_score], starts))
+        neg_rows = np.flatnonzero(~pos)
+        neg_rows = neg_rows[np.argsort(s[neg_rows], kind="stable")]
+        pos_rows = np.flatnonzero(pos)
+        neg_scores = s[neg_rows]
+        lo = np.searchsorted(neg_scores, s[pos_rows], side="left")
+        hi = np.searchsorted(neg_scores, s[pos_rows], side="right")
+        parts.append((neg_rows, pos_rows, lo, hi))
     return parts
 
 
 def _block_metrics(c: _Columns, counts: np.ndarray) -> dict[str, np.ndarray]:
-    V = counts * c.w  # replicates x rows, frequency weights times the row weights
+    # replicates x rows: frequency weights times the row weights
+    V = counts if c.unweighted else counts * c.w
     total = V.sum(axis=1)
     out = {
         "log_loss": V @ c.log_loss / total,
@@ -99,16 +103,20 @@ def _block_metrics(c: _Columns, counts: np.ndarray) -> dict[str, np.ndarray]:
         "csr": V @ c.csr / total,
         "cwa": (V @ c.conf_correct) / (V @ c.conf),
     }
-    gap = np.add.reduceat(V[:, c.bin_order] * c.view_gap, c.bin_starts, axis=1)
+    gap = (c.bin_gap.T @ V.T).T  # per bin, the weighted sum of outcome - score
     out["ece"] = np.abs(gap).sum(axis=1) / total
     aucs = []
-    for by_score, pos, starts in c.auc:
-        Vs = V[:, by_score]
-        pos_w = np.add.reduceat(Vs * pos, starts, axis=1)
-        neg_w = np.add.reduceat(Vs * ~pos, starts, axis=1)
-        below = np.cumsum(neg_w, axis=1) - neg_w
-        num = (pos_w * (below + 0.5 * neg_w)).sum(axis=1)
-        aucs.append(num / (pos_w.sum(axis=1) * neg_w.sum(axis=1)))
+    for neg_rows, pos_rows, lo, hi in c.auc:
+        # C[:, m]: weight of the m lowest-scored negatives; a positive row wins over
+        # the negatives below it and ties (counted half) with those at its score
+        Vn = V[:, neg_rows]
+        C = np.zeros((V.shape[0], neg_rows.shape[0] + 1))
+        np.cumsum(Vn, axis=1, out=C[:, 1:])
+        Vp = V[:, pos_rows]
+        below = C[:, lo]
+        below += C[:, hi]
+        num = 0.5 * np.einsum("ij,ij->i", Vp, below)
+        aucs.append(num / (Vp.sum(axis=1) * C[:, -1]))
     out["auc"] = np.mean(aucs, axis=0) if aucs else np.full(V.shape[0], np.nan)
     return out
 

@@ -252,23 +252,42 @@ class TemperatureScaling(Calibrator):
 
     def _fit_matrix(self, P: np.ndarray, codes: np.ndarray, w: np.ndarray) -> None:
         z = np.log(np.clip(P, SCORE_EPS, 1.0))
-        zy = z[np.arange(z.shape[0]), codes]
+        if z.shape[1] == 2:
+            # two classes: softmax(beta z) is expit(beta (z1 - z0)), a logistic model
+            # through the origin (one pass over N instead of N x K)
+            d = z[:, 1] - z[:, 0]
+            y = (codes == 1).astype(np.float64)
 
-        def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
-            bz = theta[0] * z
-            lse = special.logsumexp(bz, axis=1)
-            q = np.exp(bz - lse[:, None])
-            mean = (q * z).sum(axis=1)
-            return float(np.dot(w, lse - theta[0] * zy)), np.array([np.dot(w, mean - zy)])
+            def moments(beta: float) -> tuple[float, float, float]:
+                eta = beta * d
+                p = expit(eta)
+                loss = float(np.dot(w, np.logaddexp(0.0, eta) - y * eta))
+                return loss, float(np.dot(w, (p - y) * d)), float(np.dot(w, p * (1 - p) * d * d))
+        else:
+            zy = z[np.arange(z.shape[0]), codes]
 
-        def hess(theta: np.ndarray) -> np.ndarray:
-            bz = theta[0] * z
-            q = np.exp(bz - special.logsumexp(bz, axis=1)[:, None])
-            mean = (q * z).sum(axis=1)
-            var = (q * z * z).sum(axis=1) - mean**2
-            return np.array([[np.dot(w, np.maximum(var, 0.0))]])
+            def moments(beta: float) -> tuple[float, float, float]:
+                bz = beta * z
+                top = bz.max(axis=1)
+                e = np.exp(bz - top[:, None])
+                total = e.sum(axis=1)
+                q = e / total[:, None]
+                mean = (q * z).sum(axis=1)
+                var = np.maximum((q * z * z).sum(axis=1) - mean**2, 0.0)
+                loss = float(np.dot(w, top + np.log(total) - beta * zy))
+                return loss, float(np.dot(w, mean - zy)), float(np.dot(w, var))
 
-        res = optimize.minimize(fun, np.array([1.0]), jac=True, hess=hess,
+        last: dict[float, tuple[float, float, float]] = {}
+
+        def cached(theta: np.ndarray) -> tuple[float, float, float]:
+            beta = float(theta[0])
+            if beta not in last:
+                last.clear()
+                last[beta] = moments(beta)
+            return last[beta]
+
+        res = optimize.minimize(lambda t: cached(t)[:2], np.array([1.0]), jac=True,
+                                hess=lambda t: np.array([[cached(t)[2]]]),
                                 method="trust-exact",
                                 options={"gtol": 1e-12, "maxiter": 200})
         self.inverse_temperature_ = float(res.x[0])

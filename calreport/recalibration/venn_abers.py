@@ -25,27 +25,32 @@ def _upper_fits(weight: np.ndarray, label_sum: np.ndarray, test_weight: float) -
     xs = [-test_weight, 0.0, *np.cumsum(weight).tolist()]  # P_-1, P_0 .. P_k
     ys = [-test_weight, 0.0, *np.cumsum(label_sum).tolist()]
 
-    def turn(ax: float, ay: float, bx: float, by: float, cx: float, cy: float) -> float:
-        return (bx - ax) * (cy - by) - (by - ay) * (cx - bx)
-
+    # a non-left turn a -> b -> c: (b - a) x (c - b) <= 0, written out (hot loops)
     hull: list[tuple[float, float]] = []
     for px, py in zip(xs, ys, strict=True):
-        while len(hull) > 1 and turn(*hull[-2], *hull[-1], px, py) <= 0:
+        while len(hull) > 1:
+            (ax, ay), (bx, by) = hull[-2], hull[-1]
+            if (bx - ax) * (py - by) - (by - ay) * (px - bx) > 0:
+                break
             hull.pop()
         hull.append((px, py))
     stack = hull[::-1]  # the leftmost point on top
     out = np.empty(k + 1)
     for i in range(1, k + 1):
         (tx, ty), (nx, ny) = stack[-1], stack[-2]
-        out[i - 1] = (ny - ty) / (nx - tx)
+        slope = (ny - ty) / (nx - tx)
+        out[i - 1] = slope
         # the point after score i now comes before the test segment (index shift 1)
         px = xs[i - 1] + xs[i + 1] - xs[i]
         py = ys[i - 1] + ys[i + 1] - ys[i]
         xs[i], ys[i] = px, py
-        if py >= ty + (ny - ty) / (nx - tx) * (px - tx):
+        if py >= ty + slope * (px - tx):
             continue
         stack.pop()
-        while len(stack) > 1 and turn(px, py, *stack[-1], *stack[-2]) <= 0:
+        while len(stack) > 1:
+            (bx, by), (cx, cy) = stack[-1], stack[-2]
+            if (bx - px) * (cy - by) - (by - py) * (cx - bx) > 0:
+                break
             stack.pop()
         stack.append((px, py))
     out[k] = 1.0  # above every score a positive test point is a block of its own
