@@ -118,30 +118,50 @@ def tcal_levels(n: int) -> list[int]:
 
 @dataclass(frozen=True)
 class _Design:
-    """Sorted rows and, per distinct partition, the bins that can contribute."""
+    """Rows sorted by score and, per distinct partition, a 0/1 matrix summing its bins.
+
+    The ``direct`` level (the finest whose bins with a pair hold half of the rows) sums
+    every bin from the rows; each coarser level adds up the bins of the next finer one
+    (the partitions are nested); each finer level sums, from the rows, only its bins
+    with a pair. Sparse products add in a fixed order, each bin over its own rows
+    only, so equal outcomes in a bin give bit-identical terms: ties between the data
+    and a replicate are exact, never decided by rounding (as differences of running
+    sums over all rows would decide them).
+    """
 
     s: np.ndarray
     w: np.ndarray
     frequency: bool
     levels: tuple[int, ...]
-    # per level: start and end (exclusive) of the contributing bins, in sorted order
-    starts: tuple[np.ndarray, ...]
-    ends: tuple[np.ndarray, ...]
-    mass: tuple[np.ndarray, ...]  # W_b / W
-    pairs: tuple[np.ndarray, ...]  # Σ_{i≠j} w_i w_j (copies for frequency weights)
+    direct: int
+    sums: tuple[Any, ...]  # per level: bins x rows, or bins x finer bins (coarser levels)
+    coef: tuple[np.ndarray, ...]  # per summed bin: (W_b / W) / Σ_{i≠j} w_i w_j, or 0
 
 
-def _design(s: np.ndarray, w: np.ndarray, frequency: bool) -> _Design:
+def _summing(first: np.ndarray, last: np.ndarray, n_cols: int) -> Any:
+    """0/1 matrix whose row i adds columns ``first[i] .. last[i] - 1``."""
+    from scipy import sparse
+
+    lengths = last - first
+    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    cols = np.repeat(first - offsets, lengths) + np.arange(int(lengths.sum()))
+    bins = np.repeat(np.arange(first.size), lengths)
+    return sparse.csr_matrix((np.ones(cols.size), (bins, cols)), shape=(first.size, n_cols))
+
+
+def _design(s: np.ndarray, w: np.ndarray, frequency: bool,
+            bins: list[int] | None = None) -> _Design:
     """The levels' bins of rows sorted by score (the caller sorts by score, weight and
     outcome, so that the draws, tied to sorted positions, ignore the input order)."""
     n_rows = s.size
-    n = int(w.sum()) if frequency else n_rows
     cw = np.concatenate(([0.0], np.cumsum(w)))
     cw2 = np.concatenate(([0.0], np.cumsum(w * w)))
     distinct = 1 + int(np.count_nonzero(s[1:] != s[:-1]))
-    levels, starts, ends, mass, pairs = [], [], [], [], []
+    if bins is None:
+        bins = tcal_levels(int(w.sum()) if frequency else n_rows)
+    parts = []
     previous = -1
-    for m in tcal_levels(n):
+    for m in bins:
         ids = np.floor(s * m)
         first = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
         if first.size == previous:  # nested partitions: same count, same partition
@@ -149,26 +169,39 @@ def _design(s: np.ndarray, w: np.ndarray, frequency: bool) -> _Design:
         previous = first.size
         last = np.r_[first[1:], n_rows]
         wb = cw[last] - cw[first]
-        # a lone row adds nothing unless it stands for several copies
+        # a lone row adds no pair unless it stands for several copies (counting rows:
+        # its pair count is 0 only up to rounding)
         keep = (last - first >= 2) | (frequency & (wb > 1.0))
-        a, b, wb = first[keep], last[keep], wb[keep]
-        levels.append(m)
-        starts.append(a)
-        ends.append(b)
-        mass.append(wb / cw[-1])
-        pairs.append(wb * wb - (wb if frequency else cw2[b] - cw2[a]))
+        pairs = wb * wb - (wb if frequency else cw2[last] - cw2[first])
+        coef = np.zeros(first.size)
+        coef[keep] = wb[keep] / cw[-1] / pairs[keep]
+        parts.append((m, first, last, keep, coef))
         if first.size == distinct:  # every distinct score alone: finer bins repeat it
             break
-    return _Design(s, w, frequency, tuple(levels), tuple(starts),
-                   tuple(ends), tuple(mass), tuple(pairs))
+    held = [int((last - first)[keep].sum()) for _, first, last, keep, _ in parts]
+    direct = max((j for j, h in enumerate(held) if 2 * h >= n_rows), default=len(parts) - 1)
+    sums, coefs = [], []
+    for j, (_, first, last, keep, coef) in enumerate(parts):
+        if j == direct:
+            sums.append(_summing(first, last, n_rows))
+            coefs.append(coef)
+        elif j < direct:  # the finer level's bins first[i] .. last[i] - 1 of this one
+            finer = parts[j + 1][1]
+            sums.append(_summing(np.searchsorted(finer, first), np.searchsorted(finer, last),
+                                 finer.size))
+            coefs.append(coef)
+        else:
+            sums.append(_summing(first[keep], last[keep], n_rows))
+            coefs.append(coef[keep])
+    return _Design(s, w, frequency, tuple(p[0] for p in parts), direct, tuple(sums),
+                   tuple(coefs))
 
 
 def _statistics(d: _Design, k: np.ndarray) -> np.ndarray:
     """DPE of every level for outcome counts ``k`` (rows x replicates): replicates x levels.
 
     ``k`` is the 0/1 outcome, or the number of events among a row's ``w`` copies
-    (frequency weights). Rows first, so that gathering a bin's cumulative sums reads
-    contiguous memory.
+    (frequency weights).
     """
     s, w = d.s[:, None], d.w[:, None]
     if d.frequency:
@@ -177,16 +210,16 @@ def _statistics(d: _Design, k: np.ndarray) -> np.ndarray:
     else:
         e = w * (k - s)
         e2 = e * e
-    cs = np.zeros((k.shape[0] + 1, k.shape[1]))
-    cq = np.zeros_like(cs)
-    np.cumsum(e, axis=0, out=cs[1:])
-    np.cumsum(e2, axis=0, out=cq[1:])
     out = np.zeros((k.shape[1], len(d.levels)))
-    for j in range(len(d.levels)):
-        a, b = d.starts[j], d.ends[j]
-        if a.size:
-            sb = cs[b] - cs[a]
-            out[:, j] = (d.mass[j] / d.pairs[j]) @ (sb * sb - (cq[b] - cq[a]))
+    sb, qb = d.sums[d.direct] @ e, d.sums[d.direct] @ e2
+    out[:, d.direct] = d.coef[d.direct] @ (sb * sb - qb)
+    for j in range(d.direct - 1, -1, -1):  # coarser: sums of the finer level's bins
+        sb, qb = d.sums[j] @ sb, d.sums[j] @ qb
+        out[:, j] = d.coef[j] @ (sb * sb - qb)
+    for j in range(d.direct + 1, len(d.levels)):  # finer: the bins with a pair
+        if d.coef[j].size:
+            sf = d.sums[j] @ e
+            out[:, j] = d.coef[j] @ (sf * sf - d.sums[j] @ e2)
     return out
 
 
@@ -230,18 +263,8 @@ def dpe(score: Any, outcome: Any, *, n_bins: int, sample_weight: Any = None,
     s, y, w, frequency = _prepared(score, outcome, sample_weight, weights)
     order = np.argsort(s, kind="stable")
     s, y, w = s[order], y[order], w[order]
-    ids = np.floor(s * n_bins)
-    first = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-    last = np.r_[first[1:], s.size]
-    cw = np.concatenate(([0.0], np.cumsum(w)))
-    cw2 = np.concatenate(([0.0], np.cumsum(w * w)))
-    wb = cw[last] - cw[first]
-    pairs = wb * wb - (wb if frequency else cw2[last] - cw2[first])
-    # a lone row adds no pair (its pair count is 0 up to rounding, so count rows)
-    keep = (last - first >= 2) | (frequency & (wb > 1.0))
+    d = _design(s, w, frequency, [n_bins])
     k = w * y if frequency else y
-    d = _Design(s, w, frequency, (n_bins,), (first[keep],), (last[keep],),
-                (wb[keep] / cw[-1],), (pairs[keep],))
     return float(_statistics(d, k[:, None])[0, 0])
 
 
@@ -261,10 +284,18 @@ def _draws(rng: np.random.Generator, d: _Design, size: int) -> np.ndarray:
     return (rng.random((d.s.size, size)) < d.s[:, None]).astype(np.float64)
 
 
-def _upper_counts(column: np.ndarray) -> np.ndarray:
-    """For each entry, how many entries of the column are >= it (itself included)."""
+#: Values closer than this (in standard deviations of their level, over the data and
+#: the replicates) count as ties: equal outcomes give equal statistics only up to
+#: rounding, which differs between linear-algebra kernels (a replicate computed in a
+#: batch, the data alone) and with the scale of importance weights. Counting near
+#: ties as ties can only raise the p-value, so the test stays valid.
+_TIE = 1e-9
+
+
+def _upper_counts(column: np.ndarray, tol: float) -> np.ndarray:
+    """For each entry, how many entries of the column are >= it - tol (itself included)."""
     ranked = np.sort(column)
-    return column.size - np.searchsorted(ranked, column, side="left")
+    return column.size - np.searchsorted(ranked, column - tol, side="left")
 
 
 def tcal_test(score: Any, outcome: Any, *, n_draws: int = 1000, combine: str = "max_z",
@@ -315,7 +346,9 @@ def tcal_test(score: Any, outcome: Any, *, n_draws: int = 1000, combine: str = "
     ``Z = max_m (T_m - mean_m) / sd_m``, the mean and standard deviation of level
     ``m`` taken over the data and the replicates (levels without spread skipped);
     ``"bonferroni"`` returns ``min(1, L · min_m p_m)``. Both are valid at every n
-    because the data and the replicates are exchangeable given the scores.
+    because the data and the replicates are exchangeable given the scores. Values
+    within 1e-9 standard deviations of the data's count as ties (rounding must not
+    decide a tie; counting them can only raise the p-value).
 
     References
     ----------
@@ -354,13 +387,14 @@ def tcal_test(score: Any, outcome: Any, *, n_draws: int = 1000, combine: str = "
         done += size
     t = np.concatenate(stats)  # row 0: the data
     total = t.shape[0]
-    counts = np.column_stack([_upper_counts(t[:, j]) for j in range(t.shape[1])])
+    sd = t.std(axis=0)
+    counts = np.column_stack([_upper_counts(t[:, j], _TIE * sd[j])
+                              for j in range(t.shape[1])])
     level_p = counts / total
     if combine == "bonferroni":
         best = int(np.argmin(level_p[0]))
         pvalue = min(1.0, len(d.levels) * float(level_p[0, best]))
     else:
-        sd = t.std(axis=0)
         spread = sd > 0
         if not spread.any():  # every level degenerate (e.g. all scores 0 or 1)
             return TCalResult(1.0, float(t[0, 0]), int(d.levels[0]), d.levels,
@@ -369,6 +403,6 @@ def tcal_test(score: Any, outcome: Any, *, n_draws: int = 1000, combine: str = "
         z[:, spread] = (t[:, spread] - t[:, spread].mean(axis=0)) / sd[spread]
         z_max = z.max(axis=1)
         best = int(np.argmax(z[0]))
-        pvalue = float(np.count_nonzero(z_max >= z_max[0]) / total)
+        pvalue = float(np.count_nonzero(z_max >= z_max[0] - _TIE) / total)
     return TCalResult(pvalue, float(t[0, best]), int(d.levels[best]), d.levels,
                       tuple(float(p) for p in level_p[0]), n_draws, s.size, combine)
