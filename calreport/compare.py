@@ -54,6 +54,13 @@ _TEST = ("paired z-test on per-row differences (Diebold-Mariano form; weighted m
          "row differences, sandwich standard error with n/(n-1)), two-sided")
 _INTERVAL = ("paired bootstrap percentile interval of the difference: every replicate "
              "resamples the row keys once and evaluates every model on those rows")
+#: What the size study (benchmarks/compare_size.py, 500 runs a cell, two calibrated
+#: correlated binary models, 200 to 5,000 rows) measured.
+COVERAGE = ("under a null of two equally calibrated models the z-test rejected at 5 % in "
+            "2.8-3.6 % of runs for CSR and 3.4-5.6 % for log loss; the 95 % paired "
+            "interval excluded 0 in 6.0-9.6 % of runs for CSR (its row terms are "
+            "heavy-tailed for confident models: read its p-value for a decision) and "
+            "4.4-6.8 % for log loss")
 
 
 @dataclass(frozen=True)
@@ -435,7 +442,8 @@ def compare_groups(
     model on it; the interval is the percentile interval of the replicate
     differences.  The p-values of CSR and log loss come from
     :func:`paired_z_test` on the per-row terms (``(1 - correct) / (1 - c)`` and
-    ``-log p_true``, clipped as the metrics clip them).
+    ``-log p_true``, clipped as the metrics clip them).  Measured size and coverage:
+    :data:`COVERAGE`.
 
     References
     ----------
@@ -495,7 +503,7 @@ def compare_groups(
           _band_change(results[baseline].risk.band, results[k].risk.band))
          for k in others], columns=["model", "baseline_band", "band", "change"]
     ).set_index("model")
-    methods = {"interval": _INTERVAL, "test": _TEST,
+    methods = {"interval": _INTERVAL, "test": _TEST, "coverage": COVERAGE,
                "band": "each model's own risk band on the shared rows (not adjusted for "
                        "the number of models)",
                "refit": (f"refitting metrics: {n_refit} of the same replicates"
