@@ -628,28 +628,13 @@ class GroupByCalibAccessor(_Base):
                 **settings: Any) -> Comparison:
         """Paired differences of every group (model) against ``baseline`` on the same rows.
 
-        The groups are alternative models (or calibrations) scored on the same rows,
-        identified by the ``row_id`` column.  Each metric's difference (model -
-        baseline) gets a paired bootstrap interval (one resample of the row keys per
-        replicate, for every model), the risk band's change is listed, and CSR and log
-        loss get a paired z-test p-value.  ``settings`` are those of :meth:`summary`
-        (``n_bins``, ``strategy``, ``tau``, ``view``, ``p_risk_method``, ``eps``,
-        ``min_count``).  See :func:`calreport.compare.compare_groups`.
-
-        Returns
-        -------
-        calreport.compare.Comparison
-            ``.table`` (model, metric) x (baseline, value, difference, ci_low,
-            ci_high, p_value), ``.bands``, ``.to_frame()``.
-
-        Examples
-        --------
-        >>> import pandas as pd, calreport
-        >>> df = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "row": [1, 2, 3, 4] * 2,
-        ...                    "y": [0, 1, 1, 0] * 2, "p": [.2, .7, .9, .4, .1, .8, .6, .3]})
-        >>> out = df.groupby("model").calib.compare("A", row_id="row", n_boot=50, seed=0)
-        >>> float(out.table.loc[("B", "accuracy"), "difference"])
-        0.0
+        The groups are alternative models scored on the same rows, identified by the
+        ``row_id`` column: each metric's difference (model - baseline) with a paired
+        bootstrap interval, the change of risk band, and paired z-test p-values of CSR
+        and log loss.  ``settings``: ``n_bins``, ``strategy``, ``tau``, ``view``,
+        ``p_risk_method``, ``eps``, ``min_count`` (as in :meth:`summary`).  Returns a
+        :class:`calreport.compare.Comparison`; see
+        :func:`calreport.compare.compare_groups` (and its example in the module).
         """
         s = comparison_settings(seed, settings)
         return compare_groups(self._split(), baseline=baseline, row_id=row_id,

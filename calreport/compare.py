@@ -11,6 +11,17 @@ the rows a replicate draws for the baseline are the rows it draws for the model,
 what the rows share (their difficulty) cancels in the difference.  Every model's
 rows are put in the order of their sorted keys first, so neither the order of the
 rows nor that of the groups changes a result.
+
+Examples
+--------
+>>> import pandas as pd, calreport
+>>> df = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "row": [1, 2, 3, 4] * 2,
+...                    "y": [0, 1, 1, 0] * 2, "p": [.2, .7, .9, .4, .1, .8, .6, .3]})
+>>> out = df.groupby("model").calib.compare("A", row_id="row", n_boot=50, seed=0)
+>>> float(out.table.loc[("B", "accuracy"), "difference"])
+0.0
+>>> out.bands.loc["B", "change"]
+'same'
 """
 
 from __future__ import annotations
