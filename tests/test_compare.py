@@ -201,8 +201,13 @@ def _unpaired_width(df: pd.DataFrame, metric: str, n_boot: int) -> float:
     return hi - lo
 
 
+#: Data sets of the pairing property: a seed and the private noise of each model.
+DATA_SEEDS = st.integers(0, 10_000)
+PRIVATE_NOISE = st.sampled_from([0.1, 0.3, 0.6])
+
+
 @settings(max_examples=8, deadline=None)
-@given(seed=st.integers(0, 10_000), noise=st.sampled_from([0.1, 0.3, 0.6]))
+@given(seed=DATA_SEEDS, noise=PRIVATE_NOISE)
 def test_paired_interval_narrower_than_unpaired_for_correlated_models(seed, noise):
     df = _binary(n=400, seed=seed, noise=noise)
     out = _compare(df, metrics=["log_loss", "brier", "accuracy"], n_boot=300)
@@ -285,6 +290,17 @@ def test_labels_and_weights_must_agree_per_row_key():
     bad.loc[(bad.model == "M1") & (bad.row == 9), "w"] += 1.0
     with pytest.raises(ValueError, match=r"sample weight .* \(e\.g\. 9\)"):
         _compare(bad, roles={"y": "y", "proba": "p", "weight": "w"})
+
+
+def test_rows_dropped_for_missing_values_in_every_model():
+    df = _binary(n=60)
+    gone = df.assign(p=df.p.where(df.row != 11))  # key 11 has no score in any model
+    out = _compare(gone, roles={"y": "y", "proba": "p", "missing": "drop"})
+    ref = _compare(df[df.row != 11])
+    pd.testing.assert_frame_equal(out.table, ref.table)
+    one = df.assign(p=df.p.where((df.row != 11) | (df.model == "M0")))
+    with pytest.raises(ValueError, match=r"model 'M1' lacks 1 row key.*e\.g\. 11\b"):
+        _compare(one, roles={"y": "y", "proba": "p", "missing": "drop"})
 
 
 def test_bad_arguments():
