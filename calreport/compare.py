@@ -471,6 +471,9 @@ def compare_groups(
     keys = [g.key for g in split.groups if g.size]
     if baseline not in keys:
         raise ValueError(f"`baseline`={baseline!r} is not a group; groups: {keys}.")
+    if len(keys) < 2:
+        raise ValueError(f"compare() needs a second model beside the baseline; the only "
+                         f"group with rows is {baseline!r}.")
     s = settings or Settings()
     names = resolve_metrics(metrics)
     profiles = _align(split, row_id, repr(row_id))

@@ -311,6 +311,8 @@ def test_bad_arguments():
         df.groupby("model").calib(y="y", proba="p").compare("M0", row_id="id")
     with pytest.raises(ValueError, match=r"`row_id` column 'row' has 1 missing"):
         _compare(df.assign(row=df.row.where(df.index != 5)))
+    with pytest.raises(ValueError, match=r"needs a second model beside the baseline"):
+        _compare(df[df.model == "M0"])
     with pytest.raises(ValueError, match=r"`n_boot` must be an integer >= 2"):
         _compare(df, n_boot=1)
     with pytest.raises(ValueError, match=r"`ci` must be a level in \(0, 1\)"):
