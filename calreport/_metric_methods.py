@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from calreport._calibration_tests import CalibrationTestMethods
+
 __all__ = ["MetricMethods"]
 
 
-class MetricMethods:
-    """Mixin: one method per summary metric; subclasses implement ``_metric``."""
+class MetricMethods(CalibrationTestMethods):
+    """Mixin: one method per summary metric; subclasses implement ``_metric`` (the
+    calibration tests' p-values come from :class:`CalibrationTestMethods`)."""
 
     def _metric(self, name: str, **settings: Any) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError

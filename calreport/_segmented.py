@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from calreport._calibration_tests import grouped_test
 from calreport.bootstrap.kernels import row_columns
 from calreport.metrics import binned
 from calreport.metrics._order import sort_within
@@ -297,6 +298,9 @@ _REFITS: dict[str, Callable[..., Any]] = {
     "lcs": _local(0), "eci": _local(1),
     "corp_mcb": _corp(0), "corp_dsc": _corp(1), "corp_unc": _corp(2),
     "tce_bpm": _tce_bpm,
+    # the calibration tests: each group's test on its own rows
+    "ecce_ks_p": grouped_test("ecce_ks_p"), "ecce_kuiper_p": grouped_test("ecce_kuiper_p"),
+    "tcal_p": grouped_test("tcal_p"),
 }
 
 

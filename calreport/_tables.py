@@ -132,7 +132,9 @@ _COX = ("cox_intercept", "cox_intercept_ci_low", "cox_intercept_ci_high", "cox_s
 
 def calibration_tests_series(prof: ConfidenceProfile, view: str | None, n_groups: int
                              ) -> pd.Series:
-    """Hosmer-Lemeshow, Spiegelhalter and Cox; NaN where a test is undefined."""
+    """Hosmer-Lemeshow, Spiegelhalter, Cox, then the cumulative-difference tests (ECCE
+    Kolmogorov-Smirnov and Kuiper) and T-Cal; NaN where a test is undefined."""
+    from calreport._calibration_tests import test_columns
     from calreport.metrics import clinical
 
     score, outcome = prof.view(view)
@@ -157,6 +159,7 @@ def calibration_tests_series(prof: ConfidenceProfile, view: str | None, n_groups
                                   cox.calibration_in_the_large), strict=True))
         except ValueError:
             out.update(dict.fromkeys(_COX, math.nan))
+    out.update(test_columns(prof, view))
     return pd.Series(out, dtype=np.float64)
 
 

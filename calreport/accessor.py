@@ -336,12 +336,15 @@ class _Base(MetricMethods):
         return self._series(lambda p: _tables.classification_series(p, average))
 
     def calibration_tests(self, *, view: str | None = None, n_groups: int = 10) -> Any:
-        """Hosmer-Lemeshow, Spiegelhalter's Z and Cox intercept/slope with 95 % CIs.
+        """Hosmer-Lemeshow, Spiegelhalter, Cox (95 % CIs), ECCE KS/Kuiper and T-Cal tests.
+
+        The last two tests' columns: :mod:`calreport._calibration_tests`.
 
         References
         ----------
         Hosmer & Lemeshow (1980), doi:10.1080/03610928008827941; Spiegelhalter (1986),
-        doi:10.1002/sim.4780050506; Cox (1958), doi:10.2307/2333203.
+        doi:10.1002/sim.4780050506; Cox (1958), doi:10.2307/2333203;
+        Arrieta-Ibarra et al. (2022), arXiv:2205.09680; Lee et al. (2023), arXiv:2203.01850.
         """
         Settings(view=view)
         v.check_positive_int(n_groups, "n_groups", minimum=2)
