@@ -269,6 +269,19 @@ def test_pickle_round_trip_and_params(method):
     assert fresh.get_params() == cal.get_params() and not hasattr(fresh, "classes_")
 
 
+@pytest.mark.parametrize("method", ["none", "platt", "temperature", "beta", "isotonic",
+                                    "venn_abers", "risk_aware_isotonic"])
+def test_recalibrator_is_the_named_method(method):
+    from calreport import Recalibrator
+
+    P, y = _multiclass(n=300)
+    rc = Recalibrator(method, multiclass="top_label").fit(P, y)
+    ref = make_calibrator(method, "top_label").fit(P, y)
+    np.testing.assert_array_equal(rc.predict_proba(P), ref.predict_proba(P))
+    assert sklearn.base.clone(rc).get_params() == {"method": method,
+                                                   "multiclass": "top_label"}
+
+
 def test_set_params_rejects_unknown():
     with pytest.raises(ValueError, match="Invalid parameter 'bins'"):
         PlattCalibrator().set_params(bins=3)
@@ -482,3 +495,43 @@ def test_advisor_errors():
     conf_only = pd.DataFrame({"conf": [0.9, 0.8] * 10, "correct": [1, 0] * 10})
     with pytest.raises(ValueError, match="needs true labels and class probabilities"):
         conf_only.calib(conf="conf", correct="correct").recalibrate()
+
+
+# ------------------------------------------------------------------------ the CLI
+def test_cli_writes_the_calibrators_and_the_table(tmp_path, capsys):
+    from calreport.cli import main
+
+    df = pd.concat([_frame(400, 1).assign(model="a"), _frame(400, 2).assign(model="b")])
+    data = tmp_path / "data.csv"
+    df.to_csv(data, index=False)
+    out, tab = tmp_path / "calibrator.pkl", tmp_path / "table.csv"
+    code = main(["recalibrate", str(data), "--by", "model", "-o", str(out), "--table",
+                 str(tab), "--methods", "platt,isotonic", "--n-boot", "20"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "recommended for a:" in printed and "recommended for b:" in printed
+    with open(out, "rb") as fh:
+        fitted = pickle.load(fh)
+    assert set(fitted) == {"a", "b"}
+    api = df.groupby("model").calib(y="y", proba="p").recalibrate(["platt", "isotonic"],
+                                                                  n_boot=20)
+    for key, cal in fitted.items():
+        ref = api.fit(group=key)
+        np.testing.assert_array_equal(cal.predict_proba([0.2, 0.7]),
+                                      ref.predict_proba([0.2, 0.7]))
+    table = pd.read_csv(tab, index_col=[0, 1])
+    assert table.shape[0] == 6 and "log_loss_diff_high" in table.columns
+
+
+def test_cli_usage_errors(tmp_path, capsys):
+    from calreport.cli import main
+
+    data = tmp_path / "data.csv"
+    _frame(100).to_csv(data, index=False)
+    code = main(["recalibrate", str(data), "-o", str(tmp_path / "x.pkl"), "--methods",
+                 "platt,sigmoid"])
+    assert code == 2
+    assert "unknown methods ['sigmoid']" in capsys.readouterr().err
+    code = main(["recalibrate", str(data), "-o", str(tmp_path / "nowhere" / "x.pkl")])
+    assert code == 2
+    assert "folder does not exist" in capsys.readouterr().err

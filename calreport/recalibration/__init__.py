@@ -5,6 +5,8 @@
 * :mod:`~calreport.recalibration.isotonic` -- isotonic regression and its risk-aware
   variant (plateaus as Jeffreys posterior means, never 0 or 1);
 * :mod:`~calreport.recalibration.venn_abers` -- inductive Venn-Abers;
+* :mod:`~calreport.recalibration.recalibrator` -- :class:`Recalibrator`, any method
+  by name;
 * :mod:`~calreport.recalibration.crossfit` -- seeded, stratified cross-fitting;
 * :mod:`~calreport.recalibration.advisor` -- :func:`recalibrate`, the out-of-fold
   table, paired-bootstrap differences and the recommendation
@@ -30,11 +32,9 @@ from calreport.recalibration.parametric import (
     PlattCalibrator,
     TemperatureScaling,
 )
+from calreport.recalibration.recalibrator import Recalibrator
 from calreport.recalibration.result import RecalibrationResult
 from calreport.recalibration.venn_abers import VennAbersCalibrator
-
-#: A calibrator users can ship: :class:`Calibrator` under the issue's name.
-Recalibrator = Calibrator
 
 __all__ = [
     "DEFAULT_METHODS",
