@@ -423,7 +423,10 @@ def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None
                                    progress=boot["progress"], resampling=boot["resampling"],
                                    return_replicates=True, refit=boot["refit"])
         out.intervals = dict(bres.intervals)
-        out.interval_methods = dict(bres.methods)
+        out.interval_methods = {k: m for k, m in bres.methods.items()
+                                if k in (bres.mcse or {})}
+        out.interval_mcse = dict(bres.mcse or {})
+        out.interval_replicates = {k: bres.replicates_of(k) for k in out.interval_mcse}
         for k, why in bres.reasons.items():
             if k not in out.reasons:
                 out.reasons[k] = f"interval: {why}"

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from calreport import _labels as lab
+from calreport.interval_rules import ONE_SIDED, base_method, coverage_text
 from calreport.profile import ConfidenceProfile
 from calreport.stats import StatsConfig, StatsState
 from calreport.stats import finish as _finish
@@ -174,6 +175,17 @@ def group_counts(frame: Any, spec: FrameSpec) -> dict[Any, int]:
 # =============================================================================
 # finished metrics -> pandas
 # =============================================================================
+def interval_notes(table: _finish.MetricTable) -> dict[str, dict[str, Any]]:
+    """Per metric with an interval: its method, whether one-sided and its measured
+    coverage, as ``CalibrationResult.interval_notes`` gives them for the pandas path."""
+    how = table.settings.get("interval_methods") or {}
+    out = {}
+    for m in table.intervals:
+        base = base_method(how.get(m, "percentile"))
+        out[m] = {"method": how.get(m, "percentile"), "one_sided": base in ONE_SIDED,
+                  "coverage": coverage_text(m, base)}
+    return out
+
 def _index(keys: list[Any], by: Sequence[Hashable]) -> Any:
     import pandas as pd
 
@@ -192,8 +204,11 @@ def summary_frame(table: _finish.MetricTable, by: Sequence[Hashable]) -> Any:
     if table.intervals:
         data = {}
         for name, val in cols.items():
-            lo, hi = table.intervals.get(name, (np.full(len(val), np.nan),) * 2)
+            nan = np.full(len(val), np.nan)
+            lo, hi = table.intervals.get(name, (nan, nan))
+            se_lo, se_hi, _ = table.interval_se.get(name, (nan, nan, nan))
             data[(name, "value")], data[(name, "ci_low")], data[(name, "ci_high")] = val, lo, hi
+            data[(name, "ci_low_mcse")], data[(name, "ci_high_mcse")] = se_lo, se_hi
         out = pd.DataFrame(data, index=_index(table.keys, by) if by else None)
         if not by:
             out = out.iloc[0].unstack()
@@ -208,6 +223,8 @@ def summary_frame(table: _finish.MetricTable, by: Sequence[Hashable]) -> Any:
     out.attrs["kinds"] = dict(table.kinds)
     out.attrs["dropped"] = dropped_metrics(table)
     out.attrs["view"], out.attrs["no_interval"] = table.view, table.settings.get("intervals")
+    if table.intervals:
+        out.attrs["intervals"] = interval_notes(table)
     out.attrs["reasons"] = {k: r for k, r in table.reasons.items()}
     return out
 
@@ -742,19 +759,20 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
                       "n_clipped": float(table.values["n_clipped"][gi])}
             values.update({m: float(table.values[m][gi]) for m in names})
             reasons = {m: r[gi] for m, r in table.reasons.items() if m in names and r[gi]}
-            iv, methods = {}, {}
+            iv, methods, mcse, reps = {}, {}, {}, {}
             for m, (lo, hi) in table.intervals.items():
                 if m in names and not np.isnan(lo[gi]):
                     iv[m] = (float(lo[gi]), float(hi[gi]))
                     methods[m] = how.get(m, "percentile (Poisson bootstrap)")
+                    se_lo, se_hi, count = table.interval_se[m]
+                    mcse[m], reps[m] = (float(se_lo[gi]), float(se_hi[gi])), int(count[gi])
             if ci is not None:
                 for m in names:
                     if m not in iv:
                         reasons.setdefault(m, "interval: " + why.get(m, "no out-of-core "
                                            f"interval ({table.kinds.get(m, 'none')})"))
-            out.append(GroupResult(key, labels[gi], values, iv, methods, reasons,
-                                   verdicts[gi].p_risk_method,
-                                   view, verdicts[gi]))
+            out.append(GroupResult(key, labels[gi], values, iv, methods, mcse, reps,
+                                   reasons, verdicts[gi].p_risk_method, view, verdicts[gi]))
         return out, table
 
     keys = list(state.keys)

@@ -338,6 +338,12 @@ def _run_summary(args: argparse.Namespace) -> int:
         with pd.option_context("display.max_rows", 200, "display.max_columns", 60,
                                "display.width", 200):
             print(res)
+        if result.grouped and result.ci is not None:
+            # the ungrouped table has these as columns; a grouped one says them once
+            print("\nIntervals:")
+            for m, note in result.interval_notes().items():
+                print(f"  {m}: {note['method']}, {note['coverage']}, "
+                      f"{note['replicates']} replicates")
     return _gate_exit(result, gates, args.allow_undefined)
 
 

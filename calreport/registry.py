@@ -33,16 +33,6 @@ from typing import Any
 import numpy as np
 
 from calreport import references
-from calreport._calibration_tests import (
-    ECCE_KS_FORMULA,
-    ECCE_KUIPER_FORMULA,
-    ECCE_NAN,
-    P_VALUE_NO_INTERVAL,
-    SAMPLED_TEST_NOTE,
-    TCAL_FORMULA,
-    ecce_compute,
-    tcal_compute,
-)
 from calreport._finishers import (
     _auc,
     _aurc,
@@ -51,7 +41,6 @@ from calreport._finishers import (
     _ece,
     _gain,
     _mce,
-    _p_risk,
     _ratio,
     _sigma,
     _signed_ece,
@@ -117,14 +106,15 @@ class Interval:
     analytic : str or None
         Name of the analytic standard error (``"mean"``, ``"ratio"``, ``"delong"``)
         used by ``ci_method="analytic"``; None when there is none.
-    method : str
-        Default interval method from the replicates: the one that came closest to
-        nominal coverage in the project's coverage study (``benchmarks/coverage.py``).
+    method : {"percentile", "basic", "upper", "lower"}
+        Default interval method from the replicates (see
+        :mod:`calreport.interval_rules`), chosen by the project's coverage study
+        (``benchmarks/coverage.py``): a two-sided interval where one covers within
+        95 ± 3 % in every setup; for a calibration error, whose true value can be 0
+        and whose estimate is biased upward, the one-sided upper bound.  Its measured
+        coverage is :func:`calreport.interval_rules.coverage_text`.
     reason : str
         Why there is no interval (``kind="none"``).
-    coverage : str
-        Where the study found the default interval below nominal 95 % coverage, the
-        measured coverage, printed beside the interval; empty where it covers.
     """
 
     kind: str = "bootstrap"
@@ -133,7 +123,6 @@ class Interval:
     analytic: str | None = None
     method: str = "percentile"
     reason: str = ""
-    coverage: str = ""
 
 
 @dataclass(frozen=True)
@@ -384,22 +373,23 @@ _CI_POISSON = ("poisson", "from the Poisson bootstrap replicates, accumulated an
 _CI_POISSON_UNIFORM = ("poisson", "from the Poisson bootstrap replicates of the uniform-bin "
                        "sums (default view); equal-mass bins have none: no replicate holds "
                        "their edges, run the pandas accessor with ci on the rows")
-#: Why a P_risk from the Monte Carlo null has no bootstrap interval (pandas and out of
-#: core alike).
-MONTE_CARLO_NO_INTERVAL = ("no bootstrap interval for a P_risk from the Monte Carlo null "
-                           "(each replicate would need its own null); read the interval of "
-                           "z_csr")
 #: Why a metric computed on the uniform sample has no interval out of core.
 SAMPLED_NO_INTERVAL = ("computed on a uniform sample of sample_size rows per group: a "
                        "bootstrap of it would give the (wider) uncertainty of that sample, "
                        "not of the metric on all rows; run the pandas accessor with ci on "
                        "the rows")
 _CI_SAMPLED = ("none", SAMPLED_NO_INTERVAL)
-#: Refitting bootstrap: the metric is recomputed on each resampled data set.
-_REFIT = Interval("refit", reason="refitting bootstrap (the metric refits a curve or "
-                  "re-bins on every sample)",
-                  coverage="approximate: the coverage of this refitting bootstrap has not "
-                  "been measured in the project's coverage study")
+#: Refitting bootstrap: the metric is recomputed on each resampled data set.  A
+#: calibration error's estimate is biased upward and its true value can be 0, so it
+#: gets a one-sided upper bound (see :mod:`calreport.interval_rules`).
+_REFIT_WHY = "refitting bootstrap (the metric refits a curve or re-bins on every sample)"
+_REFIT = Interval("refit", reason=_REFIT_WHY)
+_REFIT_UPPER = Interval("refit", method="upper", reason=_REFIT_WHY)
+#: Why P_risk prints no interval.
+P_RISK_NO_INTERVAL = ("P_risk is itself a probability about these rows (how surprising "
+                      "their CSR is under calibration), not an estimate of a fixed "
+                      "quantity; read z_csr's interval for its uncertainty")
+
 
 _ENTRIES: tuple[Metric, ...] = (
     Metric(
@@ -433,9 +423,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "1 under calibration",
         (Reference(_M26, "section 2.1, Definition 2"),),
         lambda p, s, c: c.risk(p, s).csr,
-        Interval(columns=("csr",), finish=_ratio("csr"), analytic="mean",
-                 coverage="approximate: 89-91 % in simulation when confident errors are "
-                 "heavy-tailed, 92-94 % otherwise"),
+        Interval(columns=("csr",), finish=_ratio("csr"), analytic="mean"),
         target=1.0, settings=("eps",), nan_reason="all sample weights are zero",
         bounds=(0.0, math.inf),
         scaling=("exact", _MERGED, *_CI_POISSON)),
@@ -445,9 +433,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "correctᵢ ~ Bernoulli(cᵢ)",
         (Reference(_M26, "appendix A.2, Proposition 6"),),
         lambda p, s, c: c.risk(p, s).sigma_csr,
-        Interval(columns=("csr_var2",), finish=_sigma,
-                 coverage="approximate: 89-94 % in simulation, 68-75 % when confident "
-                 "errors are heavy-tailed"),
+        Interval(columns=("csr_var2",), finish=_sigma),
         settings=("eps",), nan_reason="all sample weights are zero", bounds=(0.0, math.inf),
         scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
@@ -465,27 +451,21 @@ _ENTRIES: tuple[Metric, ...] = (
         "correctᵢ ~ Bernoulli(cᵢ)",
         (Reference(_M26, "section 2.1 and Table 6; section 4 on small N"),),
         lambda p, s, c: c.risk(p, s).p_risk,
-        Interval(columns=("csr", "csr_var2"), finish=_p_risk,
-                 coverage="approximate: 91-94 % in simulation (a probability near 0 or 1 "
-                 "has a degenerate interval)"),
+        Interval("none", reason=P_RISK_NO_INTERVAL),
         settings=("eps", "p_risk_method", "seed"), percent=True,
         nan_reason="σ_CSR is 0 (all confidences are 0)", bounds=(0.0, 1.0),
         scaling=("exact",
                  "the risk verdict's: Φ(z) from exact sums where the normal approximation "
                  "is valid, else the Monte Carlo null of the rows of largest variance "
                  "(kept exactly, StatsConfig.heavy_rows per group), as the pandas path",
-                 "poisson", "from the Poisson bootstrap replicates of Φ(z); none for a "
-                 "group whose P_risk comes from the Monte Carlo null")),
+                 "none", P_RISK_NO_INTERVAL)),
     Metric(
         "ece", "Expected calibration error (ECE)", "calibration", "lower",
         "ECE = Σ_b (|B_b| / N) · |acc(B_b) − conf(B_b)| over n_bins bins of the score",
         (Reference("Naeini2015", "section 3"), Reference("Guo2017", "section 2")),
         lambda p, s, c: binned.ece(*_view(p, s), n_bins=s.n_bins, strategy=s.strategy,
                                    sample_weight=_w(p)),
-        Interval(columns=("bin_diff",), finish=_ece, method="basic",
-                 coverage="approximate: 88-95 % in simulation for a miscalibrated model, "
-                 "44-53 % for a calibrated one (the binned estimate is biased upward; "
-                 "see debiased_ece)"),
+        Interval(columns=("bin_diff",), finish=_ece, method="upper"),
         settings=("view", "n_bins", "strategy"), bounds=(0.0, 1.0),
         scaling=("exact",
                  "exact per-bin sums; equal-mass bins (weighted too) by a second pass "
@@ -497,8 +477,7 @@ _ENTRIES: tuple[Metric, ...] = (
         (Reference("Naeini2015", "section 3"),),
         lambda p, s, c: binned.mce(*_view(p, s), n_bins=s.n_bins, strategy=s.strategy,
                                    min_count=s.min_count, sample_weight=_w(p)),
-        Interval(columns=("bin_diff",), finish=_mce, method="basic",
-                 coverage="approximate: 83-95 % in simulation"),
+        Interval(columns=("bin_diff",), finish=_mce, method="upper"),
         settings=("view", "n_bins", "strategy", "min_count"),
         nan_reason="no bin holds min_count rows", bounds=(0.0, 1.0),
         scaling=("exact",
@@ -609,7 +588,8 @@ _ENTRIES: tuple[Metric, ...] = (
         "points, wⱼ the reflected kernel density of the scores",
         (Reference("FernandesMachado2024", "Local Calibration Score"),
          Reference("Cleveland1979")),
-        _lcs, _REFIT, needs=frozenset({"unweighted"}), settings=("view",), bounds=(0.0, 1.0),
+        _lcs, _REFIT_UPPER, needs=frozenset({"unweighted"}), settings=("view",),
+        bounds=(0.0, 1.0),
         scaling=("sampled", "LOWESS on a fixed-size uniform sample per group",
                  *_CI_SAMPLED)),
     Metric(
@@ -618,7 +598,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "TCE = ∫ |g(x) − x| f(x) dx, g fitted by binomial maximum likelihood in the "
         "family logit g = c + a ln s − b ln(1 − s), f the Beta density of the scores",
         (Reference("Dong2025", "section 3"),),
-        _tce_bpm, _REFIT, needs=frozenset({"unweighted"}), settings=("view",),
+        _tce_bpm, _REFIT_UPPER, needs=frozenset({"unweighted"}), settings=("view",),
         nan_reason="too few rows to fit the binomial-process curve", bounds=(0.0, 1.0),
         scaling=("sampled",
                  "binomial-process fit on a fixed-size uniform sample per group",
@@ -629,7 +609,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "smoothed outcome r̂_σ (reflected at 0 and 1) under the smoothed score density "
         "δ̂_σ, at the bandwidth σ* with smECE_σ* = σ*",
         (Reference("Blasiok2024", "sections 3-4"),),
-        _smece, _REFIT, settings=("view",), bounds=(0.0, 1.0),
+        _smece, _REFIT_UPPER, settings=("view",), bounds=(0.0, 1.0),
         scaling=("exact", "kernel smoothing on its 10 node grids (20,762 float64 node "
                           "sums per group, default view) while a state holds at most 64 "
                           "groups (StatsConfig.smooth_groups); else on the uniform sample",
@@ -640,7 +620,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "mean over classes k of the binned ECE of p_k against 1[y = k], n_bins "
         "equal-width bins over all rows",
         (Reference("Nixon2019", "section 3"), Reference("Kumar2019", "section 3")),
-        _classwise_ece, _REFIT, needs=frozenset({"proba"}), settings=("n_bins",),
+        _classwise_ece, _REFIT_UPPER, needs=frozenset({"proba"}), settings=("n_bins",),
         bounds=(0.0, 1.0),
         scaling=("sampled", "class-wise bins on a fixed-size uniform sample per group",
                  *_CI_SAMPLED)),
@@ -649,14 +629,15 @@ _ENTRIES: tuple[Metric, ...] = (
         "√max(0, Σ_b (|B_b|/N)·[(ȳ_b − s̄_b)² − ȳ_b(1 − ȳ_b)/(|B_b| − 1)]) over n_bins "
         "equal-mass bins: the squared plug-in gap minus its sampling variance",
         (Reference("Kumar2019", "section 5, Definition 5.2"),),
-        _debiased_ece, _REFIT, settings=("view", "n_bins"), bounds=(0.0, 1.0),
+        _debiased_ece, _REFIT_UPPER, settings=("view", "n_bins"), bounds=(0.0, 1.0),
         scaling=("sampled", "equal-mass bins on a fixed-size uniform sample per group",
                  *_CI_SAMPLED)),
     Metric(
         "eci", "Estimated calibration index (ECI)", "calibration", "lower",
         "ECI = 100 · mean over rows of (ĝ(sᵢ) − sᵢ)², ĝ the LOWESS calibration curve",
         (Reference("VanHoorde2015", "section 2"),),
-        _eci, _REFIT, needs=frozenset({"unweighted"}), settings=("view",), bounds=(0.0, 100.0),
+        _eci, _REFIT_UPPER, needs=frozenset({"unweighted"}), settings=("view",),
+        bounds=(0.0, 100.0),
         scaling=("sampled", "LOWESS on a fixed-size uniform sample per group",
                  *_CI_SAMPLED)),
     Metric(
@@ -664,7 +645,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "MCB = S(p) − S(p̂_PAV): Brier score of the scores minus that of their isotonic "
         "(PAV) recalibration; S = MCB − DSC + UNC",
         (Reference("Dimitriadis2021", "Eq. 3 and section 3"),),
-        _corp("mcb"), _REFIT, settings=("view",), bounds=(0.0, 1.0),
+        _corp("mcb"), _REFIT_UPPER, settings=("view",), bounds=(0.0, 1.0),
         scaling=("sampled", "isotonic (PAV) fit on a fixed-size uniform sample per group",
                  *_CI_SAMPLED)),
     Metric(
@@ -679,29 +660,9 @@ _ENTRIES: tuple[Metric, ...] = (
         "corp_unc", "CORP uncertainty (UNC)", "calibration", "target",
         "UNC = S(ȳ) = ȳ(1 − ȳ): Brier score of the base rate (a property of the data)",
         (Reference("Dimitriadis2021", "Eq. 3 and section 3"),),
-        _corp("unc"), _REFIT, settings=("view",), target=0.0, bounds=(0.0, 0.25),
+        _corp("unc"), Interval("refit", method="lower", reason=_REFIT_WHY),
+        settings=("view",), target=0.0, bounds=(0.0, 0.25),
         scaling=("exact", "base rate from exact sums", *_CI_POISSON)),
-    # --- calibration tests: p-values, higher is less evidence of miscalibration ---
-    Metric(
-        "ecce_ks_p", "ECCE Kolmogorov-Smirnov p-value", "calibration", "higher",
-        ECCE_KS_FORMULA, (Reference("ArrietaIbarra2022", "section 2"),
-                          Reference("Tygert2022", "section 2")),
-        ecce_compute("ks_pvalue"), Interval("none", reason=P_VALUE_NO_INTERVAL),
-        settings=("view",), nan_reason=ECCE_NAN, bounds=(0.0, 1.0),
-        scaling=("sampled", SAMPLED_TEST_NOTE, *_CI_SAMPLED)),
-    Metric(
-        "ecce_kuiper_p", "ECCE Kuiper p-value", "calibration", "higher",
-        ECCE_KUIPER_FORMULA, (Reference("ArrietaIbarra2022", "section 2"),
-                              Reference("Feller1951")),
-        ecce_compute("kuiper_pvalue"), Interval("none", reason=P_VALUE_NO_INTERVAL),
-        settings=("view",), nan_reason=ECCE_NAN, bounds=(0.0, 1.0),
-        scaling=("sampled", SAMPLED_TEST_NOTE, *_CI_SAMPLED)),
-    Metric(
-        "tcal_p", "T-Cal p-value (adaptive debiased ℓ2-ECE test)", "calibration", "higher",
-        TCAL_FORMULA, (Reference("Lee2023", "sections 3.1-3.3"),),
-        tcal_compute, Interval("none", reason=P_VALUE_NO_INTERVAL),
-        settings=("view", "seed"), bounds=(0.0, 1.0),
-        scaling=("sampled", SAMPLED_TEST_NOTE, *_CI_SAMPLED)),
 )
 
 #: Every summary metric, in summary order.

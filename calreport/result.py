@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from calreport.interval_rules import ONE_SIDED, base_method, coverage_text, method_text
 from calreport.registry import COUNT_COLUMNS, REGISTRY
 from calreport.settings import Settings
 
@@ -33,7 +34,9 @@ __all__ = [
     "parse_gate",
 ]
 
-_STATS = ("value", "ci_low", "ci_high")
+_STATS = ("value", "ci_low", "ci_high", "ci_low_mcse", "ci_high_mcse")
+#: Facts about each interval in the ungrouped summary (text and counts).
+_FACTS = ("replicates", "method", "coverage")
 
 
 @dataclass
@@ -51,7 +54,11 @@ class GroupResult:
     intervals : dict
         Metric -> (ci_low, ci_high); empty without intervals.
     interval_methods : dict
-        Metric -> interval method used.
+        Metric -> interval method used (metrics with an interval only).
+    interval_mcse : dict
+        Metric -> Monte Carlo standard errors of (ci_low, ci_high).
+    interval_replicates : dict
+        Metric -> bootstrap replicates behind the interval (0: analytic).
     reasons : dict
         Metric -> why its value (or interval) is undefined.
     p_risk_method : str
@@ -67,17 +74,37 @@ class GroupResult:
     values: dict[str, float]
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
     interval_methods: dict[str, str] = field(default_factory=dict)
+    interval_mcse: dict[str, tuple[float, float]] = field(default_factory=dict)
+    interval_replicates: dict[str, int] = field(default_factory=dict)
     reasons: dict[str, str] = field(default_factory=dict)
     p_risk_method: str = "normal"
     view: str = "top_label"
     risk: Any = None
 
     def get(self, metric: str, stat: str = "value") -> float:
-        """A value or an interval bound (``stat`` in value / ci_low / ci_high)."""
+        """A value, an interval bound or a bound's Monte Carlo standard error (``stat``
+        in value / ci_low / ci_high / ci_low_mcse / ci_high_mcse)."""
         if stat == "value":
             return float(self.values.get(metric, math.nan))
-        lo, hi = self.intervals.get(metric, (math.nan, math.nan))
-        return float(lo if stat == "ci_low" else hi)
+        if stat.endswith("_mcse"):
+            lo, hi = self.interval_mcse.get(metric, (math.nan, math.nan))
+        else:
+            lo, hi = self.intervals.get(metric, (math.nan, math.nan))
+        return float(lo if stat.startswith("ci_low") else hi)
+
+    def interval_facts(self, metric: str) -> dict[str, Any]:
+        """How ``metric``'s interval was read and what it covers: ``method``,
+        ``one_sided``, ``coverage`` (the measured coverage, as printed), ``replicates``
+        and the bounds' Monte Carlo standard errors; empty without an interval."""
+        if metric not in self.intervals or metric not in self.interval_methods:
+            return {}
+        how = self.interval_methods[metric]
+        base = base_method(how)
+        lo, hi = self.interval_mcse.get(metric, (math.nan, math.nan))
+        return {"method": how, "one_sided": base in ONE_SIDED,
+                "coverage": coverage_text(metric, base),
+                "replicates": int(self.interval_replicates.get(metric, 0)),
+                "ci_low_mcse": lo, "ci_high_mcse": hi}
 
     @property
     def band(self) -> str:
@@ -144,9 +171,12 @@ class CalibrationResult:
         """The pandas form of ``df.calib.summary()`` / ``groupby().calib.summary()``.
 
         Ungrouped: a Series (metric -> value), or with intervals a DataFrame (metric x
-        [value, ci_low, ci_high]).  Grouped: groups x metrics, or with intervals
-        columns (metric, stat).  ``attrs`` holds the reasons, settings, P_risk methods,
-        view and interval settings (for display; programs should read this object).
+        [value, ci_low, ci_high, ci_low_mcse, ci_high_mcse, replicates, method,
+        coverage]).  Grouped: groups x metrics, or with intervals columns (metric,
+        stat) with the stats value, ci_low, ci_high, ci_low_mcse, ci_high_mcse.
+        ``attrs`` holds the reasons, settings, P_risk methods, view, interval settings
+        and ``attrs["intervals"]``: each metric's interval method, whether it is a
+        one-sided bound and its measured coverage (the ``coverage`` column).
         """
         cols = self.columns
         if not self.grouped:
@@ -157,6 +187,9 @@ class CalibrationResult:
             else:
                 out = pd.DataFrame([[g.get(c, s) for s in _STATS] for c in cols],
                                    index=pd.Index(cols, name="metric"), columns=list(_STATS))
+                facts = {c: g.interval_facts(c) for c in cols}
+                for f in _FACTS:
+                    out[f] = [facts[c].get(f, 0 if f == "replicates" else "") for c in cols]
             out.attrs["reasons"] = dict(g.reasons)
             out.attrs["p_risk_method"] = g.p_risk_method
             out.attrs["view"] = g.view
@@ -181,7 +214,20 @@ class CalibrationResult:
         out.attrs["settings"] = self.settings.to_dict()
         if self.ci is not None:
             out.attrs["ci"] = dict(self.ci)
+            out.attrs["intervals"] = self.interval_notes()
         return out
+
+    def interval_notes(self) -> dict[str, dict[str, Any]]:
+        """Per metric with an interval: its method, whether it is one-sided, its
+        measured coverage (as every output prints it) and its replicates."""
+        notes: dict[str, dict[str, Any]] = {}
+        for g in [*self.groups, *([self.overall] if self.overall else [])]:
+            for m in self.metrics:
+                f = g.interval_facts(m)
+                if f and m not in notes:
+                    notes[m] = {k: f[k] for k in ("method", "one_sided", "coverage",
+                                                  "replicates")}
+        return notes
 
     # --------------------------------------------------------------------- JSON
     def to_dict(self) -> dict[str, Any]:
@@ -194,8 +240,14 @@ class CalibrationResult:
                 if self.ci is not None and m in g.intervals:
                     entry["ci_low"] = _num(g.get(m, "ci_low"))
                     entry["ci_high"] = _num(g.get(m, "ci_high"))
-                    if m in g.interval_methods:
-                        entry["ci_method"] = g.interval_methods[m]
+                    facts = g.interval_facts(m)
+                    if facts:
+                        entry["ci_method"] = facts["method"]
+                        entry["ci_one_sided"] = facts["one_sided"]
+                        entry["ci_coverage"] = facts["coverage"]
+                        entry["ci_replicates"] = facts["replicates"]
+                        entry["ci_low_mcse"] = _num(facts["ci_low_mcse"])
+                        entry["ci_high_mcse"] = _num(facts["ci_high_mcse"])
                 if m in g.reasons:
                     entry["reason"] = g.reasons[m]
                 metrics[m] = entry
@@ -430,6 +482,9 @@ def check(result: CalibrationResult, gates: Iterable[str | Gate], *,
         if gate.needs_interval and result.ci is None:
             raise ValueError(f"The gate {gate} reads an interval bound; compute intervals "
                              "(ci=0.95).")
+        trivial = _trivial_bound(result, gate) if gate.metric != "band" else ""
+        if trivial:
+            raise ValueError(trivial)
         decided = 0
         for g in groups:
             value, note = _gate_value(g, gate)
@@ -464,4 +519,28 @@ def _gate_value(g: GroupResult, gate: Gate) -> tuple[float, str]:
             else "")
     if (gate.metric == "p_risk" and gate.stat == "value" and r is not None and r.adjust):
         return float(r.p_risk_adjusted), f"adjusted P_risk ({r.adjust}, {r.n_tests} tests)"
+    if gate.needs_interval:
+        facts = g.interval_facts(gate.metric)
+        if facts:
+            se = facts[f"{gate.stat}_mcse"]
+            return g.get(gate.metric, gate.stat), (
+                f"{method_text(base_method(facts['method']))}, {facts['coverage']}"
+                + ("" if math.isnan(se) or se == 0 else f"; Monte Carlo s.e. {se:.2g}"))
     return g.get(gate.metric, gate.stat), ""
+
+
+def _trivial_bound(result: CalibrationResult, gate: Gate) -> str:
+    """Why a gate reads the fixed end of a one-sided bound (empty when it does not)."""
+    if gate.stat not in ("ci_low", "ci_high"):
+        return ""
+    for g in [*result.groups, *([result.overall] if result.overall else [])]:
+        how = base_method(g.interval_methods.get(gate.metric, ""))
+        fixed = {"upper": "ci_low", "lower": "ci_high"}.get(how)
+        if fixed == gate.stat:
+            other = "ci_high" if fixed == "ci_low" else "ci_low"
+            return (f"The gate {gate} reads {gate.metric}'s {fixed}, the fixed end of its "
+                    f"one-sided {how} bound (the metric's range, never informative): gate "
+                    f"on {gate.metric}.{other} or on the value, or ask for a two-sided "
+                    f"interval with ci_method='percentile' (its measured coverage: "
+                    f"{coverage_text(gate.metric, 'percentile')}).")
+    return ""

@@ -432,14 +432,18 @@ def test_percentile_coverage_near_nominal(resampling):
         assert 0.89 <= h / reps <= 0.99, (m, h / reps)
 
 
-@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=300),
-       st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=2, max_size=300),
+       st.floats(0.01, 0.99))
 @settings(max_examples=300, deadline=None)
-def test_interval_quantiles_equal_numpy_bit_for_bit(values, q1, q2):
-    from calreport.bootstrap.intervals import _quantiles
+def test_interval_quantiles_equal_numpy_bit_for_bit(values, ci):
+    from calreport.interval_rules import read_interval
 
-    ordered = np.sort(np.array(values))
-    assert np.array_equal(_quantiles(ordered, (q1, q2)), np.quantile(ordered, [q1, q2]))
+    x = np.array(values)
+    b = read_interval(x, np.nan, ci, "percentile", (-np.inf, np.inf))
+    want = np.quantile(x, [(1 - ci) / 2, (1 + ci) / 2])
+    assert np.array_equal([b.low[0], b.high[0]], want)
+    up = read_interval(x, np.nan, ci, "upper", (-np.inf, np.inf))
+    assert up.high[0] == np.quantile(x, ci) and up.low[0] == -np.inf
 
 
 def test_resampler_tables_are_built_once_and_read_only():

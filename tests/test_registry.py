@@ -100,18 +100,17 @@ def test_kernel_equals_core_on_resampled_rows(kind, s):
                                                      nan_ok=True), (kind, name, r)
 
 
-def test_p_risk_interval_only_for_the_estimator_it_belongs_to():
-    """A Monte Carlo P_risk gets no Φ(z)-based interval: the reason says why."""
+def test_p_risk_has_no_interval_whatever_its_method():
+    """P_risk is a probability about the rows, not an estimate: no interval, and the
+    reason points to z's."""
     prof = _binary(n=60)
     for method in ("normal", "monte_carlo"):
         s = Settings(p_risk_method=method)
-        res = summarize(prof, metrics=["csr", "p_risk"], settings=s)
+        res = summarize(prof, metrics=["csr", "z_csr", "p_risk"], settings=s)
         out = bootstrap_intervals(prof, res, n_boot=50, seed=0, return_replicates=True)
-        if res.p_risk_method == "normal":
-            assert not np.isnan(out.intervals["p_risk"][0])
-        else:
-            assert np.isnan(out.intervals["p_risk"][0])
-            assert "Monte Carlo" in out.reasons["p_risk"]
+        assert np.isnan(out.intervals["p_risk"][0])
+        assert "z_csr's interval" in out.reasons["p_risk"]
+        assert not np.isnan(out.intervals["z_csr"][0])
 
 
 REFIT = [m for m, spec in REGISTRY.items() if spec.interval.kind == "refit"]

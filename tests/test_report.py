@@ -332,7 +332,9 @@ def test_markdown_has_the_same_numbers(rep, html):
     for g in rep.result.groups:
         for metric in ("accuracy", "ece", "brier"):
             lo, hi = g.intervals[metric]
-            for text in (f"{g.get(metric):.4f}", f"{lo:.4f} to {hi:.4f}"):
+            # ECE's interval is a one-sided upper bound: printed "≤ u"
+            bound = f"≤ {hi:.4f}" if metric == "ece" else f"{lo:.4f} to {hi:.4f}"
+            for text in (f"{g.get(metric):.4f}", bound):
                 assert text in md and text in html
     assert HOSTILE not in md
     assert r"\<script\>alert(1)\</script\>" in md

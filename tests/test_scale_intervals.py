@@ -37,19 +37,9 @@ def test_the_registry_claims_poisson_only_for_metrics_with_replicates(frame):
 def test_each_metric_has_the_interval_or_the_reason_the_registry_gives(frame):
     out = _acc(frame).summary(ci=0.95)
     why = out.attrs["no_interval"]
-    methods = out.attrs["p_risk_method"]
     for m in REGISTRY:
         sc = scaling_of(m)
         lo, hi, val = out[(m, "ci_low")], out[(m, "ci_high")], out[(m, "value")]
-        if m == "p_risk":
-            # Poisson replicates of Φ(z) where the normal approximation holds; none
-            # for a group whose P_risk comes from the Monte Carlo null
-            simulated = np.array([methods[k] != "normal" for k in out.index])
-            assert lo[simulated].isna().all() and hi[simulated].isna().all()
-            assert lo[~simulated].notna().all()
-            if simulated.any():
-                assert "Monte Carlo null" in why[m]
-            continue
         if sc.interval == "none":
             assert lo.isna().all() and hi.isna().all(), m
             want = SAMPLED_NO_INTERVAL if out.attrs["kinds"][m] == "sampled" else \
@@ -93,10 +83,10 @@ def test_sigma_csr_replicates_count_a_row_drawn_k_times_as_k_rows(frame, weighte
     np.testing.assert_allclose(got, want, rtol=1e-10)
 
 
-def test_mce_replicates_keep_the_min_count_rule_and_ece_mce_intervals_are_basic():
+def test_mce_replicates_keep_the_min_count_rule_and_ece_mce_get_upper_bounds():
     """20 wrong rows at 0.97 sit in a bin below min_count: the replicates leave that bin
-    out as the point estimate does (hand-drawn counts), and ECE and MCE get the basic
-    interval the registry names, as in the pandas path."""
+    out as the point estimate does (hand-drawn counts), and ECE and MCE get the
+    one-sided upper bound the registry names, as in the pandas path."""
     rng = np.random.default_rng(2)
     p = np.r_[rng.uniform(0.05, 0.9, 3000), np.full(20, 0.97)]
     y = np.r_[(rng.random(3000) < p[:3000]).astype(int), np.zeros(20, int)]
@@ -114,11 +104,13 @@ def test_mce_replicates_keep_the_min_count_rule_and_ece_mce_intervals_are_basic(
     np.testing.assert_allclose(reps["mce"][0], hand, rtol=1e-10)
     out = acc.summary(ci=0.9)
     for m in ("ece", "mce"):
-        q_lo, q_hi = np.quantile(reps[m][0], [0.05, 0.95])
         v = out.loc[m, "value"]
-        assert out.loc[m, "ci_low"] == pytest.approx(max(0.0, 2 * v - q_hi), rel=1e-12)
-        assert out.loc[m, "ci_high"] == pytest.approx(2 * v - q_lo, rel=1e-12)
-    assert REGISTRY["mce"].interval.method == "basic"
+        assert out.loc[m, "ci_low"] == 0.0
+        assert out.loc[m, "ci_high"] == pytest.approx(max(v, np.quantile(reps[m][0], 0.9)),
+                                                      rel=1e-12)
+        assert out.loc[m, "ci_high_mcse"] > 0
+    assert REGISTRY["mce"].interval.method == "upper"
+    assert out.attrs["intervals"]["ece"]["one_sided"] is True
 
 
 def test_another_view_has_no_interval_from_the_default_views_bins(frame):

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 import calreport
-from calreport.registry import MONTE_CARLO_NO_INTERVAL
+from calreport.registry import P_RISK_NO_INTERVAL
 
 pytestmark = pytest.mark.filterwarnings("ignore::calreport.metrics.risk.ClippedConfidenceWarning")
 
@@ -83,7 +83,7 @@ def test_grouped_risk_and_summary_p_risk_equal_pandas():
     assert got.attrs["kinds"]["p_risk"] == "exact"
 
 
-def test_a_monte_carlo_p_risk_has_no_interval_as_in_pandas():
+def test_p_risk_has_no_interval_in_any_path():
     df = _frame(**FRAMES["small"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -95,15 +95,16 @@ def test_a_monte_carlo_p_risk_has_no_interval_as_in_pandas():
     assert got.attrs["p_risk_method"] == "monte_carlo"
     assert got.loc["p_risk", "value"] == pytest.approx(want.loc["p_risk", "value"])
     assert math.isnan(got.loc["p_risk", "ci_low"]) and math.isnan(got.loc["p_risk", "ci_high"])
-    assert got.attrs["no_interval"]["p_risk"] == MONTE_CARLO_NO_INTERVAL
+    assert got.attrs["no_interval"]["p_risk"] == P_RISK_NO_INTERVAL
     # the typed result behind the report says the same
     res = dd.from_pandas(df, npartitions=2).calib(y="y", proba="p").report(
         ci=0.95, n_boot=100).result
     g = res.groups[0]
     assert g.p_risk_method == "monte_carlo" and "p_risk" not in g.intervals
-    assert MONTE_CARLO_NO_INTERVAL in g.reasons["p_risk"]
-    # a group whose normal approximation holds keeps its Poisson interval
+    assert P_RISK_NO_INTERVAL in g.reasons["p_risk"]
+    # nor where the normal approximation holds: P_risk is a probability, not an estimate
     big = calreport.Accumulator(y="y", proba="p", n_boot=100).update(
         _frame(**FRAMES["large"])).summary(ci=0.95)
     assert big.attrs["p_risk_method"] == "normal"
-    assert "p_risk" not in (big.attrs["no_interval"] or {})
+    assert big.attrs["no_interval"]["p_risk"] == P_RISK_NO_INTERVAL
+    assert math.isnan(big.loc["p_risk", "ci_low"])

@@ -1,10 +1,12 @@
 """Confidence intervals of the summary metrics, by the method the registry names.
 
-``"percentile"`` (Efron 1979), ``"basic"`` (Efron & Tibshirani 1993, section 13.4)
-and ``"analytic"`` (normal intervals from influence functions: the delta method
-for ratio metrics, DeLong et al. 1988 for the binary AUC, truncated to [0, 1]).
-Each metric's default method is the ``method`` of its registry entry; a metric
-without an interval gets NaN and the reason.
+The bootstrap replicates are read by :func:`calreport.interval_rules.read_interval`
+(``"percentile"``, ``"basic"``, the one-sided ``"upper"`` and ``"lower"`` bounds;
+each bound with its Monte Carlo standard error, the estimate always inside);
+``"analytic"`` gives normal intervals from influence functions (the delta method for
+ratio metrics, DeLong et al. 1988 for the binary AUC, truncated to [0, 1]).  Each
+metric's default method is the ``method`` of its registry entry; a metric without an
+interval gets NaN and the reason.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from scipy import special
 from calreport import _validate as v
 from calreport.bootstrap.kernels import bootstrap_replicates, canonical_order, row_columns
 from calreport.bootstrap.resampling import RESAMPLING, _master
+from calreport.interval_rules import INTERVAL_METHODS, read_interval
 from calreport.profile import ConfidenceProfile
-from calreport.registry import COUNT_COLUMNS, MONTE_CARLO_NO_INTERVAL, REGISTRY, MetricCache
+from calreport.registry import COUNT_COLUMNS, REGISTRY, MetricCache
 from calreport.summary import SummaryResult
 
 __all__ = [
@@ -33,7 +36,7 @@ __all__ = [
 ]
 
 #: Interval methods; None means each metric's registry default.
-CI_METHODS = ("percentile", "basic", "analytic")
+CI_METHODS = INTERVAL_METHODS
 
 #: Replicates of the refitting bootstrap (each one refits the metric on a resample).
 REFIT_REPLICATES = 200
@@ -65,6 +68,9 @@ class BootstrapResult:
         ``"multinomial"`` or ``"poisson"``.
     degenerate : dict
         Metric -> number of replicates that could not define it.
+    mcse : dict
+        Metric -> Monte Carlo standard errors of (ci_low, ci_high) (0 for an
+        analytic interval or a fixed end of a one-sided bound).
     """
 
     replicates: dict[str, np.ndarray]
@@ -75,38 +81,25 @@ class BootstrapResult:
     reasons: dict[str, str]
     resampling: str = "multinomial"
     degenerate: dict[str, int] | None = None
+    mcse: dict[str, tuple[float, float]] | None = None
+
+    def replicates_of(self, metric: str) -> int:
+        """Replicates behind ``metric``'s interval (the refitting bootstrap draws at
+        most 200; 0 for an analytic interval)."""
+        r = self.replicates.get(metric)
+        return 0 if r is None else int(np.count_nonzero(~np.isnan(r)))
 
 
-def _interval(reps: np.ndarray, value: float, ci: float, method: str) -> tuple[float, float]:
-    alpha = 1.0 - ci
-    ok = np.sort(reps[~np.isnan(reps)])
-    if ok.size < max(2, reps.size // 2):
-        return math.nan, math.nan
-    lo, hi = _quantiles(ok, (alpha / 2, 1 - alpha / 2))
-    if method == "basic":
-        lo, hi = 2 * value - hi, 2 * value - lo
-    return float(lo), float(hi)
-
-
-def _quantiles(ordered: np.ndarray, probs: tuple[float, ...]) -> list[float]:
-    """Quantiles of sorted values, interpolated as ``np.quantile``'s default ("linear",
-    Hyndman & Fan type 7); a fraction of ``np.quantile``'s cost per call, which counts
-    when every metric of every group asks for two."""
-    last = ordered.size - 1
-    out = []
-    for q in probs:
-        h = q * last
-        i = min(math.floor(h), last)
-        j = min(i + 1, last)
-        a, b = float(ordered[i]), float(ordered[j])
-        t = h - i
-        # np.quantile's own lerp: from the nearer end, so the result is identical
-        out.append(a if a == b else (b - (b - a) * (1.0 - t) if t >= 0.5 else a + (b - a) * t))
-    return out
+def _interval(reps: np.ndarray, value: float, ci: float, method: str, name: str
+              ) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The interval of one metric and the Monte Carlo standard errors of its bounds
+    (:func:`calreport.interval_rules.read_interval`)."""
+    b = read_interval(reps, value, ci, method, REGISTRY[name].bounds)
+    return ((float(b.low[0]), float(b.high[0])), (float(b.se_low[0]), float(b.se_high[0])))
 
 
 def _clip(name: str, iv: tuple[float, float]) -> tuple[float, float]:
-    """An interval clipped to the metric's range (e.g. DeLong's to [0, 1], ECE's at 0)."""
+    """An interval clipped to the metric's range (e.g. DeLong's to [0, 1])."""
     lo, hi = iv
     a, b = REGISTRY[name].bounds
     if math.isnan(lo) or math.isnan(hi):
@@ -232,12 +225,11 @@ def bootstrap_intervals(
                               f"{spec.reason}")
         elif spec.kind != "bootstrap":
             reasons[k] = spec.reason
-        elif k == "p_risk" and result.p_risk_method != "normal":
-            reasons[k] = MONTE_CARLO_NO_INTERVAL
         else:
             wanted.append(k)
     reps: dict[str, np.ndarray] = {}
     degenerate: dict[str, int] = {}
+    mcse = {k: (0.0, 0.0) for k in analytic}
     if wanted:
         reps = bootstrap_replicates(profile, metrics=wanted, settings=result.settings,
                                     n_boot=n_boot, seed=seed, progress=progress,
@@ -256,13 +248,13 @@ def bootstrap_intervals(
             DegenerateReplicateWarning, stacklevel=2,
         )
     for k in [*wanted, *refits]:
-        intervals[k] = _clip(k, _interval(reps[k], result.values[k], ci, methods[k]))
+        intervals[k], mcse[k] = _interval(reps[k], result.values[k], ci, methods[k], k)
         if math.isnan(intervals[k][0]):
             reasons[k] = (f"fewer than half of the {reps[k].size} replicates define the "
                           "metric")
     if return_replicates:
         return BootstrapResult(reps, intervals, methods, ci, n_boot, reasons, resampling,
-                               degenerate)
+                               degenerate, mcse)
     return intervals
 
 

@@ -101,10 +101,17 @@ def _fmt_metric(value: Any, name: str = "") -> str:
     return _fmt_number(value)
 
 
-def _fmt_ci(low: Any, high: Any, name: str = "") -> str:
-    """``"low to high"``, or an empty string when there is no interval."""
+def _fmt_ci(low: Any, high: Any, name: str = "", method: str = "") -> str:
+    """``"low to high"``; a one-sided bound as ``"≤ high"`` or ``"≥ low"`` (``method``,
+    default the metric's registry method); an empty string without an interval."""
     if low is None or high is None or math.isnan(float(low)) or math.isnan(float(high)):
         return ""
+    if not method and name in REGISTRY:
+        method = REGISTRY[name].interval.method
+    if method == "upper":
+        return f"≤ {_fmt_metric(high, name)}"
+    if method == "lower":
+        return f"≥ {_fmt_metric(low, name)}"
     return f"{_fmt_metric(low, name)} to {_fmt_metric(high, name)}"
 
 

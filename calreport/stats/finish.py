@@ -55,13 +55,17 @@ class MetricTable:
     reasons : dict of str -> list of (str or None)
         Why a value is NaN, per group.
     intervals : dict of str -> (ndarray, ndarray)
-        Percentile bootstrap interval (low, high) per metric, when requested.
+        Bootstrap interval (low, high) per metric by its registry method, when
+        requested.
     view : str
         Calibration view of the binned metrics.
     settings : dict
     verdicts : list of RiskResult, or None
         The risk verdict of every group (:func:`calreport.stats.verdict.risk_verdicts`)
         once :func:`calreport.stats.sampled.full_table` has taken P_risk from it.
+    interval_se : dict of str -> (ndarray, ndarray, ndarray)
+        Per metric with an interval: the Monte Carlo standard errors of its low and
+        high bounds and the replicates behind it, per group.
     """
 
     keys: list[Any]
@@ -73,6 +77,8 @@ class MetricTable:
     view: str = "top_label"
     settings: dict[str, Any] = field(default_factory=dict)
     verdicts: list[Any] | None = None
+    interval_se: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=dict)
 
 
 def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -203,19 +209,21 @@ def summary(state: StatsState, *, view: str | None = None,
     for name, arr in v.items():
         if name not in reasons and np.isnan(arr).any():
             reasons[name] = [_nan_reason(name) if math.isnan(x) else None for x in arr]
-    iv = {}
+    iv, se = {}, {}
     if ci is not None:
         from calreport.stats.poisson import intervals
 
-        iv = intervals(state, ci, v)
+        read = intervals(state, ci, v)
         if view != _view(state, None):
             # the replicates hold the default view's bins: not intervals of this view
             from calreport.registry import REGISTRY
 
-            iv = {m: b for m, b in iv.items()
-                  if m not in REGISTRY or "view" not in REGISTRY[m].settings}
+            read = {m: b for m, b in read.items()
+                    if m not in REGISTRY or "view" not in REGISTRY[m].settings}
+        iv = {m: (b.low, b.high) for m, b in read.items()}
+        se = {m: (b.se_low, b.se_high, b.replicates) for m, b in read.items()}
     return MetricTable(list(state.keys), {k: v[k] for k in KINDS}, dict(KINDS), bounds,
-                       reasons, iv, view, cfg.to_dict())
+                       reasons, iv, view, cfg.to_dict(), interval_se=se)
 
 
 def _nan_reason(name: str) -> str:

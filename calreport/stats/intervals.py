@@ -94,7 +94,7 @@ def apply(table: Any, state: StatsState, ci: float) -> None:
     and why each other metric has none (``table.settings["intervals"]``)."""
     from scipy import special
 
-    from calreport.registry import MONTE_CARLO_NO_INTERVAL, REGISTRY, SAMPLED_NO_INTERVAL
+    from calreport.registry import REGISTRY, SAMPLED_NO_INTERVAL
     from calreport.stats.finish import _view
     from calreport.stats.scaling import scaling_of
 
@@ -116,18 +116,6 @@ def apply(table: Any, state: StatsState, ci: float) -> None:
                           f"({default}), not of view={table.view!r}")
         elif sc.interval == "poisson":
             reasons[m] = "no Poisson replicates were accumulated for it"
-    # a P_risk from the Monte Carlo null has no interval (the replicates are of Φ(z))
-    simulated = np.asarray([m != "normal" for m in table.settings.get("p_risk_methods") or []])
-    if simulated.any() and "p_risk" in table.intervals:
-        if simulated.all():
-            table.intervals.pop("p_risk")
-            methods.pop("p_risk", None)
-            reasons["p_risk"] = MONTE_CARLO_NO_INTERVAL
-        else:
-            table.intervals["p_risk"] = tuple(np.where(simulated, np.nan, a)
-                                              for a in table.intervals["p_risk"])
-            reasons["p_risk"] = ("groups whose P_risk comes from the Monte Carlo null: "
-                                 f"{MONTE_CARLO_NO_INTERVAL}")
     if "auc" in table.values and scaling_of("auc").interval == "delong":
         _, se = binned_auc_delong(state)
         if np.isfinite(se).any():
@@ -137,6 +125,8 @@ def apply(table: Any, state: StatsState, ci: float) -> None:
             lo = np.clip(val - z * se - bound, 0.0, 1.0)
             hi = np.clip(val + z * se + bound, 0.0, 1.0)
             table.intervals["auc"] = (lo, hi)
+            zeros = np.zeros_like(val)
+            table.interval_se["auc"] = (zeros, zeros, zeros)
             methods["auc"] = scaling_of("auc").interval_note
         else:
             reasons["auc"] = scaling_of("auc").interval_note
@@ -152,6 +142,7 @@ def withdraw(table: Any, names: Any, context: str) -> None:
     reasons = dict(table.settings.get("intervals") or {})
     methods = dict(table.settings.get("interval_methods") or {})
     for m in names:
+        table.interval_se.pop(m, None)
         if table.intervals.pop(m, None) is not None or m in methods:
             methods.pop(m, None)
             reasons[m] = f"{context}: {scaling_of(m).interval_note}"

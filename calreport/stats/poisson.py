@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from calreport.interval_rules import Bounds, read_interval
 from calreport.profile import ConfidenceProfile
 from calreport.stats.state import StatsConfig, StatsState, key_seed
 
@@ -167,7 +168,6 @@ def replicate_metrics(state: StatsState) -> dict[str, np.ndarray]:
         spread = q["sig_imp"] if cfg.weights == "importance" else q["sig_freq"]
         v["sigma_csr"] = np.sqrt(spread) / w
         v["z_csr"] = (v["csr"] - 1.0) / v["sigma_csr"]
-        v["p_risk"] = _phi(v["z_csr"])  # Phi(z) on both sides of CSR = 1
         v["ece"] = np.abs(by - bs).sum(axis=-1) / w
         # bins with at least min_count rows (Kish's count with importance weights), as
         # the point estimate's
@@ -193,20 +193,14 @@ def replicate_metrics(state: StatsState) -> dict[str, np.ndarray]:
     return v
 
 
-def _phi(z: np.ndarray) -> np.ndarray:
-    from scipy import special
-
-    return special.ndtr(z)
-
-
 def intervals(state: StatsState, ci: float = 0.95,
-              values: dict[str, np.ndarray] | None = None
-              ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+              values: dict[str, np.ndarray] | None = None) -> dict[str, Bounds]:
     """Intervals of level ``ci`` from the accumulated Poisson replicates, by each
-    metric's interval method in the registry (``Interval.method``), as the pandas
-    path: percentile, or basic (``2 value - quantiles``, clipped to the metric's
-    bounds; needs ``values``, the point estimates).  A group where fewer than half
-    the replicates define the metric gets NaN, as in the pandas path.
+    metric's interval method in the registry (``Interval.method``), read as the pandas
+    path reads its replicates (:func:`calreport.interval_rules.read_interval`: clipped
+    to the metric's range, widened to contain ``values``, the point estimates, with
+    the Monte Carlo standard error of each bound).  A group where fewer than half the
+    replicates define the metric gets NaN, as in the pandas path.
 
     Examples
     --------
@@ -215,29 +209,21 @@ def intervals(state: StatsState, ci: float = 0.95,
     ...                                   correct=[1, 0, 1, 1] * 25)
     >>> from calreport.stats.finish import summary
     >>> st = StatsState.from_profile(p, config=StatsConfig(n_boot=200, seed=1))
-    >>> lo, hi = intervals(st, 0.95, summary(st).values)["accuracy"]
-    >>> bool(lo[0] < 0.75 < hi[0])
+    >>> b = intervals(st, 0.95, summary(st).values)["accuracy"]
+    >>> bool(b.low[0] < 0.75 < b.high[0])
     True
     """
-    import warnings
-
     from calreport.registry import REGISTRY
 
     if not 0.0 < ci < 1.0:
         raise ValueError(f"`ci` must be in (0, 1), got {ci!r}.")
     out = {}
     for name, reps in replicate_metrics(state).items():
-        reps = np.where(np.isfinite(reps), reps, np.nan)
-        with np.errstate(invalid="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            lo, hi = np.nanpercentile(reps, [50 * (1 - ci), 50 * (1 + ci)], axis=1)
-        few = np.count_nonzero(np.isfinite(reps), axis=1) < max(2, reps.shape[1] // 2)
-        lo, hi = np.where(few, np.nan, lo), np.where(few, np.nan, hi)
         spec = REGISTRY.get(name)
-        if spec is not None and spec.interval.method == "basic":
-            if values is None or name not in values:
-                raise ValueError(f"the basic interval of {name} needs its point values")
-            v = np.asarray(values[name], dtype=np.float64)
-            lo, hi = (np.clip(2 * v - hi, *spec.bounds), np.clip(2 * v - lo, *spec.bounds))
-        out[name] = (lo, hi)
+        if spec is not None and spec.interval.kind == "none":
+            continue
+        method = "percentile" if spec is None else spec.interval.method
+        bounds = (-np.inf, np.inf) if spec is None else spec.bounds
+        value = np.nan if values is None or name not in values else values[name]
+        out[name] = read_interval(reps, value, ci, method, bounds)
     return out

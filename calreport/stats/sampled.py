@@ -121,8 +121,7 @@ def _verdict_p_risk(table: _finish.MetricTable, state: StatsState) -> None:
     """P_risk of every group as ``df.calib.summary()`` computes it (``method="auto"``:
     the Monte Carlo null where the normal approximation is invalid, seeded with the
     state's seed), from the risk verdict; its method per group goes to
-    ``table.settings["p_risk_methods"]`` (:func:`calreport.stats.intervals.apply`
-    withdraws the interval of a Monte Carlo P_risk, as the pandas path has none)."""
+    ``table.settings["p_risk_methods"]`` (P_risk has no interval in any path)."""
     from calreport.stats.verdict import risk_verdicts
 
     verdicts = risk_verdicts(state, seed=int(state.config.seed))

@@ -1,0 +1,5 @@
+"""Placeholder until the coverage study writes it."""
+
+STUDY: dict = {}
+
+COVERAGE: dict = {}

@@ -1,0 +1,260 @@
+"""How an interval is read off bootstrap replicates, and what the coverage study found.
+
+One rule for every path that prints an interval (the pandas bootstrap, the refitting
+bootstrap, the out-of-core Poisson replicates):
+
+``"percentile"``
+    ``[q(α/2), q(1 - α/2)]`` of the replicates (Efron 1979).
+``"basic"``
+    ``[2v - q(1 - α/2), 2v - q(α/2)]`` (Davison & Hinkley 1997, section 5.2).
+``"upper"``
+    A one-sided bound ``θ ≤ q(1 - α)``, printed as ``[lowest possible value, q(1 - α)]``:
+    for calibration errors, whose true value can be 0 and whose estimate is biased
+    upward, so that no two-sided interval around the estimate covers near 0.
+``"lower"``
+    A one-sided bound ``θ ≥ q(α)``, printed as ``[q(α), highest possible value]``: for a
+    quantity whose estimate is biased downward at its maximum (the CORP uncertainty
+    ``ȳ(1 - ȳ)`` at a base rate near 0.5).
+``"analytic"``
+    A normal interval from an influence function (computed elsewhere; no Monte Carlo
+    error).
+
+Every interval is clipped to the metric's range and then widened, where needed, to
+contain its own estimate: a printed value is never outside its printed interval, so
+a gate on ``ci_high`` is never looser than the gate on the value.  Each bound carries
+its Monte Carlo standard error, from the order statistics of the replicates: the
+``q``-quantile of ``m`` replicates moves by about the distance between the ranks
+``q·(m-1) ± √(m·q·(1-q))``, halved (the binomial spread of the number of replicates
+below it).
+
+The measured coverage of each metric's interval comes from the project's coverage
+study (``benchmarks/coverage.py``), which writes :mod:`calreport._coverage_data`;
+:func:`coverage` reads it and :func:`coverage_text` states it.
+
+Examples
+--------
+>>> import numpy as np
+>>> reps = np.linspace(0.0, 1.0, 101)
+>>> b = read_interval(reps, 0.5, 0.95, "upper", (0.0, 1.0))
+>>> float(b.low), float(b.high)
+(0.0, 0.95)
+>>> float(read_interval(reps, 0.99, 0.95, "percentile", (0.0, 1.0)).high)
+0.99
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from calreport._coverage_data import COVERAGE, STUDY
+
+__all__ = [
+    "INTERVAL_METHODS",
+    "ONE_SIDED",
+    "Bounds",
+    "Coverage",
+    "base_method",
+    "coverage",
+    "coverage_text",
+    "method_text",
+    "read_interval",
+]
+
+#: Interval methods a user can ask for (``ci_method=``).
+INTERVAL_METHODS = ("percentile", "basic", "upper", "lower", "analytic")
+#: Methods that bound one side only; the other end is the metric's range.
+ONE_SIDED = ("upper", "lower")
+#: A two-sided method meets its target when every cell of the study is within this
+#: many points of the nominal level; a one-sided bound when none is further below.
+TOLERANCE = 0.03
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """An interval read off replicates (arrays: one entry a group).
+
+    Attributes
+    ----------
+    low, high : ndarray
+        The bounds (NaN where fewer than half of the replicates are defined).
+    se_low, se_high : ndarray
+        Monte Carlo standard error of each bound (0 for a fixed end of the range).
+    replicates : ndarray of int
+        Defined replicates behind each interval.
+    """
+
+    low: np.ndarray
+    high: np.ndarray
+    se_low: np.ndarray
+    se_high: np.ndarray
+    replicates: np.ndarray
+
+
+def _at(ordered: np.ndarray, m: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """Linear interpolation (Hyndman & Fan type 7, as ``np.quantile``) of sorted rows
+    (NaN last) at fractional ranks."""
+    rank = np.clip(rank, 0.0, np.maximum(m - 1, 0))
+    i = np.floor(rank).astype(np.int64)
+    j = np.minimum(i + 1, np.maximum(m - 1, 0))
+    a = np.take_along_axis(ordered, i[:, None], axis=1)[:, 0]
+    b = np.take_along_axis(ordered, j[:, None], axis=1)[:, 0]
+    t = rank - i
+    with np.errstate(invalid="ignore"):
+        # np.quantile's own lerp, from the nearer end: the same bits
+        return np.where(a == b, a, np.where(t >= 0.5, b - (b - a) * (1 - t), a + (b - a) * t))
+
+
+def _quantile(ordered: np.ndarray, m: np.ndarray, q: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ``q``-quantile of each row and its Monte Carlo standard error."""
+    mf = m.astype(np.float64)
+    centre = q * (mf - 1)
+    spread = np.sqrt(mf * q * (1 - q))
+    value = _at(ordered, m, centre)
+    se = (_at(ordered, m, centre + spread) - _at(ordered, m, centre - spread)) / 2
+    return value, se
+
+
+def read_interval(reps: np.ndarray, value: np.ndarray | float, ci: float, method: str,
+                  bounds: tuple[float, float]) -> Bounds:
+    """The interval of a metric from its replicates, by one method.
+
+    Parameters
+    ----------
+    reps : ndarray, shape (B,) or (groups, B)
+        Replicate values (NaN where a replicate could not define the metric).
+    value : float or ndarray, shape (groups,)
+        The point estimates.
+    ci : float
+        Confidence level (two-sided methods) or the one-sided level (``"upper"``,
+        ``"lower"``).
+    method : {"percentile", "basic", "upper", "lower"}
+    bounds : (float, float)
+        The metric's range.
+
+    Returns
+    -------
+    Bounds
+        Clipped to the range and widened to contain the estimate.
+    """
+    reps = np.atleast_2d(np.asarray(reps, dtype=np.float64))
+    value = np.broadcast_to(np.asarray(value, dtype=np.float64), reps.shape[:1])
+    reps = np.where(np.isfinite(reps), reps, np.nan)
+    ordered = np.sort(reps, axis=1)
+    m = np.count_nonzero(~np.isnan(reps), axis=1)
+    alpha = 1.0 - ci
+    a, b = bounds
+    zero = np.zeros(reps.shape[0])
+    if method in ("percentile", "basic"):
+        lo, se_lo = _quantile(ordered, m, alpha / 2)
+        hi, se_hi = _quantile(ordered, m, 1 - alpha / 2)
+        if method == "basic":
+            lo, hi, se_lo, se_hi = 2 * value - hi, 2 * value - lo, se_hi, se_lo
+    elif method == "upper":
+        hi, se_hi = _quantile(ordered, m, 1 - alpha)
+        lo, se_lo = np.full(reps.shape[0], a), zero
+    elif method == "lower":
+        lo, se_lo = _quantile(ordered, m, alpha)
+        hi, se_hi = np.full(reps.shape[0], b), zero
+    else:
+        raise ValueError(f"no interval method {method!r} from replicates; choose one of "
+                         f"{INTERVAL_METHODS[:-1]}")
+    few = m < np.maximum(2, reps.shape[1] // 2)
+    lo, hi = np.clip(lo, a, b), np.clip(hi, a, b)
+    with np.errstate(invalid="ignore"):
+        lo = np.where(value < lo, value, lo)  # the estimate is always inside
+        hi = np.where(value > hi, value, hi)
+    nan = np.full(reps.shape[0], math.nan)
+    return Bounds(np.where(few, nan, lo), np.where(few, nan, hi),
+                  np.where(few, nan, se_lo), np.where(few, nan, se_hi), m)
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What the coverage study measured for one metric and interval method.
+
+    Attributes
+    ----------
+    low, high : float
+        Lowest and highest coverage over the study's setups (fractions; NaN when
+        not measured).
+    cells : dict
+        Setup -> coverage.
+    runs : int
+        Simulated data sets a setup.
+    meets_target : bool
+        Every setup within :data:`TOLERANCE` of 95 % (two-sided) or not below 95 %
+        by more than it (one-sided).
+    """
+
+    low: float
+    high: float
+    cells: dict[str, float]
+    runs: int
+    meets_target: bool
+
+    @property
+    def measured(self) -> bool:
+        """Whether the study covered this metric and method."""
+        return not math.isnan(self.low)
+
+
+def coverage(metric: str, method: str) -> Coverage:
+    """The measured coverage of ``metric``'s 95 % interval by ``method``.
+
+    Examples
+    --------
+    >>> coverage("accuracy", "percentile").meets_target
+    True
+    >>> coverage("accuracy", "no such method").measured
+    False
+    """
+    cells = COVERAGE.get(metric, {}).get(method)
+    if not cells:
+        return Coverage(math.nan, math.nan, {}, 0, False)
+    vals = list(cells.values())
+    lo, hi = min(vals), max(vals)
+    if method in ONE_SIDED:
+        ok = lo >= 0.95 - TOLERANCE
+    else:
+        ok = lo >= 0.95 - TOLERANCE and hi <= 0.95 + TOLERANCE
+    return Coverage(lo, hi, dict(cells), int(STUDY.get("runs", 0)), ok)
+
+
+def base_method(how: str) -> str:
+    """The method name in a method description such as ``"upper, Poisson bootstrap"``.
+
+    Examples
+    --------
+    >>> base_method("upper, Poisson bootstrap")
+    'upper'
+    """
+    return how.split(",")[0].split(" ")[0].strip()
+
+
+def method_text(method: str, ci: float = 0.95) -> str:
+    """How the interval reads, e.g. ``"one-sided upper bound"``."""
+    return {"upper": "one-sided upper bound", "lower": "one-sided lower bound",
+            "analytic": "normal (analytic)"}.get(method, f"{method} bootstrap")
+
+
+def coverage_text(metric: str, method: str) -> str:
+    """The measured coverage, as printed beside the interval in every output.
+
+    Examples
+    --------
+    >>> coverage_text("accuracy", "percentile").startswith("measured 9")
+    True
+    >>> coverage_text("accuracy", "no such method")
+    'coverage not measured'
+    """
+    c = coverage(metric, method)
+    if not c.measured:
+        return "coverage not measured"
+    span = (f"{100 * c.low:.0f} %" if round(100 * c.low) == round(100 * c.high)
+            else f"{100 * c.low:.0f}-{100 * c.high:.0f} %")
+    if c.meets_target:
+        return f"measured {span}"
+    return f"BELOW NOMINAL: measured {span}"
