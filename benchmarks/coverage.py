@@ -237,7 +237,8 @@ def table(rows: list[dict], reps: int) -> str:
                      + " |")
     return (f"Coverage (%) of 95 % intervals (one-sided 95 % bounds for `upper`/`lower`), "
             f"{min(runs.values())}-{max(runs.values())} runs a cell; ✗ marks a cell outside "
-            "95 ± 3 % (a one-sided bound: below 92 %). Cells: kind, calibrated (cal) or miscalibrated (mis), rows.\n\n"
+            "95 ± 3 % (a one-sided bound: below 92 %). Cells: kind, calibrated (cal) or "
+            "miscalibrated (mis), rows.\n\n"
             + "\n".join(lines) + "\n")
 
 
