@@ -33,6 +33,16 @@ from typing import Any
 import numpy as np
 
 from calreport import references
+from calreport._calibration_tests import (
+    ECCE_KS_FORMULA,
+    ECCE_KUIPER_FORMULA,
+    ECCE_NAN,
+    P_VALUE_NO_INTERVAL,
+    SAMPLED_TEST_NOTE,
+    TCAL_FORMULA,
+    ecce_compute,
+    tcal_compute,
+)
 from calreport._finishers import (
     _auc,
     _aurc,
@@ -663,6 +673,27 @@ _ENTRIES: tuple[Metric, ...] = (
         _corp("unc"), Interval("refit", method="lower", reason=_REFIT_WHY),
         settings=("view",), target=0.0, bounds=(0.0, 0.25),
         scaling=("exact", "base rate from exact sums", *_CI_POISSON)),
+    # --- calibration tests: p-values, higher is less evidence of miscalibration ---
+    Metric(
+        "ecce_ks_p", "ECCE Kolmogorov-Smirnov p-value", "calibration", "higher",
+        ECCE_KS_FORMULA, (Reference("ArrietaIbarra2022", "section 2"),
+                          Reference("Tygert2022", "section 2")),
+        ecce_compute("ks_pvalue"), Interval("none", reason=P_VALUE_NO_INTERVAL),
+        settings=("view",), nan_reason=ECCE_NAN, bounds=(0.0, 1.0),
+        scaling=("sampled", SAMPLED_TEST_NOTE, *_CI_SAMPLED)),
+    Metric(
+        "ecce_kuiper_p", "ECCE Kuiper p-value", "calibration", "higher",
+        ECCE_KUIPER_FORMULA, (Reference("ArrietaIbarra2022", "section 2"),
+                              Reference("Feller1951")),
+        ecce_compute("kuiper_pvalue"), Interval("none", reason=P_VALUE_NO_INTERVAL),
+        settings=("view",), nan_reason=ECCE_NAN, bounds=(0.0, 1.0),
+        scaling=("sampled", SAMPLED_TEST_NOTE, *_CI_SAMPLED)),
+    Metric(
+        "tcal_p", "T-Cal p-value (adaptive debiased ℓ2-ECE test)", "calibration", "higher",
+        TCAL_FORMULA, (Reference("Lee2023", "sections 3.1-3.3"),),
+        tcal_compute, Interval("none", reason=P_VALUE_NO_INTERVAL),
+        settings=("view", "seed"), bounds=(0.0, 1.0),
+        scaling=("sampled", SAMPLED_TEST_NOTE, *_CI_SAMPLED)),
 )
 
 #: Every summary metric, in summary order.
