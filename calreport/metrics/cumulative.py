@@ -26,8 +26,13 @@ under calibration is ``sum w_i^2 s_i (1 - s_i)`` for importance weights (each ro
 observed once, weighted) and ``sum w_i s_i (1 - s_i)`` for frequency weights (``w_i``
 copies of the row, the same as repeating it). A few heavy rows make the path jump;
 the maximum over fewer, larger steps is again smaller than the Brownian maximum, so
-the reference distribution stays conservative (the project's size study measures it
-at 100 to 10,000 rows, see ``benchmarks/calibration_tests_size.py``).
+the reference distribution stays conservative.
+
+Measured size at α = 5 % (``benchmarks/calibration_tests_size.py``, 1,000 runs a
+cell, binary and 10-class top label, n = 100, 1,000 and 10,000, unweighted and
+with lognormal importance weights): Kolmogorov-Smirnov 2.9-5.6 %, Kuiper 1.9-5.5 %,
+within the target of 6 % in every cell; weighted samples of 100 to 1,000 rows are
+conservative (2-4 %).
 
 Multiclass models are tested through their top-label view (confidence of the
 predicted class against correctness): this tests top-label calibration only, not
