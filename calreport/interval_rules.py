@@ -45,7 +45,9 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -56,6 +58,7 @@ __all__ = [
     "ONE_SIDED",
     "Bounds",
     "Coverage",
+    "Interval",
     "base_method",
     "coverage",
     "coverage_text",
@@ -70,6 +73,45 @@ ONE_SIDED = ("upper", "lower")
 #: A two-sided method meets its target when every cell of the study is within this
 #: many points of the nominal level; a one-sided bound when none is further below.
 TOLERANCE = 0.03
+
+
+@dataclass(frozen=True)
+class Interval:
+    """How the confidence interval of a metric is obtained.
+
+    Attributes
+    ----------
+    kind : {"bootstrap", "refit", "none"}
+        ``"bootstrap"``: a batched bootstrap kernel (``columns`` + ``finish``)
+        evaluates the metric on many replicates at once; ``"refit"``: a refitting
+        bootstrap recomputes the metric on each of ``min(n_boot, 200)`` resampled
+        data sets; ``"none"``: no interval, ``reason`` says why.
+    columns : tuple of str
+        Per-row quantities whose weighted sums the kernel needs
+        (see :mod:`calreport.bootstrap.kernels`).
+    finish : callable or None
+        ``finish(sums, settings) -> ndarray``: the metric of every replicate from
+        the replicate sums (``settings``: a :class:`calreport.settings.Settings`).
+    analytic : str or None
+        Name of the analytic standard error (``"mean"``, ``"ratio"``, ``"delong"``)
+        used by ``ci_method="analytic"``; None when there is none.
+    method : {"percentile", "basic", "upper", "lower"}
+        Default interval method from the replicates (see
+        :mod:`calreport.interval_rules`), chosen by the project's coverage study
+        (``benchmarks/coverage.py``): a two-sided interval where one covers within
+        95 ± 3 % in every setup; for a calibration error, whose true value can be 0
+        and whose estimate is biased upward, the one-sided upper bound.  Its measured
+        coverage is :func:`calreport.interval_rules.coverage_text`.
+    reason : str
+        Why there is no interval (``kind="none"``).
+    """
+
+    kind: str = "bootstrap"
+    columns: tuple[str, ...] = ()
+    finish: Callable[[Any, Any], np.ndarray] | None = None
+    analytic: str | None = None
+    method: str = "percentile"
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -144,19 +186,18 @@ def read_interval(reps: np.ndarray, value: np.ndarray | float, ci: float, method
     reps = np.where(np.isfinite(reps), reps, np.nan)
     ordered = np.sort(reps, axis=1)
     m = np.count_nonzero(~np.isnan(reps), axis=1)
-    alpha = 1.0 - ci
     a, b = bounds
     zero = np.zeros(reps.shape[0])
     if method in ("percentile", "basic"):
-        lo, se_lo = _quantile(ordered, m, alpha / 2)
-        hi, se_hi = _quantile(ordered, m, 1 - alpha / 2)
+        lo, se_lo = _quantile(ordered, m, (1 - ci) / 2)
+        hi, se_hi = _quantile(ordered, m, (1 + ci) / 2)
         if method == "basic":
             lo, hi, se_lo, se_hi = 2 * value - hi, 2 * value - lo, se_hi, se_lo
     elif method == "upper":
-        hi, se_hi = _quantile(ordered, m, 1 - alpha)
+        hi, se_hi = _quantile(ordered, m, ci)
         lo, se_lo = np.full(reps.shape[0], a), zero
     elif method == "lower":
-        lo, se_lo = _quantile(ordered, m, alpha)
+        lo, se_lo = _quantile(ordered, m, 1 - ci)
         hi, se_hi = np.full(reps.shape[0], b), zero
     else:
         raise ValueError(f"no interval method {method!r} from replicates; choose one of "

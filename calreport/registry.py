@@ -56,6 +56,7 @@ from calreport._finishers import (
     _signed_ece,
     _z,
 )
+from calreport.interval_rules import Interval
 from calreport.metrics import binned, ranking, risk, scoring, selective, weighted
 from calreport.profile import ConfidenceProfile
 from calreport.settings import Settings
@@ -94,45 +95,6 @@ class Reference:
         """Author-year form with the section, e.g. ``Guo et al. (2017), section 5``."""
         s = references.short(self.key)
         return f"{s}, {self.where}" if self.where else s
-
-
-@dataclass(frozen=True)
-class Interval:
-    """How the confidence interval of a metric is obtained.
-
-    Attributes
-    ----------
-    kind : {"bootstrap", "refit", "none"}
-        ``"bootstrap"``: a batched bootstrap kernel (``columns`` + ``finish``)
-        evaluates the metric on many replicates at once; ``"refit"``: a refitting
-        bootstrap recomputes the metric on each of ``min(n_boot, 200)`` resampled
-        data sets; ``"none"``: no interval, ``reason`` says why.
-    columns : tuple of str
-        Per-row quantities whose weighted sums the kernel needs
-        (see :mod:`calreport.bootstrap.kernels`).
-    finish : callable or None
-        ``finish(sums, settings) -> ndarray``: the metric of every replicate from
-        the replicate sums.
-    analytic : str or None
-        Name of the analytic standard error (``"mean"``, ``"ratio"``, ``"delong"``)
-        used by ``ci_method="analytic"``; None when there is none.
-    method : {"percentile", "basic", "upper", "lower"}
-        Default interval method from the replicates (see
-        :mod:`calreport.interval_rules`), chosen by the project's coverage study
-        (``benchmarks/coverage.py``): a two-sided interval where one covers within
-        95 ± 3 % in every setup; for a calibration error, whose true value can be 0
-        and whose estimate is biased upward, the one-sided upper bound.  Its measured
-        coverage is :func:`calreport.interval_rules.coverage_text`.
-    reason : str
-        Why there is no interval (``kind="none"``).
-    """
-
-    kind: str = "bootstrap"
-    columns: tuple[str, ...] = ()
-    finish: Callable[[Any, Settings], np.ndarray] | None = None
-    analytic: str | None = None
-    method: str = "percentile"
-    reason: str = ""
 
 
 @dataclass(frozen=True)
