@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from calreport._coverage_data import COVERAGE, STUDY
+from calreport._coverage_data import CELLS, COVERAGE, STUDY
 
 __all__ = [
     "INTERVAL_METHODS",
@@ -252,7 +252,8 @@ def coverage(metric: str, method: str) -> Coverage:
     >>> coverage("accuracy", "no such method").measured
     False
     """
-    cells = COVERAGE.get(metric, {}).get(method)
+    row = COVERAGE.get(metric, {}).get(method)
+    cells = {c: v for c, v in zip(CELLS, row or (), strict=False) if v is not None}
     if not cells:
         return Coverage(math.nan, math.nan, {}, 0, False)
     vals = list(cells.values())
@@ -294,8 +295,9 @@ def coverage_text(metric: str, method: str) -> str:
     c = coverage(metric, method)
     if not c.measured:
         return "coverage not measured"
-    span = (f"{100 * c.low:.0f} %" if round(100 * c.low) == round(100 * c.high)
-            else f"{100 * c.low:.0f}-{100 * c.high:.0f} %")
+    lo, hi = math.floor(100 * c.low), math.ceil(100 * c.high)
+    span = f"{lo} %" if lo == hi else f"{lo}-{hi} %"
     if c.meets_target:
         return f"measured {span}"
-    return f"BELOW NOMINAL: measured {span}"
+    target = "at least 92 %" if method in ONE_SIDED else "92-98 %"
+    return f"BELOW NOMINAL: measured {span} (target {target})"

@@ -625,7 +625,8 @@ _ENTRIES: tuple[Metric, ...] = (
         "DSC = S(ȳ) − S(p̂_PAV): Brier score of the base rate minus that of the PAV "
         "recalibration",
         (Reference("Dimitriadis2021", "Eq. 3 and section 3"),),
-        _corp("dsc"), _REFIT, settings=("view",), bounds=(0.0, 1.0),
+        _corp("dsc"), Interval("refit", method="basic", reason=_REFIT_WHY),
+        settings=("view",), bounds=(0.0, 1.0),
         scaling=("sampled", "isotonic (PAV) fit on a fixed-size uniform sample per group",
                  *_CI_SAMPLED)),
     Metric(
