@@ -268,7 +268,7 @@ def _key_metrics(g: Any, result: CalibrationResult) -> list[dict[str, Any]]:
         if m in result.metrics:
             lo, hi = g.intervals.get(m, (math.nan, math.nan))
             out.append({"name": m, "label": REGISTRY[m].label, "value": g.get(m),
-                        "ci_low": lo, "ci_high": hi})
+                        "ci_low": lo, "ci_high": hi, "note": vd._below_nominal(g, m)})
     return out
 
 

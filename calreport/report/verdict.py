@@ -133,6 +133,7 @@ def group_facts(g: Any, prof: ConfidenceProfile | None, eps: float,
         "normal_valid": method == "normal",
         "csr": csr,
         "csr_ci": csr_ci,
+        "csr_ci_note": _below_nominal(g, "csr"),
         "sigma_csr": sigma,
         "z_csr": z,
         "p_risk": p_risk,
@@ -329,3 +330,11 @@ def next_steps(groups: list[dict[str, Any]], story: Mapping[str, Any],
                       "why": "No group shows evidence of overconfidence and no certainty "
                              "claim is wrong."})
     return steps
+
+
+def _below_nominal(g: Any, metric: str) -> str:
+    """The measured coverage of ``metric``'s interval where it fell below nominal (what
+    the report prints beside the interval); empty where it covers."""
+    facts = g.interval_facts(metric) if hasattr(g, "interval_facts") else {}
+    text = facts.get("coverage", "")
+    return text.lower() if text.startswith("BELOW NOMINAL") else ""
