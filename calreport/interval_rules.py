@@ -36,9 +36,9 @@ Examples
 >>> import numpy as np
 >>> reps = np.linspace(0.0, 1.0, 101)
 >>> b = read_interval(reps, 0.5, 0.95, "upper", (0.0, 1.0))
->>> float(b.low), float(b.high)
+>>> float(b.low[0]), float(b.high[0])
 (0.0, 0.95)
->>> float(read_interval(reps, 0.99, 0.95, "percentile", (0.0, 1.0)).high)
+>>> float(read_interval(reps, 0.99, 0.95, "percentile", (0.0, 1.0)).high[0])
 0.99
 """
 
