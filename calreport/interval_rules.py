@@ -36,7 +36,7 @@ Examples
 >>> import numpy as np
 >>> reps = np.linspace(0.0, 1.0, 101)
 >>> b = read_interval(reps, 0.5, 0.95, "upper", (0.0, 1.0))
->>> float(b.low[0]), float(b.high[0])
+>>> float(b.low[0]), round(float(b.high[0]), 12)
 (0.0, 0.95)
 >>> float(read_interval(reps, 0.99, 0.95, "percentile", (0.0, 1.0)).high[0])
 0.99
