@@ -137,7 +137,7 @@ class Comparison:
             bands = self.bands.to_string()
         more = "" if len(head_rows) == len(self.table) else "\n(all metrics: .table)"
         return (f"{head}\n{body}\n\nRisk bands\n{bands}\n\n"
-                f"p-values: {self.methods['test']}{more}")
+                f"p-values: {self.methods['test']}\nMeasured: {self.methods['coverage']}{more}")
 
     def _repr_html_(self) -> str:
         head = (f"<p><b>Paired comparison against baseline "
@@ -147,7 +147,8 @@ class Comparison:
         fmt = "{:.4g}".format
         return (head + self.table.to_html(float_format=fmt, na_rep="")
                 + "<p>Risk bands</p>" + self.bands.to_html()
-                + f"<p>p-values: {_escape(self.methods['test'])}</p>")
+                + f"<p>p-values: {_escape(self.methods['test'])}</p>"
+                + f"<p>Measured: {_escape(self.methods['coverage'])}</p>")
 
 
 def _escape(text: str) -> str:

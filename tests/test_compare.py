@@ -188,7 +188,9 @@ def test_seed_repeats_and_is_recorded():
     assert "z-test" in frame.attrs["methods"]["test"]
     text = repr(a)
     assert "baseline 'M0'" in text and "Risk bands" in text
-    assert "<table" in a._repr_html_()
+    # the measured shortfall of CSR's paired interval is printed with the table
+    assert "excluded 0 in 6.0-9.6 % of runs for CSR" in text
+    assert "<table" in a._repr_html_() and "excluded 0 in" in a._repr_html_()
 
 
 # ------------------------------------------------------------------- pairing
