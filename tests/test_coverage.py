@@ -63,8 +63,8 @@ def test_every_default_interval_was_measured_and_a_shortfall_is_said(metric):
     method = REGISTRY[metric].interval.method
     c = coverage(metric, method)
     assert c.measured, f"{metric}: run `python benchmarks/coverage.py --write`"
-    # LCS, TCE_bpm and ECI need unweighted rows and take seconds a run: binary cells
-    assert len(c.cells) >= (4 if metric in ("lcs", "tce_bpm", "eci") else 8)
+    # LCS, TCE_bpm and ECI need unweighted rows: binary and 10-class cells
+    assert len(c.cells) >= 8
     assert c.runs >= 200
     text = coverage_text(metric, method)
     assert text.startswith("measured") == c.meets_target
