@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from calreport import _labels as lab
-from calreport.interval_rules import ONE_SIDED, base_method, coverage_text
+from calreport.interval_rules import interval_note
 from calreport.profile import ConfidenceProfile
 from calreport.stats import StatsConfig, StatsState
 from calreport.stats import finish as _finish
@@ -179,12 +179,7 @@ def interval_notes(table: _finish.MetricTable) -> dict[str, dict[str, Any]]:
     """Per metric with an interval: its method, whether one-sided and its measured
     coverage, as ``CalibrationResult.interval_notes`` gives them for the pandas path."""
     how = table.settings.get("interval_methods") or {}
-    out = {}
-    for m in table.intervals:
-        base = base_method(how.get(m, "percentile"))
-        out[m] = {"method": how.get(m, "percentile"), "one_sided": base in ONE_SIDED,
-                  "coverage": coverage_text(m, base)}
-    return out
+    return {m: interval_note(m, how.get(m, "percentile")) for m in table.intervals}
 
 def _index(keys: list[Any], by: Sequence[Hashable]) -> Any:
     import pandas as pd

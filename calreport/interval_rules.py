@@ -62,6 +62,7 @@ __all__ = [
     "base_method",
     "coverage",
     "coverage_text",
+    "interval_note",
     "method_text",
     "read_interval",
 ]
@@ -276,7 +277,25 @@ def base_method(how: str) -> str:
     return how.split(",")[0].split(" ")[0].strip()
 
 
-def method_text(method: str, ci: float = 0.95) -> str:
+def interval_note(metric: str, how: str) -> dict[str, Any]:
+    """What every output says about ``metric``'s interval read by ``how`` (a method, or
+    a description such as ``"upper, Poisson bootstrap"``): ``method``, ``one_sided``,
+    ``coverage`` (as printed), ``meets_target`` and ``text`` (method and coverage in
+    words).
+
+    Examples
+    --------
+    >>> interval_note("ece", "upper")["text"].startswith("one-sided upper bound, measured")
+    True
+    """
+    base = base_method(how)
+    cov = coverage_text(metric, base)
+    return {"method": how, "one_sided": base in ONE_SIDED, "coverage": cov,
+            "meets_target": coverage(metric, base).meets_target,
+            "text": f"{method_text(base)}, {cov}"}
+
+
+def method_text(method: str) -> str:
     """How the interval reads, e.g. ``"one-sided upper bound"``."""
     return {"upper": "one-sided upper bound", "lower": "one-sided lower bound",
             "analytic": "normal (analytic)"}.get(method, f"{method} bootstrap")

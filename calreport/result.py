@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from calreport.interval_rules import ONE_SIDED, base_method, coverage_text, method_text
+from calreport.interval_rules import base_method, coverage_text, interval_note
 from calreport.registry import COUNT_COLUMNS, REGISTRY
 from calreport.settings import Settings
 
@@ -94,15 +94,14 @@ class GroupResult:
 
     def interval_facts(self, metric: str) -> dict[str, Any]:
         """How ``metric``'s interval was read and what it covers: ``method``,
-        ``one_sided``, ``coverage`` (the measured coverage, as printed), ``replicates``
-        and the bounds' Monte Carlo standard errors; empty without an interval."""
+        ``one_sided``, ``coverage`` (the measured coverage, as printed),
+        ``meets_target``, ``text`` (:func:`calreport.interval_rules.interval_note`),
+        ``replicates`` and the bounds' Monte Carlo standard errors; empty without an
+        interval."""
         if metric not in self.intervals or metric not in self.interval_methods:
             return {}
-        how = self.interval_methods[metric]
-        base = base_method(how)
         lo, hi = self.interval_mcse.get(metric, (math.nan, math.nan))
-        return {"method": how, "one_sided": base in ONE_SIDED,
-                "coverage": coverage_text(metric, base),
+        return {**interval_note(metric, self.interval_methods[metric]),
                 "replicates": int(self.interval_replicates.get(metric, 0)),
                 "ci_low_mcse": lo, "ci_high_mcse": hi}
 
@@ -225,8 +224,7 @@ class CalibrationResult:
             for m in self.metrics:
                 f = g.interval_facts(m)
                 if f and m not in notes:
-                    notes[m] = {k: f[k] for k in ("method", "one_sided", "coverage",
-                                                  "replicates")}
+                    notes[m] = {k: v for k, v in f.items() if not k.endswith("_mcse")}
         return notes
 
     # --------------------------------------------------------------------- JSON
@@ -524,7 +522,7 @@ def _gate_value(g: GroupResult, gate: Gate) -> tuple[float, str]:
         if facts:
             se = facts[f"{gate.stat}_mcse"]
             return g.get(gate.metric, gate.stat), (
-                f"{method_text(base_method(facts['method']))}, {facts['coverage']}"
+                facts["text"]
                 + ("" if math.isnan(se) or se == 0 else f"; Monte Carlo s.e. {se:.2g}"))
     return g.get(gate.metric, gate.stat), ""
 

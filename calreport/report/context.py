@@ -18,7 +18,7 @@ import numpy as np
 
 from calreport import references
 from calreport._version import __version__
-from calreport.interval_rules import base_method, method_text
+from calreport.interval_rules import base_method
 from calreport.profile import ConfidenceProfile
 from calreport.registry import COUNT_LABELS, REGISTRY
 from calreport.report import verdict as vd
@@ -332,8 +332,7 @@ def _metric_tables(result: CalibrationResult, facts: list[dict[str, Any]],
             cells.append({"value": _value(g, m, f), "ci_low": lo, "ci_high": hi})
         rows.append({"name": m, "label": spec.label, "direction": spec.direction,
                      "target": spec.target, "cells": cells,
-                     "coverage": "" if note is None else (
-                         f"{method_text(base_method(note['method']))}, {note['coverage']}"),
+                     "coverage": "" if note is None else note["text"],
                      "method": "" if note is None else base_method(note["method"]),
                      "refit": spec.interval.kind == "refit"})
     tables = []

@@ -335,6 +335,5 @@ def next_steps(groups: list[dict[str, Any]], story: Mapping[str, Any],
 def _below_nominal(g: Any, metric: str) -> str:
     """The measured coverage of ``metric``'s interval where it fell below nominal (what
     the report prints beside the interval); empty where it covers."""
-    facts = g.interval_facts(metric) if hasattr(g, "interval_facts") else {}
-    text = facts.get("coverage", "")
-    return text.lower() if text.startswith("BELOW NOMINAL") else ""
+    facts = g.interval_facts(metric)
+    return "" if not facts or facts["meets_target"] else facts["coverage"].lower()
