@@ -429,6 +429,9 @@ class _Base(MetricMethods):
         refit: bool | None = None,
         group_kind: str = "subgroups",
         adjust: str | None = "holm",
+        recalibrate: bool | RecalibrationResult = False,
+        compare: Hashable | Comparison | None = None,
+        row_id: Hashable | None = None,
     ) -> Report:
         """Model-card audit report of these predictions (HTML, PDF, JSON, Markdown).
 
@@ -484,6 +487,14 @@ class _Base(MetricMethods):
             alternative models or calibrations of the same rows (no pooled verdict).
         adjust : {"holm", "bh"} or None, default "holm"
             Multiplicity adjustment of the groups' verdicts; None opts out.
+        recalibrate : bool or RecalibrationResult, default False
+            Add "What recalibration would do" (:meth:`recalibrate`, or its result)
+            and name each overconfident group's measured best method in the next steps.
+        compare : group key or Comparison, optional
+            Add a paired comparison of every group against this baseline group on the
+            rows named by ``row_id`` (:meth:`compare`), or the given comparison.
+        row_id : column name, optional
+            The row key of ``compare`` (required with a group key).
 
         Returns
         -------
@@ -512,7 +523,8 @@ class _Base(MetricMethods):
             view=view, p_risk_method=p_risk_method, eps=eps, row_label=row_label,
             data_notes=data_notes, timestamp=timestamp, top_errors=top_errors,
             max_cards=max_cards, max_driver_groups=max_driver_groups, progress=progress,
-            template_dir=template_dir, refit=refit, group_kind=group_kind, adjust=adjust)
+            template_dir=template_dir, refit=refit, group_kind=group_kind, adjust=adjust,
+            recalibrate=recalibrate, compare=compare, row_id=row_id)
 
 
 # =============================================================================

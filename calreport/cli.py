@@ -134,6 +134,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--title", default="Calibration audit",
                    help="heading of the report (default 'Calibration audit')")
     r.add_argument("--subject", help="what is audited (model name, data set)")
+    r.add_argument("--recalibrate", action="store_true",
+                   help="add 'What recalibration would do' (every method cross-fitted per "
+                   "group) and name the measured best method in the next steps")
+    r.add_argument("--compare", metavar="BASELINE",
+                   help="add a paired comparison of every --by group against this one "
+                   "(needs --row-id)")
+    r.add_argument("--row-id", help="column identifying a row across the groups compared")
     _add_columns(r)
     c = sub.add_parser("recalibrate", help="compare recalibration methods out of fold and "
                        "write the recommended calibrator")
@@ -167,8 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("file", help="CSV or Parquet file of predictions, one row per (model, row)")
     c.add_argument("--baseline", required=True, help="the --by value of the baseline model")
     c.add_argument("--row-id", required=True, help="column identifying a row across models")
-    c.add_argument("--format", choices=("table", "csv"), default="table",
-                   help="output: an aligned 'table' (default) or 'csv'")
+    c.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                   help="output: an aligned 'table' (default), 'csv' or 'json' (the "
+                   "report's comparison section: numbers, bands and methods)")
     _add_columns(c)
     return p
 
@@ -353,16 +361,22 @@ def _run_compare(args: argparse.Namespace) -> int:
     if args.fail_on or args.group_kind != "subgroups" or args.adjust != "holm":
         raise UsageError("--fail-on, --group-kind and --adjust are not used by compare")
     df = _read(args.file)
-    baseline: Any = args.baseline
-    column = df[args.by[0]] if len(args.by) == 1 else None
-    if column is not None and baseline not in set(column) and column.dtype.kind in "iuf":
-        baseline = float(baseline) if column.dtype.kind == "f" else int(baseline)
     kw = {k: val for k, val in _summary_kwargs(args, []).items()
           if k not in ("group_kind", "adjust")}
-    out = _accessor(df, args).compare(baseline, row_id=args.row_id, ci=args.ci or 0.95,
+    out = _accessor(df, args).compare(_baseline(df, args, args.baseline),
+                                      row_id=args.row_id, ci=args.ci or 0.95,
                                       n_boot=args.n_boot, seed=args.seed, **kw)
     if args.format == "csv":
         sys.stdout.write(out.table.to_csv())
+        return EXIT_OK
+    if args.format == "json":
+        import json
+
+        from calreport.report.actions import comparison_section
+        from calreport.report.formatting import to_jsonable
+
+        data = comparison_section(out, {}, args.row_id, metrics=None)
+        print(json.dumps(to_jsonable(data), indent=2, allow_nan=False, ensure_ascii=False))
         return EXIT_OK
     import pandas as pd
 
@@ -371,6 +385,18 @@ def _run_compare(args: argparse.Namespace) -> int:
         print(out.table, out.bands, out.methods["interval"],
               "p-values: " + out.methods["test"], sep="\n\n")
     return EXIT_OK
+
+
+def _baseline(df: Any, args: argparse.Namespace, text: str) -> Any:
+    """The baseline group key: the text, or the number it spells in a numeric --by."""
+    column = df[args.by[0]] if len(args.by) == 1 and args.by[0] in df else None
+    if column is not None and text not in set(column) and column.dtype.kind in "iuf":
+        try:
+            return float(text) if column.dtype.kind == "f" else int(text)
+        except ValueError:
+            raise UsageError(f"--compare/--baseline {text!r} is not a value of the "
+                             f"numeric column {args.by[0]!r}") from None
+    return text
 
 
 def _check_outputs(outputs: Sequence[str], json_out: str | None) -> None:
@@ -416,7 +442,16 @@ def _run_report(args: argparse.Namespace) -> int:
     acc = _accessor(df, args)
     kw = dict(ci=_level(args, gates, 0.95), n_boot=args.n_boot, seed=args.seed,
               **_summary_kwargs(args, gates))
-    rep = acc.report(title=args.title, subject=args.subject or Path(args.file).name, **kw)
+    if args.compare is not None and (not args.by or args.row_id is None):
+        raise UsageError("--compare needs --by (the column naming the groups compared) "
+                         "and --row-id (the column naming a row across them)")
+    if args.row_id is not None and args.compare is None:
+        raise UsageError("--row-id is used only with --compare BASELINE")
+    actions = dict(recalibrate=args.recalibrate, row_id=args.row_id,
+                   compare=None if args.compare is None
+                   else _baseline(df, args, args.compare))
+    rep = acc.report(title=args.title, subject=args.subject or Path(args.file).name,
+                     **actions, **kw)
     result = _report_result(acc, rep, **kw)
     code = _gate_exit(result, gates, args.allow_undefined)
     _write_outputs(rep, args.output, args.json_out)

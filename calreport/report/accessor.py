@@ -9,6 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from calreport.compare import Comparison
+from calreport.recalibration import RecalibrationResult
+from calreport.report.actions import COMPARE_METRICS
 from calreport.report.context import build_report
 from calreport.report.exporters import Report
 
@@ -50,6 +53,9 @@ def report_from_accessor(
     refit: bool | None = None,
     group_kind: str = "subgroups",
     adjust: str | None = "holm",
+    recalibrate: bool | RecalibrationResult = False,
+    compare: Hashable | Comparison | None = None,
+    row_id: Hashable | None = None,
 ) -> Report:
     """The report of ``df.calib`` or ``df.groupby(key).calib`` (their ``report()``).
 
@@ -80,6 +86,20 @@ eps, progress
         Refitting bootstrap of the metrics that refit a curve; default: only for at
         most :data:`REFIT_GROUPS` groups and :data:`REFIT_ROWS` rows (their
         intervals are otherwise NaN, with the reason in the report).
+    recalibrate : bool or RecalibrationResult, default False
+        True: run the recalibration advisor on the same groups
+        (``accessor.recalibrate(seed=seed, n_bins=n_bins, eps=eps,
+        p_risk_method=p_risk_method)``, every method) and add "What recalibration
+        would do"; the next steps then name each overconfident group's measured best
+        method.  A result of ``recalibrate()`` is used as given.
+    compare : group key or Comparison, optional
+        A group key: the baseline of a paired comparison of every group on the rows
+        named by ``row_id`` (``accessor.compare(compare, row_id=row_id, ci=ci or
+        0.95, n_boot=n_boot, seed=seed, metrics=...)`` on the metrics the section prints); a
+        result of ``compare()`` is used as given.  Adds "Paired comparison".
+        ``n_boot`` replicates; ``seed`` None draws one (printed, to repeat the run).
+    row_id : column name, optional
+        The row key of the comparison (required when ``compare`` is a group key).
 
     Returns
     -------
@@ -88,7 +108,8 @@ eps, progress
     Raises
     ------
     ValueError
-        ``row_label`` is not a column.
+        ``row_label`` is not a column; ``compare`` given without ``row_id``, or on
+        an ungrouped frame.
 
     Examples
     --------
@@ -98,6 +119,9 @@ eps, progress
     >>> rep.context["overall"]["band"]  # every prediction is right: CSR = 0
     'no_evidence'
     """
+    recalibration, comparison = _actions(accessor, recalibrate, compare, row_id,
+                                         seed=seed, ci=ci, n_boot=n_boot, n_bins=n_bins,
+                                         eps=eps, p_risk_method=p_risk_method)
     if refit is None:
         sizes = [p.n for p in accessor.profiles().values()]
         refit = len(sizes) <= REFIT_GROUPS and sum(sizes) <= REFIT_ROWS
@@ -120,7 +144,38 @@ eps, progress
                         row_labels=labels, row_label_name="Row" if heading is None
                         else str(heading), data_notes=data_notes, timestamp=timestamp,
                         top_errors=top_errors, max_cards=max_cards,
-                        max_driver_groups=max_driver_groups, template_dir=template_dir)
+                        max_driver_groups=max_driver_groups, template_dir=template_dir,
+                        recalibration=recalibration, comparison=comparison, row_id=row_id)
+
+
+def _actions(accessor: Any, recalibrate: Any, compare: Any, row_id: Any, *, seed: Any,
+             ci: float | None, n_boot: int, n_bins: int, eps: float, p_risk_method: str
+             ) -> tuple[RecalibrationResult | None, Comparison | None]:
+    """The advisor's and the comparison's results the report prints (or None)."""
+    recalibration = None
+    if isinstance(recalibrate, RecalibrationResult):
+        recalibration = recalibrate
+    elif recalibrate is True:
+        recalibration = accessor.recalibrate(
+            seed=0 if seed is None else seed, n_bins=n_bins, eps=eps,
+            p_risk_method=p_risk_method)
+    elif recalibrate is not False:
+        raise TypeError("`recalibrate` must be True, False or the result of "
+                        f"recalibrate(); got {type(recalibrate).__name__}.")
+    if compare is None or isinstance(compare, Comparison):
+        return recalibration, compare
+    if not hasattr(accessor, "compare"):
+        raise ValueError("`compare` needs groups of alternative models: call "
+                         "df.groupby('model').calib.report(compare='baseline', "
+                         "row_id='row').")
+    if row_id is None:
+        raise ValueError(f"`compare={compare!r}` needs `row_id`, the column naming a row "
+                         "across models (e.g. row_id='patient_id').")
+    return recalibration, accessor.compare(compare, row_id=row_id,
+                                           metrics=list(COMPARE_METRICS),
+                                           ci=ci or 0.95, n_boot=n_boot, seed=seed,
+                                           n_bins=n_bins,
+                                           eps=eps, p_risk_method=p_risk_method)
 
 
 def _row_names(frame: Any, row_labels: Any, row_label: Hashable | None) -> np.ndarray:

@@ -18,10 +18,13 @@ import numpy as np
 
 from calreport import references
 from calreport._version import __version__
+from calreport.compare import Comparison
 from calreport.interval_rules import base_method
 from calreport.profile import ConfidenceProfile
+from calreport.recalibration import RecalibrationResult
 from calreport.registry import COUNT_LABELS, REGISTRY
 from calreport.report import verdict as vd
+from calreport.report.actions import comparison_section, recalibration_section
 from calreport.report.exporters import SCHEMA_VERSION, Report
 from calreport.report.figures import build_figures
 from calreport.report.formatting import _fmt_count, _fmt_metric
@@ -55,6 +58,9 @@ def build_report(
     max_cards: int = 16,
     max_driver_groups: int = 10,
     template_dir: str | Path | None = None,
+    recalibration: RecalibrationResult | None = None,
+    comparison: Comparison | None = None,
+    row_id: Hashable | None = None,
 ) -> Report:
     """Build the model-card audit report of one calibration result.
 
@@ -87,6 +93,15 @@ def build_report(
         Most flagged groups whose error lists are printed in the appendix.
     template_dir : str or Path, optional
         A folder searched before the packaged templates.
+    recalibration : RecalibrationResult, optional
+        The advisor's result on the same groups (``df.calib.recalibrate()``): adds
+        "What recalibration would do", and the next steps name each group's measured
+        best method.
+    comparison : Comparison, optional
+        A paired comparison of the groups (``compare(baseline, row_id=...)``): adds
+        the section "Paired comparison".
+    row_id : column name, optional
+        The comparison's row key column, printed with it.
 
     Returns
     -------
@@ -143,6 +158,12 @@ def build_report(
         overall["name"] = "all groups pooled"
     story = vd.overall_story(overall, facts, names, family=result.family)
     multiclass = len(result.data.get("classes") or ()) > 2
+    display = _display_names(result)
+    recal = None if recalibration is None else recalibration_section(
+        _checked(recalibration, RecalibrationResult, "recalibration"), display,
+        [f["name"] for f in facts], max_driver_groups)
+    paired = None if comparison is None else comparison_section(
+        _checked(comparison, Comparison, "comparison"), display, row_id)
     ts, ts_text = _timestamp(timestamp)
     by_name = {g.name: g for g in result.groups}
     cards = _cards(facts, max_cards)
@@ -162,7 +183,10 @@ def build_report(
         "bands": [{"band": b, "label": names[b]} for b in vd.BAND_ORDER],
         "band_colors": _band_css(),
         "overall": story,
-        "next_steps": vd.next_steps(facts, story, multiclass),
+        "next_steps": vd.next_steps(facts, story, multiclass,
+                                    None if recal is None else recal["groups"]),
+        "recalibration": recal,
+        "comparison": paired,
         "groups": facts,
         "cards": cards,
         "n_more_flagged": max(0, len([f for f in facts if f["band"] != "no_evidence"])
@@ -196,6 +220,23 @@ class _RiskView:
         self.csr, self.band, self.p_risk = facts["csr"], facts["band"], facts["p_risk"]
         self.p_risk_adjusted = facts["p_risk_adjusted"]
         self.adjust = facts["adjust"]
+
+
+def _display_names(result: CalibrationResult) -> dict[Hashable, str]:
+    """Group key -> display name (the keys the advisor and the comparison use)."""
+    split = getattr(result, "split", None)
+    if split is None:
+        return {g.name: g.name for g in result.groups}
+    names = {g.key: g.name for g in split.groups if _hashable(g.key)}
+    if not split.grouped:
+        names["all"] = names.get(None, "all")
+    return names
+
+
+def _checked(obj: Any, kind: type, name: str) -> Any:
+    if not isinstance(obj, kind):
+        raise TypeError(f"`{name}` must be a {kind.__name__}, got {type(obj).__name__}.")
+    return obj
 
 
 def _opt(x: Any) -> str | None:

@@ -42,8 +42,9 @@ def template_dir() -> Path:
     )
 
 
-def _fmt_number(value: Any, digits: int = 4) -> str:
-    """Format a float for display: NaN/None as an em dash, else ``digits`` significant."""
+def _fmt_number(value: Any, digits: int = 4, *, fixed: bool = False) -> str:
+    """Format a float for display: NaN/None as an em dash, else ``digits`` significant
+    (``fixed``: ``digits`` decimals, never scientific notation, for values in [-1, 1])."""
     if value is None:
         return "—"
     x = float(value)
@@ -51,7 +52,7 @@ def _fmt_number(value: Any, digits: int = 4) -> str:
         return "—"
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
-    if x != 0 and (abs(x) >= 1e6 or abs(x) < 1e-4):
+    if x != 0 and not fixed and (abs(x) >= 1e6 or abs(x) < 1e-4):
         text = f"{x:.{max(digits - 1, 1)}e}"
     else:
         text = f"{x:.{digits}f}" if abs(x) < 10 else f"{x:.{max(digits - 2, 1)}f}"
@@ -77,7 +78,7 @@ def _fmt_percent(value: Any, digits: int = 2) -> str:
         return f"< {step:.{digits}f} %"
     if 100.0 - step / 2 <= x < 100.0:
         return f"> {100.0 - step:.{digits}f} %"
-    return f"{x:.{digits}f} %"
+    return f"{x:.{digits}f} %".replace("-", "−")
 
 
 def _fmt_confidence(value: Any) -> str:
@@ -98,7 +99,9 @@ def _fmt_metric(value: Any, name: str = "") -> str:
         return _fmt_percent(value)
     if name == "z_csr":
         return _fmt_number(value, 2)
-    return _fmt_number(value)
+    # a probability-scale metric reads in decimals, never as 3.1e-05
+    low, high = REGISTRY[name].bounds if name in REGISTRY else (-math.inf, math.inf)
+    return _fmt_number(value, fixed=-1.0 <= low and high <= 1.0)
 
 
 def _fmt_ci(low: Any, high: Any, name: str = "", method: str = "") -> str:

@@ -17,6 +17,7 @@ import numpy as np
 
 from calreport.plotting import band_key
 from calreport.profile import ConfidenceProfile
+from calreport.report.formatting import _fmt_number as _num
 
 __all__ = ["BAND_ORDER", "band_labels", "group_facts", "next_steps", "overall_story"]
 
@@ -267,8 +268,14 @@ def overall_story(overall: Mapping[str, Any] | None, groups: list[dict[str, Any]
 
 
 def next_steps(groups: list[dict[str, Any]], story: Mapping[str, Any],
-               multiclass: bool) -> list[dict[str, str]]:
-    """Recommended actions derived from the findings, most urgent first."""
+               multiclass: bool, recalibration: list[dict[str, Any]] | None = None
+               ) -> list[dict[str, str]]:
+    """Recommended actions derived from the findings, most urgent first.
+
+    ``recalibration``: the advisor's per-group advice (the report's "What
+    recalibration would do"); with it, the recalibration step names each
+    overconfident group's measured best method instead of a generic one.
+    """
 
     def names(gs: list[dict[str, Any]]) -> str:
         shown = ", ".join(g["name"] for g in gs[:6])
@@ -287,12 +294,19 @@ def next_steps(groups: list[dict[str, Any]], story: Mapping[str, Any],
                      "smooth map."})
     over = [g for g in groups if g["band"] in ("risky", "evidence")]
     if over:
-        how = ("temperature scaling" if multiclass else
-               "Platt scaling (or isotonic regression with enough rows)")
-        steps.append({
-            "action": f"Recalibrate on held-out data with {how}, then re-run this audit.",
-            "why": ("Overconfident: CSR above 1 beyond its spread under calibration"
-                    + (f" in {len(over)} group(s): {names(over)}." if grouped else "."))})
+        why = "Overconfident: CSR above 1 beyond its spread under calibration"
+        advice = {a["name"]: a for a in recalibration or ()}
+        if advice and all(g["name"] in advice for g in over):
+            steps.extend(_measured_steps(over, advice, why, grouped, names))
+        else:
+            why += (f" in {len(over)} group(s): {names(over)}." if grouped else ".")
+            how = ("temperature scaling" if multiclass else
+                   "Platt scaling (or isotonic regression with enough rows)")
+            steps.append({
+                "action": f"Recalibrate on held-out data with {how}, then re-run this "
+                          "audit.",
+                "why": why + " Which method helps on these rows is measured by "
+                             "report(recalibrate=True) or df.calib.recalibrate()."})
     undetermined = [g for g in groups if g["band"] == "undetermined"]
     # too few rows first: it is the usual reason, and the one more rows fix
     short = [g for g in undetermined if g["sample_size_text"]]
@@ -330,6 +344,52 @@ def next_steps(groups: list[dict[str, Any]], story: Mapping[str, Any],
                       "why": "No group shows evidence of overconfidence and no certainty "
                              "claim is wrong."})
     return steps
+
+
+def _measured_steps(over: list[dict[str, Any]], advice: Mapping[str, Any], why: str,
+                    grouped: bool, names: Any) -> list[dict[str, str]]:
+    """The recalibration steps of overconfident groups, one per recommended method."""
+    by_method: dict[str, list[dict[str, Any]]] = {}
+    for g in over:
+        by_method.setdefault(advice[g["name"]]["recommended"], []).append(g)
+    steps = []
+    for method, gs in by_method.items():
+        which = f"{'group' if len(gs) == 1 else 'groups'} {names(gs)}" if grouped else ""
+        where = f" in {which}" if grouped else ""
+        found = why + where + "."
+        if method == "none":
+            steps.append({
+                "action": f"Review the model itself{where}: no recalibration method tried "
+                          "helps.",
+                "why": found + " Out of fold, no method lowered the log loss without "
+                               "making the verdict worse (see 'What recalibration would "
+                               "do')."})
+            continue
+        measured = "; ".join(_measured_text(advice[g["name"]],
+                                            g["name"] if len(gs) > 1 else "")
+                             for g in gs[:3])
+        steps.append({
+            "action": f"Recalibrate{' ' + which if grouped else ''} on held-out data with "
+                      f"{advice[gs[0]['name']]['recommended_label']}, then re-run this "
+                      "audit.",
+            "why": f"{found} It is the measured best method (see 'What recalibration "
+                   f"would do'): {measured}."})
+    return steps
+
+
+def _measured_text(a: Mapping[str, Any], name: str) -> str:
+    """What the advisor measured of a group's recommended method, in words."""
+    low, high = a["log_loss_diff_ci"]
+    text = ((f"{name}: " if name else "")
+            + f"out of fold it lowers the log loss by {_num(-a['log_loss_diff'])} "
+            f"(paired interval of the change {_num(low)} to {_num(high)}"
+            + ("" if a["established"] else ", so the gain is not established")
+            + f") and the verdict becomes '{a['band_after']['band_label']}'")
+    fix = a.get("band_fix")
+    if a["band_after"]["band"] == a["band_before"]["band"] and fix:
+        text += (f"; {fix['label']} would make it '{fix['band_label']}' at a log-loss "
+                 f"change of {_num(fix['log_loss_diff'])}")
+    return text
 
 
 def _below_nominal(g: Any, metric: str) -> str:
