@@ -306,7 +306,7 @@ def _debiased_ece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> floa
 
     if p.sample_weight is not None:
         return float(debiased.debiased_ece(*_view(p, s), n_bins=s.n_bins,
-                                           sample_weight=_w(p)))
+                                           sample_weight=_w(p), **_weights_kw(p)))
     score, outcome, _ = cache.sorted_view(p, s)
     return math.sqrt(max(debiased._squared_sorted(score, outcome, s.n_bins, "equal_mass"),
                          0.0))

@@ -70,9 +70,8 @@ def test_reasons_for_undefined_metrics():
 def test_weights_integer_equal_repetition():
     y, p = _data(200, seed=5)
     w = np.random.default_rng(1).integers(1, 4, 200)
-    # lcs, tce_bpm and eci take no weights; the debiased ECE's equal-mass edges count
-    # rows, not weights (as Kumar et al.'s package does)
-    names = [m for m in METRICS if m not in ("lcs", "tce_bpm", "eci", "debiased_ece")]
+    # lcs, tce_bpm and eci take no weights yet
+    names = [m for m in METRICS if m not in ("lcs", "tce_bpm", "eci")]
     a = summarize(ConfidenceProfile.from_arrays(y, p, sample_weight=w, weights="frequency"),
                   metrics=names).values
     b = summary(np.repeat(y, w), np.repeat(p, w), metrics=names)

@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 #: Keys of :mod:`calreport.references` behind this module.
-REFERENCE_KEYS = ("Kumar2019",)
+REFERENCE_KEYS = ("Kumar2019", "Kish1965")
 
 #: Accepted values of ``strategy``.
 DEBIAS_STRATEGIES = ("equal_mass", "uniform", "discrete", "auto")
@@ -54,13 +54,20 @@ DebiasStrategy = Literal["equal_mass", "uniform", "discrete", "auto"]
 
 
 # ----------------------------------------------------------------------------- core
-def _equal_mass_upper(sorted_s: np.ndarray, n_bins: int) -> np.ndarray:
-    n = sorted_s.size
+def _equal_mass_upper(sorted_s: np.ndarray, n_bins: int,
+                      units: np.ndarray | None = None) -> np.ndarray:
+    """Equal-mass upper edges of sorted scores; ``units`` (the cumulative whole-number
+    counts of the rows, frequency weights) splits the repeated rows instead."""
+    n = sorted_s.size if units is None else int(units[-1])
     parts = min(n_bins, n)
     size, extra = divmod(n, parts)
     # np.array_split: the first `extra` parts hold size + 1 rows
     ends = np.cumsum(np.where(np.arange(parts) < extra, size + 1, size))[:-1]
-    mids = (sorted_s[ends - 1] + sorted_s[ends]) / 2.0
+    if units is None:
+        mids = (sorted_s[ends - 1] + sorted_s[ends]) / 2.0
+    else:  # unit u (0-based) of the repeated rows is a copy of row searchsorted(units, u)
+        mids = (sorted_s[np.searchsorted(units, ends - 1, side="right")]
+                + sorted_s[np.searchsorted(units, ends, side="right")]) / 2.0
     return np.unique(np.append(mids, 1.0))
 
 
@@ -69,24 +76,34 @@ def _discrete_upper(distinct: np.ndarray) -> np.ndarray:
 
 
 def _upper_edges(s: np.ndarray, n_bins: int, strategy: str,
-                 is_sorted: bool = False) -> np.ndarray:
-    """Upper bin edges (the last is 1) of the scores ``s`` (rows of positive weight)."""
+                 is_sorted: bool = False, counts: np.ndarray | None = None) -> np.ndarray:
+    """Upper bin edges (the last is 1) of the scores ``s`` (rows of positive weight);
+    ``counts``: their frequency weights (the edges of the repeated rows)."""
     if strategy == "uniform":
         return np.arange(1, n_bins + 1, dtype=np.float64) / n_bins
-    sorted_s = s if is_sorted else np.sort(s)
+    units = None
+    if counts is None:
+        sorted_s = s if is_sorted else np.sort(s)
+    else:
+        order = np.argsort(s, kind="stable")
+        sorted_s, units = s[order], np.cumsum(counts[order].astype(np.int64))
+    n = sorted_s.size if units is None else int(units[-1])
     if strategy in ("discrete", "auto"):
         distinct = np.unique(sorted_s)
-        if strategy == "discrete" or distinct.size < sorted_s.size / 4.0:
+        if strategy == "discrete" or distinct.size < n / 4.0:
             return _discrete_upper(distinct)
-    return _equal_mass_upper(sorted_s, n_bins)
+    return _equal_mass_upper(sorted_s, n_bins, units)
 
 
 def _squared(
-    s: np.ndarray, y: np.ndarray, w: np.ndarray | None, n_bins: int, strategy: str
+    s: np.ndarray, y: np.ndarray, w: np.ndarray | None, n_bins: int, strategy: str,
+    frequency: bool = False,
 ) -> float:
-    """Debiased squared L2 error of one score column (not clamped)."""
+    """Debiased squared L2 error of one score column (not clamped); ``frequency``: the
+    weights are counts (equal to the repeated rows)."""
     pos = s if w is None else s[w > 0]
-    upper = _upper_edges(pos, n_bins, strategy)
+    upper = _upper_edges(pos, n_bins, strategy,
+                         counts=w[w > 0] if frequency and w is not None else None)
     idx = np.searchsorted(upper, s, side="left")
     m = upper.size
     yf = y.astype(np.float64)
@@ -96,9 +113,11 @@ def _squared(
         score = np.bincount(idx, weights=s, minlength=m)
         outcome = np.bincount(idx, weights=yf, minlength=m)
     else:
-        count = np.bincount(idx[w > 0], minlength=m).astype(np.float64)
         weight = np.bincount(idx, weights=w, minlength=m)
-        weight_sq = np.bincount(idx, weights=w * w, minlength=m)
+        # counts: a bin holds sum w rows; relative weights: the rows of positive weight
+        count = weight if frequency else np.bincount(idx[w > 0], minlength=m).astype(
+            np.float64)
+        weight_sq = weight if frequency else np.bincount(idx, weights=w * w, minlength=m)
         score = np.bincount(idx, weights=w * s, minlength=m)
         outcome = np.bincount(idx, weights=w * yf, minlength=m)
     # bins of fewer than two rows have no variance estimate: they add 0 (as the
@@ -106,7 +125,7 @@ def _squared(
     ok = count >= 2
     wb, wsq = weight[ok], weight_sq[ok]
     conf, acc = score[ok] / wb, outcome[ok] / wb
-    n_eff = wb * wb / wsq  # Kish: the row count when unweighted
+    n_eff = wb * wb / wsq  # Kish: the row count when unweighted, sum w for counts
     err = (conf - acc) ** 2 - acc * (1.0 - acc) / (n_eff - 1.0)
     return float(np.dot(wb, err) / weight.sum())
 
@@ -135,14 +154,16 @@ def _squared_sorted(s: np.ndarray, y: np.ndarray, n_bins: int, strategy: str) ->
 
 
 def _prepare(
-    score: Any, outcome: Any, sample_weight: Any, n_bins: int, strategy: str
+    score: Any, outcome: Any, sample_weight: Any, n_bins: int, strategy: str, weights: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int]:
     n_bins = v.check_n_bins(n_bins)
     v.check_option(strategy, "strategy", DEBIAS_STRATEGIES)
     s = v.check_probability(score, "score")
     y = lab.check_binary_indicator(outcome, "outcome")
     v.check_consistent_length(score=s.shape[0], outcome=y.shape[0])
-    w = v.check_sample_weight(sample_weight, s.shape[0])
+    w = v.check_sample_weight(sample_weight, s.shape[0], kind=weights)
+    if w is not None and weights == "importance":
+        w, _ = v.normalize_weights(w)  # w^2 neither underflows nor overflows
     return s, y, w, n_bins
 
 
@@ -153,6 +174,7 @@ def debiased_edges(
     n_bins: int = 15,
     strategy: DebiasStrategy = "equal_mass",
     sample_weight: Any = None,
+    weights: str = "importance",
 ) -> np.ndarray:
     """Upper bin edges used by the debiased estimator (the last one is 1).
 
@@ -166,6 +188,9 @@ def debiased_edges(
         See the module notes.
     sample_weight : array-like of float, shape (N,), optional
         Rows of zero weight are left out of the edges.
+    weights : {"importance", "frequency"}, default "importance"
+        Frequency weights (whole numbers) place the equal-mass edges of the rows
+        repeated ``w`` times; importance weights place them by rows.
 
     Returns
     -------
@@ -197,8 +222,9 @@ def debiased_edges(
     n_bins = v.check_n_bins(n_bins)
     v.check_option(strategy, "strategy", DEBIAS_STRATEGIES)
     s = v.check_probability(score, "score")
-    w = v.check_sample_weight(sample_weight, s.shape[0])
-    return _upper_edges(s if w is None else s[w > 0], n_bins, strategy)
+    w = v.check_sample_weight(sample_weight, s.shape[0], kind=weights)
+    counts = w[w > 0] if w is not None and weights == "frequency" else None
+    return _upper_edges(s if w is None else s[w > 0], n_bins, strategy, counts=counts)
 
 
 def debiased_ece_squared(
@@ -208,6 +234,7 @@ def debiased_ece_squared(
     n_bins: int = 15,
     strategy: DebiasStrategy = "equal_mass",
     sample_weight: Any = None,
+    weights: str = "importance",
 ) -> float:
     """Debiased estimate of the squared L2 calibration error (may be negative).
 
@@ -222,7 +249,11 @@ def debiased_ece_squared(
     strategy : {"equal_mass", "uniform", "discrete", "auto"}, default "equal_mass"
         Binning (see the module notes).
     sample_weight : array-like of float, shape (N,), optional
-        Non-negative relative weights (the value is invariant to their scale).
+        Non-negative weights.
+    weights : {"importance", "frequency"}, default "importance"
+        Meaning of ``sample_weight``: relative importance weights (the value is
+        invariant to their scale) or whole-number counts of repeated rows (the
+        value of the repeated rows).
 
     Returns
     -------
@@ -242,25 +273,38 @@ def debiased_ece_squared(
     summed over the bins with ``n_b >= 2`` rows; smaller bins add nothing but keep
     their ``n_b`` in ``n``, so tiny bins never give NaN (Kumar, Liang & Ma 2019,
     section 5, Definition 5.2; their ``unbiased_square_ce``).  The subtracted term
-    is the unbiased estimate of the variance of ``ybar_b``.  Weighted: ``n_b`` and
-    ``n`` become weight sums, the means are weighted and the variance uses the
-    Kish effective size ``n_eff = (sum w)^2 / sum w^2`` of the bin in place of
-    ``n_b`` (it equals ``n_b`` for equal weights).  Bin edges come from the
-    positive-weight rows by count, so integer weights are *not* repeated rows
-    for the edges.
+    is the unbiased estimate of the variance of ``ybar_b``.
+
+    Frequency weights are the rows repeated ``w`` times: the equal-mass edges split
+    the repeated rows, ``n_b`` is the bin's weight sum, and the value equals that of
+    the repeated rows (to rounding).
+
+    Importance weights: ``n_b`` and ``n`` become weight sums, the means are
+    weighted, and the variance term uses the Kish effective size
+    ``n_eff = (sum w)^2 / sum w^2`` of the bin in place of ``n_b`` (Kish 1965).
+    With ``V1 = sum w``, ``V2 = sum w^2`` the unbiased estimate of the outcome
+    variance under fixed relative weights is
+    ``sum w (y - ybar)^2 / (V1 - V2 / V1)`` and ``Var(ybar) = sigma^2 V2 / V1^2``;
+    their product is ``ybar (1 - ybar) / (n_eff - 1)``, so the subtracted term stays
+    the unbiased estimate of the variance of the weighted ``ybar_b`` and the value
+    is invariant to the scale of the weights (equal weights give the unweighted
+    value).  The edges come from the positive-weight rows by count (a bin's
+    variance estimate needs rows, not weight).
 
     References
     ----------
     Kumar, A., Liang, P., Ma, T. (2019). Verified Uncertainty Calibration.
     NeurIPS 32. arXiv:1909.10155, section 5.
 
+    Kish, L. (1965). Survey Sampling. John Wiley & Sons, New York.
+
     Examples
     --------
     >>> round(debiased_ece_squared([0.2, 0.2, 0.8, 0.8], [0, 1, 1, 1], n_bins=2), 6)
     -0.06
     """
-    s, y, w, n_bins = _prepare(score, outcome, sample_weight, n_bins, strategy)
-    return _squared(s, y, w, n_bins, strategy)
+    s, y, w, n_bins = _prepare(score, outcome, sample_weight, n_bins, strategy, weights)
+    return _squared(s, y, w, n_bins, strategy, weights == "frequency")
 
 
 def debiased_ece(
@@ -270,6 +314,7 @@ def debiased_ece(
     n_bins: int = 15,
     strategy: DebiasStrategy = "equal_mass",
     sample_weight: Any = None,
+    weights: str = "importance",
 ) -> float:
     """Debiased L2 calibration error of Kumar, Liang & Ma (2019).
 
@@ -286,7 +331,9 @@ def debiased_ece(
         Binning (see the module notes); ``"auto"`` is the choice of their
         ``get_calibration_error``.
     sample_weight : array-like of float, shape (N,), optional
-        Non-negative relative weights.
+        Non-negative weights.
+    weights : {"importance", "frequency"}, default "importance"
+        Meaning of ``sample_weight`` (see :func:`debiased_ece_squared`).
 
     Returns
     -------
@@ -318,8 +365,9 @@ def debiased_ece(
     >>> round(debiased_ece([0.2, 0.2, 0.2, 0.8, 0.8, 0.8], [1, 1, 1, 1, 1, 0], n_bins=2), 6)
     0.522813
     """
-    s, y, w, n_bins = _prepare(score, outcome, sample_weight, n_bins, strategy)
-    return float(np.sqrt(max(_squared(s, y, w, n_bins, strategy), 0.0)))
+    s, y, w, n_bins = _prepare(score, outcome, sample_weight, n_bins, strategy, weights)
+    return float(np.sqrt(max(_squared(s, y, w, n_bins, strategy, weights == "frequency"),
+                             0.0)))
 
 
 def debiased_classwise_ece(
@@ -329,6 +377,7 @@ def debiased_classwise_ece(
     n_bins: int = 15,
     strategy: DebiasStrategy = "equal_mass",
     sample_weight: Any = None,
+    weights: str = "importance",
 ) -> float:
     """Debiased marginal (class-wise) L2 calibration error of Kumar et al. (2019).
 
@@ -344,7 +393,9 @@ def debiased_classwise_ece(
     strategy : {"equal_mass", "uniform", "discrete", "auto"}, default "equal_mass"
         Binning of every column (its own edges; see the module notes).
     sample_weight : array-like of float, shape (N,), optional
-        Non-negative relative weights.
+        Non-negative weights.
+    weights : {"importance", "frequency"}, default "importance"
+        Meaning of ``sample_weight`` (see :func:`debiased_ece_squared`).
 
     Returns
     -------
@@ -382,7 +433,10 @@ def debiased_classwise_ece(
         p = np.column_stack([1.0 - p, p])
     y = v.check_class_codes(y_true, p.shape[1], "y_true")
     v.check_consistent_length(y_true=y.shape[0], proba=p.shape[0])
-    w = v.check_sample_weight(sample_weight, p.shape[0])
-    sq = [max(_squared(np.ascontiguousarray(p[:, k]), y == k, w, n_bins, strategy), 0.0)
+    w = v.check_sample_weight(sample_weight, p.shape[0], kind=weights)
+    if w is not None and weights == "importance":
+        w, _ = v.normalize_weights(w)
+    sq = [max(_squared(np.ascontiguousarray(p[:, k]), y == k, w, n_bins, strategy,
+                       weights == "frequency"), 0.0)
           for k in range(p.shape[1])]
     return float(np.sqrt(np.mean(sq)))
