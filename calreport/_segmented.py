@@ -285,9 +285,11 @@ def _corp(which: int) -> Callable[..., Any]:
 
 
 def _tce_bpm(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
-             cache: dict[str, Any]) -> tuple[np.ndarray, dict[int, str]]:
+             cache: dict[str, Any]) -> tuple[np.ndarray, dict[int, str]] | None:
     from calreport.metrics._grouped_bpm import grouped_tce_bpm
 
+    if p.sample_weight is not None:
+        return None  # frequency weights: computed per group
     return grouped_tce_bpm(*p.view(s.view), codes, n_groups)
 
 

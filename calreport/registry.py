@@ -74,6 +74,12 @@ __all__ = [
 #: Counts that lead every summary, before the metrics.
 COUNT_COLUMNS = ("n", "n_dropped", "n_clipped")
 
+#: Why a metric whose fit counts rows refuses importance weights (``needs`` "counts").
+COUNTS_ONLY = ("not defined with importance weights: its fit counts rows (the "
+               "floor(frac * n) nearest rows of every LOWESS fit, or bins of 20-100 rows "
+               "and binomial counts of hits), which relative weights do not define; pass "
+               "whole-number counts with weights='frequency' (equal to repeated rows)")
+
 #: Labels of the count columns (report, JSON).
 COUNT_LABELS = {"n": "Rows", "n_dropped": "Rows dropped (missing values)",
                 "n_clipped": "Confidences clipped for CSR"}
@@ -119,7 +125,8 @@ class Metric:
     references : tuple of Reference
     needs : frozenset of str
         ``"labels"`` (true and predicted labels), ``"proba"`` (class
-        probabilities), ``"unweighted"`` (no sample weights).
+        probabilities), ``"unweighted"`` (no sample weights), ``"counts"`` (no
+        weights or frequency weights: the fit counts rows, :data:`COUNTS_ONLY`).
     settings : tuple of str
         Fields of :class:`~calreport.settings.Settings` that change the value.
     compute : callable
@@ -175,6 +182,9 @@ class Metric:
             return "needs true and predicted labels"
         if "unweighted" in self.needs and p.sample_weight is not None:
             return "not defined with sample weights"
+        if "counts" in self.needs and p.sample_weight is not None and \
+                p.weights != "frequency":
+            return COUNTS_ONLY
         return None
 
 
@@ -285,7 +295,7 @@ def _lcs(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
 def _tce_bpm(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
     from calreport.metrics import bpm
 
-    return float(bpm.tce_bpm(*_view(p, s)))
+    return float(bpm.tce_bpm(*_view(p, s), sample_weight=_w(p), **_weights_kw(p)))
 
 
 def _smece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
@@ -570,7 +580,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "TCE = ∫ |g(x) − x| f(x) dx, g fitted by binomial maximum likelihood in the "
         "family logit g = c + a ln s − b ln(1 − s), f the Beta density of the scores",
         (Reference("Dong2025", "section 3"),),
-        _tce_bpm, _REFIT_UPPER, needs=frozenset({"unweighted"}), settings=("view",),
+        _tce_bpm, _REFIT_UPPER, needs=frozenset({"counts"}), settings=("view",),
         nan_reason="too few rows to fit the binomial-process curve", bounds=(0.0, 1.0),
         scaling=("sampled",
                  "binomial-process fit on a fixed-size uniform sample per group",

@@ -191,7 +191,7 @@ def test_entry_is_well_formed(name):
     assert spec.references and all(r.key in references.REFERENCES for r in spec.references)
     fields = {f.name for f in dataclasses.fields(Settings)}
     assert set(spec.settings) <= fields
-    assert spec.needs <= {"labels", "proba", "unweighted"}
+    assert spec.needs <= {"labels", "proba", "unweighted", "counts"}
     assert spec.interval.kind in ("bootstrap", "refit", "none")
     if spec.interval.kind == "none":
         assert spec.interval.reason

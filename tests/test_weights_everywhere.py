@@ -60,3 +60,33 @@ def test_debiased_importance_ones_scale_and_frequency_default_kept():
             ref, rel=1e-12)
     with pytest.raises(ValueError, match="not a whole number"):
         debiased.debiased_ece(s, y, sample_weight=w, weights="frequency")
+
+
+# -------------------------------------------------------------------- TCE_bpm
+@pytest.mark.parametrize("n", [300, 2000])
+def test_tce_bpm_frequency_equals_repeated_rows(n):
+    from calreport.metrics import bpm
+
+    rng = np.random.default_rng(n)
+    s = np.round(rng.beta(4, 1.5, n), 2)  # ties: bins cut inside runs of equal scores
+    y = (rng.random(n) < s**1.5).astype(int)
+    w = rng.integers(0, 4, n)
+    got = bpm.tce_bpm(s, y, sample_weight=w, return_fit=True)
+    ref = bpm.tce_bpm(np.repeat(s, w), np.repeat(y, w), return_fit=True)
+    assert got.tce == pytest.approx(ref.tce, rel=1e-10)
+    assert got.fit.n == ref.fit.n == w.sum()
+    assert got.fit.bin_counts == ref.fit.bin_counts
+    np.testing.assert_allclose(got.fit.coef, ref.fit.coef, rtol=1e-9)
+    np.testing.assert_allclose(got.density, ref.density, rtol=1e-12)
+    assert bpm.tce_bpm(s, y, sample_weight=np.ones(n)) == pytest.approx(
+        bpm.tce_bpm(s, y), rel=1e-12)
+
+
+def test_tce_bpm_refuses_importance_weights():
+    from calreport.metrics import bpm
+
+    s = np.linspace(0.05, 0.95, 200)
+    with pytest.raises(ValueError, match="TCE_bpm is not defined with importance weights"):
+        bpm.tce_bpm(s, s > 0.5, sample_weight=np.ones(200), weights="importance")
+    with pytest.raises(ValueError, match="needs at least 60"):
+        bpm.tce_bpm(s, s > 0.5, sample_weight=np.r_[np.ones(59), np.zeros(141)])

@@ -7,10 +7,15 @@ AAAI, arXiv:2412.10658, section 3.1, Eqs. 8-9).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy import special
 
+from calreport import _validate as v
+from calreport._labels import binary_outcome
 from calreport.metrics._chunks import row_slices
+from calreport.metrics._units import unit_prefix
 
 #: Bin mean confidences are clipped to ``[CLIP, 1 - CLIP]`` before taking logarithms
 #: in the fit (as the authors' code does); crossings of ``g`` with the diagonal are
@@ -18,10 +23,15 @@ from calreport.metrics._chunks import row_slices
 CLIP = 1e-10
 
 
-def _bin_statistics(s: np.ndarray, hit: np.ndarray, ks: tuple[int, ...]
+def _bin_statistics(s: np.ndarray, hit: np.ndarray, ks: tuple[int, ...],
+                    units: np.ndarray | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mean confidence, hit count and size of every bin of every binning (sorted input)."""
-    n = s.shape[0]
+    """Mean confidence, hit count and size of every bin of every binning (sorted input).
+
+    ``units``: the cumulative frequency weights of the rows; the binnings then cut
+    the repeated rows (:mod:`calreport.metrics._units`).
+    """
+    n = s.shape[0] if units is None else int(units[-1])
     total = int(sum(ks))
     means, hits, sizes = np.empty(total), np.empty(total), np.empty(total)
     at = 0
@@ -29,8 +39,12 @@ def _bin_statistics(s: np.ndarray, hit: np.ndarray, ks: tuple[int, ...]
         edges = (np.arange(k + 1, dtype=np.int64) * n) // k
         part = slice(at, at + k)
         np.subtract(edges[1:], edges[:-1], out=sizes[part], casting="unsafe")
-        np.divide(np.add.reduceat(s, edges[:-1]), sizes[part], out=means[part])
-        hits[part] = np.add.reduceat(hit, edges[:-1])
+        if units is None:
+            np.divide(np.add.reduceat(s, edges[:-1]), sizes[part], out=means[part])
+            hits[part] = np.add.reduceat(hit, edges[:-1])
+        else:
+            np.divide(np.diff(unit_prefix(s, units, edges)), sizes[part], out=means[part])
+            hits[part] = np.diff(unit_prefix(hit, units, edges))
         at += k
     return means, hits, sizes
 
@@ -112,3 +126,28 @@ def _newton_fit(design: np.ndarray, sizes: np.ndarray, hits: np.ndarray,
     grad = _derivatives(design, eta, sizes, hits, hessian=False)[0] / scale
     ok = np.isfinite(theta).all() and (theta[:2] >= 0.0).all() and np.abs(grad).max() <= 1e-9
     return theta if ok else None
+
+
+def _validated(conf: Any, correct: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Validated confidences and 0/1 hits in the input order."""
+    s = v.check_probability(conf, "conf")
+    hit = binary_outcome(correct, "correct")
+    v.check_consistent_length(conf=s.size, correct=hit.size)
+    return s, hit
+
+
+def _moment_beta(s: np.ndarray, counts: np.ndarray | None = None) -> tuple[float, float]:
+    """Method-of-moments Beta fit of the confidences (as the authors' code), validated;
+    ``counts``: frequency weights (the moments of the repeated rows)."""
+    n = s.shape[0] if counts is None else float(counts.sum())
+    mu = float(np.mean(s)) if counts is None else float(np.dot(counts, s) / n)
+    # exactly equal confidences: np.var may still return ~1e-32 from rounding the mean
+    var = (0.0 if not np.ptp(s) > 0 else float(np.var(s, ddof=1)) if counts is None
+           else float(np.dot(counts, (s - mu) ** 2) / (n - 1.0)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alpha = mu * mu * (1.0 - mu) / var - mu if var > 0 else float("inf")
+        beta = alpha * (1.0 - mu) / mu if mu > 0 else float("inf")
+    return v.check_beta_shape(
+        alpha, beta, "The method-of-moments Beta fit of `conf`",
+        hint="This happens when all confidences are equal or only 0 and 1; pass "
+             "density=(alpha, beta) or a scipy.stats distribution explicitly.")

@@ -37,8 +37,11 @@ from calreport.metrics._bpm_fit import (
     _derivatives,
     _design,
     _loss,
+    _moment_beta,
     _newton_fit,
+    _validated,
 )
+from calreport.metrics._units import sorted_units
 from calreport.metrics.local import _sorted_sample
 
 __all__ = [
@@ -208,6 +211,12 @@ def bpm_bin_counts(n: int, *, min_bin: int = 20, max_bin: int = 100,
 #: Validated confidences and 0/1 hits sorted by (confidence, hit): no result depends on row order.
 _sorted_inputs = functools.partial(_sorted_sample, names=("conf", "correct"))
 
+#: Why TCE_bpm refuses importance weights (see :func:`tce_bpm`, Notes).
+IMPORTANCE_REFUSED = (
+    "TCE_bpm is not defined with importance weights: its binomial likelihood counts hits "
+    "in bins of 20-100 rows, which relative weights do not define; pass whole-number "
+    "counts with weights='frequency', or no weights")
+
 
 def fit_bpm_curve(conf: Any, correct: Any, *, min_bin: int = 20, max_bin: int = 100,
                   n_binnings: int = 11) -> BpmFit:
@@ -289,9 +298,11 @@ def fit_bpm_curve(conf: Any, correct: Any, *, min_bin: int = 20, max_bin: int = 
                                               n_binnings=n_binnings))
 
 
-def _fit_sorted(s: np.ndarray, hit: np.ndarray, ks: tuple[int, ...]) -> BpmFit:
-    """The likelihood fit of :func:`fit_bpm_curve` on validated, sorted input."""
-    means, hits, sizes = _bin_statistics(s, hit, ks)
+def _fit_sorted(s: np.ndarray, hit: np.ndarray, ks: tuple[int, ...],
+                units: np.ndarray | None = None) -> BpmFit:
+    """The likelihood fit of :func:`fit_bpm_curve` on validated, sorted input
+    (``units``: cumulative frequency weights, see :func:`_bin_statistics`)."""
+    means, hits, sizes = _bin_statistics(s, hit, ks, units)
     design, total = _design(means), float(sizes.sum())
     del means  # the design's columns are all the fit reads of it
 
@@ -316,7 +327,8 @@ def _fit_sorted(s: np.ndarray, hit: np.ndarray, ks: tuple[int, ...]) -> BpmFit:
         # may stop "ABNORMAL" at a point optimal to rounding: judged by the projected gradient)
         value, grad = neg_loglik(theta)
     grad[:2][(theta[:2] <= 0.0) & (grad[:2] > 0.0)] = 0.0
-    return BpmFit(*(float(t) for t in theta), bin_counts=ks, n=int(s.shape[0]),
+    return BpmFit(*(float(t) for t in theta), bin_counts=ks,
+                  n=int(s.shape[0] if units is None else units[-1]),
                   log_likelihood=-float(value) * total,
                   converged=bool(np.max(np.abs(grad)) <= 1e-6))
 
@@ -527,36 +539,25 @@ def tce_integral(curve: BpmFit | tuple[float, float, float] | Callable[[np.ndarr
     return float(max(value, 0.0) ** (1.0 / p))
 
 
-def _moment_beta(s: np.ndarray) -> tuple[float, float]:
-    """Method-of-moments Beta fit of the confidences (as the authors' code), validated."""
-    mu = float(np.mean(s))
-    # exactly equal confidences: np.var may still return ~1e-32 from rounding the mean
-    var = float(np.var(s, ddof=1)) if np.ptp(s) > 0 else 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        alpha = mu * mu * (1.0 - mu) / var - mu if var > 0 else float("inf")
-        beta = alpha * (1.0 - mu) / mu if mu > 0 else float("inf")
-    return v.check_beta_shape(
-        alpha, beta, "The method-of-moments Beta fit of `conf`",
-        hint="This happens when all confidences are equal or only 0 and 1; pass "
-             "density=(alpha, beta) or a scipy.stats distribution explicitly.")
-
-
 # ------------------------------------------------------------------------ the metric
 @overload
 def tce_bpm(conf: Any, correct: Any, *, p: float = ..., density: Any = ...,
             return_fit: Literal[False] = ..., min_bin: int = ..., max_bin: int = ...,
-            n_binnings: int = ...) -> float: ...
+            n_binnings: int = ..., sample_weight: Any = ...,
+            weights: str = ...) -> float: ...
 
 
 @overload
 def tce_bpm(conf: Any, correct: Any, *, p: float = ..., density: Any = ...,
             return_fit: Literal[True], min_bin: int = ..., max_bin: int = ...,
-            n_binnings: int = ...) -> TceBpmResult: ...
+            n_binnings: int = ..., sample_weight: Any = ...,
+            weights: str = ...) -> TceBpmResult: ...
 
 
 def tce_bpm(conf: Any, correct: Any, *, p: float = 1.0, density: Any = None,
             return_fit: bool = False, min_bin: int = 20, max_bin: int = 100,
-            n_binnings: int = 11) -> float | TceBpmResult:
+            n_binnings: int = 11, sample_weight: Any = None,
+            weights: str = "frequency") -> float | TceBpmResult:
     """TCE_bpm: true calibration error estimated from a binomial-process curve.
 
     Parameters
@@ -573,8 +574,11 @@ def tce_bpm(conf: Any, correct: Any, *, p: float = 1.0, density: Any = None,
         Return a :class:`TceBpmResult` (value, ``p``, curve, density) instead of a float.
     min_bin, max_bin, n_binnings : int
         Binnings of the curve fit (see :func:`fit_bpm_curve`).
-
-    Sample weights are not supported: the binnings count rows.
+    sample_weight : array-like of shape (N,), optional
+        Whole-number counts of repeated rows (frequency weights).
+    weights : {"frequency", "importance"}, default "frequency"
+        Meaning of ``sample_weight``.  Importance weights are refused
+        (:data:`IMPORTANCE_REFUSED`).
 
     Returns
     -------
@@ -614,6 +618,15 @@ def tce_bpm(conf: Any, correct: Any, *, p: float = 1.0, density: Any = None,
       returns a meaningless value on unsorted input);
     * any ``p >= 1`` (the code has ``p = 1`` only).
 
+    Frequency weights are the rows repeated ``w`` times: the binnings cut the
+    repeated rows (bin counts from ``N = sum w``) and the moments of the density are
+    theirs, so the value equals that of the repeated rows to rounding (the fit is
+    deterministic: no random start, no sampling).  Importance weights are refused:
+    the likelihood is that of binomial counts of hits in bins of ``min_bin`` to
+    ``max_bin`` rows (Dong et al. 2025, section 3.1, Eqs. 7-8), and relative weights
+    give neither a count of rows per bin nor a binomial count of hits; a weighted
+    pseudo-likelihood would change the estimator, with no published definition.
+
     On the paper's own simulation (Algorithm 3 with the curve ``sigmoid(-0.88 + 0.49 logit x)`` and
     confidences Beta(1.1233, 0.1147), true TCE 0.130714) both objectives are equally accurate: mean
     absolute error over 200 seeds 0.0097 (N = 1000) and 0.0045 (N = 5000) here, 0.0098 and 0.0045
@@ -638,10 +651,21 @@ def tce_bpm(conf: Any, correct: Any, *, p: float = 1.0, density: Any = None,
     >>> res.p, round(res.tce, 2)
     (1.0, 0.12)
     """
-    s, hit = _sorted_inputs(conf, correct)
-    fit = _fit_sorted(s, hit, bpm_bin_counts(s.shape[0], min_bin=min_bin, max_bin=max_bin,
-                                             n_binnings=n_binnings))
-    dens = _moment_beta(s) if density is None else density
+    v.check_option(weights, "weights", v.WEIGHT_KINDS)
+    units = counts = None
+    if sample_weight is None:
+        s, hit = _sorted_inputs(conf, correct)
+    else:
+        s, hit = _validated(conf, correct)
+        w = v.check_sample_weight(sample_weight, s.shape[0], kind=weights)
+        if weights == "importance":
+            raise ValueError(IMPORTANCE_REFUSED)
+        s, hit, units = sorted_units(s, hit, w)
+        counts = np.diff(np.concatenate(([0], units)))
+    n = s.shape[0] if units is None else int(units[-1])
+    fit = _fit_sorted(s, hit, bpm_bin_counts(n, min_bin=min_bin, max_bin=max_bin,
+                                             n_binnings=n_binnings), units)
+    dens = _moment_beta(s, counts) if density is None else density
     value = tce_integral(fit, dens, p=p)
     if not return_fit:
         return value
