@@ -490,12 +490,14 @@ def _run_demo(args: argparse.Namespace) -> int:
     df = load_breast_cancer()
     acc = df.groupby("calibration", sort=False).calib(
         y="y_true", proba="proba_benign", pos_label="benign")
-    # raw scores and two recalibrations of the same rows: alternatives, no pooled verdict
+    # raw scores and two recalibrations of the same rows: alternatives, no pooled verdict,
+    # each recalibration set against the raw scores on the same patients
     kw = dict(ci=0.95, n_boot=args.n_boot, seed=args.seed, group_kind="alternatives")
     rep = acc.report(
         title="Calibration audit: breast-cancer classifier",
         subject="Gradient boosting on the Wisconsin breast-cancer data (held-out split), "
-        "raw scores vs isotonic and Platt recalibration", **kw)
+        "raw scores vs isotonic and Platt recalibration",
+        compare="raw", row_id="patient", **kw)
     result = _report_result(acc, rep, **kw)
     code = _gate_exit(result, gates, args.allow_undefined)
     _write_outputs(rep, outputs, None)
