@@ -262,9 +262,11 @@ def _debiased_ece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Set
 
 def _local(which: int) -> Callable[..., Any]:
     def compute(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
-                cache: dict[str, Any]) -> tuple[np.ndarray, dict[int, str]]:
+                cache: dict[str, Any]) -> tuple[np.ndarray, dict[int, str]] | None:
         from calreport.metrics._grouped_local import grouped_lcs_eci
 
+        if p.sample_weight is not None:
+            return None  # frequency weights: computed per group
         if "local" not in cache:  # LCS and ECI share the sort and the fits
             cache["local"] = grouped_lcs_eci(*p.view(s.view), codes, n_groups,
                                              order=_group_order(p, codes, n_groups, s, cache))

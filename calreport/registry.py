@@ -285,8 +285,10 @@ def _scoring_args(p: ConfidenceProfile) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _lcs(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
-    from calreport.metrics import local
+    from calreport.metrics import _local_units, local
 
+    if p.sample_weight is not None:  # frequency weights (the "counts" need)
+        return _local_units.lcs_counts(*_view(p, s), p.sample_weight)
     score, outcome, trees = cache.sorted_view(p, s)
     frac, k = local._check_sorted(score, "lowess", local.DEFAULT_FRAC)
     return local._lcs_sorted(score, outcome, method="lowess", frac=frac, k=k, trees=trees)
@@ -323,8 +325,10 @@ def _debiased_ece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> floa
 
 
 def _eci(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
-    from calreport.metrics import calibration_index, local
+    from calreport.metrics import _local_units, calibration_index, local
 
+    if p.sample_weight is not None:  # frequency weights (the "counts" need)
+        return _local_units.eci_counts(*_view(p, s), p.sample_weight)
     score, outcome, trees = cache.sorted_view(p, s)
     frac, k = local._check_sorted(score, "lowess", local.DEFAULT_FRAC)
     return calibration_index._eci_sorted(score, outcome, method="lowess", frac=frac, k=k,
@@ -570,7 +574,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "points, wⱼ the reflected kernel density of the scores",
         (Reference("FernandesMachado2024", "Local Calibration Score"),
          Reference("Cleveland1979")),
-        _lcs, _REFIT_UPPER, needs=frozenset({"unweighted"}), settings=("view",),
+        _lcs, _REFIT_UPPER, needs=frozenset({"counts"}), settings=("view",),
         bounds=(0.0, 1.0),
         scaling=("sampled", "LOWESS on a fixed-size uniform sample per group",
                  *_CI_SAMPLED)),
@@ -618,7 +622,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "eci", "Estimated calibration index (ECI)", "calibration", "lower",
         "ECI = 100 · mean over rows of (ĝ(sᵢ) − sᵢ)², ĝ the LOWESS calibration curve",
         (Reference("VanHoorde2015", "section 2"),),
-        _eci, _REFIT_UPPER, needs=frozenset({"unweighted"}), settings=("view",),
+        _eci, _REFIT_UPPER, needs=frozenset({"counts"}), settings=("view",),
         bounds=(0.0, 100.0),
         scaling=("sampled", "LOWESS on a fixed-size uniform sample per group",
                  *_CI_SAMPLED)),

@@ -70,8 +70,7 @@ def test_reasons_for_undefined_metrics():
 def test_weights_integer_equal_repetition():
     y, p = _data(200, seed=5)
     w = np.random.default_rng(1).integers(1, 4, 200)
-    # lcs and eci take no weights yet
-    names = [m for m in METRICS if m not in ("lcs", "eci")]
+    names = list(METRICS)
     a = summarize(ConfidenceProfile.from_arrays(y, p, sample_weight=w, weights="frequency"),
                   metrics=names).values
     b = summary(np.repeat(y, w), np.repeat(p, w), metrics=names)

@@ -394,28 +394,33 @@ def _bw_nrd0(r_sorted: np.ndarray) -> float:
     return 0.9 * scale * n ** (-0.2)
 
 
-def _reflected_bw(s_sorted: np.ndarray) -> float:
+def _reflected_bw(s_sorted: np.ndarray, units: np.ndarray | None = None) -> float:
     """:func:`_bw_nrd0` of the reflected sample ``{-s, s, 2 - s}`` without building it.
 
     The sums of the 3n points and of their squares come from those of ``s``; the
     sorted reflected sample is ``(-s[::-1], s, 2 - s[::-1])``, so its quartiles are
-    read from ``s`` by index.
+    read from ``s`` by index.  ``units``: cumulative frequency weights of the rows
+    (the bandwidth of the repeated rows, :mod:`calreport.metrics._units`).
     """
     s = s_sorted
-    n = s.size
+    c = 1.0 if units is None else np.diff(np.concatenate(([0], units))).astype(np.float64)
+    n = s.size if units is None else int(units[-1])
     m = 3 * n
-    total = float(s.sum())
+    total = float(np.sum(c * s))
     sum_r = 2.0 * n - total  # -sum s + sum s + sum (2 - s)
     mean = sum_r / m
     # sum (r - mean)^2 over the three images, each centred at mean
-    dev = np.sum((s - mean) ** 2) + np.sum((s + mean) ** 2) + np.sum((2.0 - s - mean) ** 2)
+    dev = (np.sum(c * (s - mean) ** 2) + np.sum(c * (s + mean) ** 2)
+           + np.sum(c * (2.0 - s - mean) ** 2))
     sd = math.sqrt(float(dev) / (m - 1)) if m > 1 else 0.0
 
     def at(i: np.ndarray) -> np.ndarray:
         img = i // n
         j = i - img * n
-        return np.where(img == 0, -s[n - 1 - j], np.where(img == 1, s[j],
-                                                          2.0 - s[n - 1 - j]))
+        lo, mid = (n - 1 - j, j) if units is None else (
+            np.searchsorted(units, n - 1 - j, side="right"),
+            np.searchsorted(units, j, side="right"))
+        return np.where(img == 0, -s[lo], np.where(img == 1, s[mid], 2.0 - s[lo]))
 
     h = (m - 1) * np.array([0.25, 0.75])
     lo = np.floor(h).astype(np.int64)
@@ -427,7 +432,8 @@ def _reflected_bw(s_sorted: np.ndarray) -> float:
     return 0.9 * scale * m ** (-0.2)
 
 
-def _reflected_kde(s_sorted: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, float]:
+def _reflected_kde(s_sorted: np.ndarray, x: np.ndarray, units: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, float]:
     """Gaussian KDE of the reflected sample ``{-s, s, 2 - s}`` at ``x`` in [0, 1].
 
     Bandwidth: ``bw.nrd0`` of the 3n reflected points. The scores are linearly
@@ -437,25 +443,34 @@ def _reflected_kde(s_sorted: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, flo
     it at ``x``. Relative error below ~1e-7 against the exact sum over 3n points,
     which is computed instead when ``3n * len(x) <= 60,000`` (it is cheaper there).
     Returns the density (integrating to 1 over [-1, 2]) and the bandwidth.
+    ``units``: cumulative frequency weights of the rows (the repeated rows' density).
     """
     s = s_sorted
-    n = s.size
+    c = None if units is None else np.diff(np.concatenate(([0], units))).astype(np.float64)
+    n = s.size if units is None else int(units[-1])
     if 3 * n * x.size <= _KDE_DIRECT_PAIRS:
         # few rows: the exact sum over the 3n reflected points is cheaper than the grid;
         # the three images occupy [-1, 0], [0, 1], [1, 2]: their concatenation is sorted
         r = np.concatenate((-s[::-1], s, 2.0 - s[::-1]))
-        bw = _bw_nrd0(r)
+        bw = _bw_nrd0(r) if units is None else _reflected_bw(s, units)
         t = (x[:, None] - r[None, :]) / bw
-        dens = np.exp(-0.5 * t * t).sum(axis=1) / (3.0 * n * math.sqrt(2.0 * math.pi) * bw)
+        t = np.exp(-0.5 * t * t)
+        if c is not None:
+            t *= np.concatenate((c[::-1], c, c[::-1]))
+        dens = t.sum(axis=1) / (3.0 * n * math.sqrt(2.0 * math.pi) * bw)
         return dens, bw
-    bw = _reflected_bw(s)
+    bw = _reflected_bw(s, units)
     m = max(1024, math.ceil(_KDE_NODES_PER_BW / bw))
     counts = np.zeros(m + 1)
-    for sl in row_slices(n):  # linear binning by chunks: no N-row temporaries
+    for sl in row_slices(s.size):  # linear binning by chunks: no N-row temporaries
         pos = s[sl] * m
         i0 = np.minimum(pos.astype(np.int64), m - 1)
         frac_up = pos - i0
-        counts += (np.bincount(i0, weights=1.0 - frac_up, minlength=m + 1)
+        down = 1.0 - frac_up
+        if c is not None:
+            down *= c[sl]
+            frac_up *= c[sl]
+        counts += (np.bincount(i0, weights=down, minlength=m + 1)
                    + np.bincount(i0 + 1, weights=frac_up, minlength=m + 1))
     # extended node t = (i - m) / m, i = 0..3m: images -s, s and 2 - s
     ext = np.zeros(3 * m + 1)
