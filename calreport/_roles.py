@@ -471,9 +471,12 @@ def _column_classes(cols: Sequence[Hashable], labels: np.ndarray | None
     return None
 
 
-def build_profile(df: pd.DataFrame, roles: Roles, *, normalize_weights: bool = True
-                  ) -> tuple[ConfidenceProfile, int, np.ndarray]:
+def build_profile(df: pd.DataFrame, roles: Roles, *, normalize_weights: bool = True,
+                  whole: bool = True) -> tuple[ConfidenceProfile, int, np.ndarray]:
     """Build a profile from the role columns of ``df`` (never modifying ``df``).
+
+    ``whole=False`` for one partition or batch of the data: its weights may be zero
+    on every row (the merged state is checked at the finish).
 
     Validation is vectorised: labels are factorised once (pandas' hash-based
     ``factorize``), missing values are found column by column, and no Python code
@@ -579,7 +582,7 @@ def build_profile(df: pd.DataFrame, roles: Roles, *, normalize_weights: bool = T
         y_pred=yp, conf=singles["conf"], correct=singles["correct"],
         classes=classes, sample_weight=singles["weight"], threshold=roles.threshold,
         pos_label=roles.pos_label, weights=roles.weights,
-        normalize_weights=normalize_weights,
+        normalize_weights=normalize_weights, whole=whole,
         names={k: val for k, val in names.items() if val is not None},
     )
     if rule is not None:

@@ -208,7 +208,7 @@ WEIGHT_KINDS = ("importance", "frequency")
 
 
 def check_sample_weight(w: Any, n: int, name: str = "sample_weight", *,
-                        kind: str = "importance") -> np.ndarray | None:
+                        kind: str = "importance", whole: bool = True) -> np.ndarray | None:
     """Return finite non-negative float64 weights of length ``n`` (or None).
 
     Parameters
@@ -222,6 +222,10 @@ def check_sample_weight(w: Any, n: int, name: str = "sample_weight", *,
     kind : {"importance", "frequency"}
         Importance weights are relative (any positive finite scale); frequency
         weights count repeated rows and must be non-negative integers.
+    whole : bool, default True
+        False for one part of the data (a partition or a batch): weights zero on
+        every row of it are accepted, and the whole data is checked once its parts
+        are merged (:func:`calreport.stats.weight_scale.check_positive`).
 
     Raises
     ------
@@ -254,12 +258,15 @@ def check_sample_weight(w: Any, n: int, name: str = "sample_weight", *,
                 f" not a whole number ({_first(frac, arr)}). Pass integer counts, or use "
                 "weights='importance' for relative weights."
             )
-    if not (arr > 0).any():
-        raise ValueError(
-            f"`{name}` is zero everywhere (all {_plural(arr.shape[0], 'row')}): at least "
-            "one row needs a positive weight. Check the weight column."
-        )
+    if whole and not (arr > 0).any():
+        raise ValueError(zero_weights_message(name, arr.shape[0]))
     return arr
+
+
+def zero_weights_message(name: str, n: int) -> str:
+    """The error of weights that are zero on every one of ``n`` rows."""
+    return (f"`{name}` is zero everywhere (all {_plural(n, 'row')}): at least one row "
+            "needs a positive weight. Check the weight column.")
 
 
 def normalize_weights(w: np.ndarray) -> tuple[np.ndarray, float]:

@@ -46,6 +46,7 @@ from calreport.stats.store import (
     state_to_dict,
     value_from_plain,
 )
+from calreport.stats.weight_scale import check_positive
 
 __all__ = ["Accumulator"]
 
@@ -131,7 +132,7 @@ def frame_profile(frame: Any, spec: FrameSpec
         return None
     # raw weights: every partition on the same scale (importance-weighted metrics are
     # invariant to one common scale, not to a scale per partition)
-    profile, _, kept = build_profile(frame, spec.roles, normalize_weights=False)
+    profile, _, kept = build_profile(frame, spec.roles, normalize_weights=False, whole=False)
     return profile, codes[kept], keys, frame.index.to_numpy()[kept]
 
 
@@ -321,8 +322,12 @@ top_errors, heavy_rows, smooth_groups
 
         Keyword arrays are those of :meth:`ConfidenceProfile.from_arrays` (``y_true``,
         ``proba``, ``y_pred``, ``conf``, ``correct``, ``sample_weight``) plus
-        ``groups`` (one key per row).  Returns ``self``.
+        ``groups`` (one key per row).  Returns ``self``; a frame without rows adds
+        nothing (an empty batch is no part of the data, whatever its columns).
         """
+        if batch is not None and not isinstance(batch, ConfidenceProfile) \
+                and getattr(batch, "shape", (1,))[0] == 0:
+            return self
         # this accumulator's stream positions: after every row it holds
         offsets = {} if self.state is None else self.state.row_counts()
         base = self.stream << 40
@@ -347,7 +352,7 @@ top_errors, heavy_rows, smooth_groups
                 elif "classes" in self._role_kw:
                     arrays.setdefault("classes", self._role_kw["classes"])
                 arrays.setdefault("normalize_weights", False)
-                batch = ConfidenceProfile.from_arrays(**arrays)
+                batch = ConfidenceProfile._build(**arrays, whole=False)
             codes = keys = None
             if groups is not None:
                 import pandas as pd
@@ -376,7 +381,8 @@ top_errors, heavy_rows, smooth_groups
     def _state(self) -> StatsState:
         if self.state is None:
             raise ValueError("The accumulator holds no rows yet: call update(batch) first.")
-        return self.state
+        return check_positive(self.state, None if self._spec is None else
+                              self._spec.roles.weight)
 
     def summary(self, *, view: str | None = None, ci: float | None = None,
                 strategy: str = "uniform") -> Any:

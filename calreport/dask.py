@@ -40,6 +40,7 @@ from calreport.stats.frames import (
     risk_frame,
     scores_frame,
 )
+from calreport.stats.weight_scale import check_positive
 
 __all__ = ["DaskCalibAccessor", "DaskGroupByCalibAccessor", "register"]
 
@@ -391,7 +392,7 @@ def compute_state(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable],
     (out,) = dask.compute(states[0])
     if out is None:
         raise ValueError("The Dask DataFrame has no rows to compute metrics on.")
-    return out
+    return check_positive(out, spec.roles.weight)
 
 
 def _n_chains(chains: int | None) -> int:

@@ -33,6 +33,7 @@ from calreport.stats.frames import (
     risk_frame,
     scores_frame,
 )
+from calreport.stats.weight_scale import check_positive
 
 __all__ = ["PolarsCalibNamespace", "register"]
 
@@ -99,7 +100,7 @@ class PolarsCalibNamespace:
         out = frame_state(pdf, spec)
         if out is None:
             raise ValueError("The Polars DataFrame has no rows to compute metrics on.")
-        return out
+        return check_positive(out, spec.roles.weight)
 
     def _second(self, st: StatsState, by: tuple[str, ...], view: str, n_bins: int,
                 n_groups: int) -> tuple[Any, Any]:

@@ -436,9 +436,11 @@ class ConfidenceProfile:
                sample_weight: Any = None, threshold: float = 0.5, pos_label: Any = None,
                weights: str = "importance", normalize_weights: bool = True,
                names: Mapping[str, Any] | None = None, handed_over: Any = None,
-               ) -> ConfidenceProfile:
+               whole: bool = True) -> ConfidenceProfile:
         """:meth:`from_arrays`; ``handed_over`` is an array the caller made for this
-        profile alone (the accessor's probability matrix): it is not copied again."""
+        profile alone (the accessor's probability matrix): it is not copied again;
+        ``whole=False`` for one part of the data (weights may be zero on all its rows:
+        :func:`calreport._validate.check_sample_weight`)."""
         nm: dict[str, Any] = {"y_true": "y_true", "proba": "proba", "y_pred": "y_pred",
                               "conf": "conf", "correct": "correct",
                               "sample_weight": "sample_weight"}
@@ -508,7 +510,7 @@ class ConfidenceProfile:
                     "`correct` or the labels, not both."
                 )
         w = v.check_sample_weight(sample_weight, len(prof["conf"]), nm["sample_weight"],
-                                  kind=weights)
+                                  kind=weights, whole=whole)
         if w is not None and weights == "importance" and normalize_weights:
             w, notes["weight_scale"] = v.normalize_weights(w)
         # the profile owns its arrays: a view of the caller's data would change with it

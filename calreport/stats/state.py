@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -411,6 +411,9 @@ class StatsState:
     fsums: dict[str, np.ndarray] = field(default_factory=dict)
     smooth: dict[Any, dict[str, np.ndarray]] | None = None
     ranks: dict[Any, np.ndarray] | None = None
+    #: Per group, the power of two ``E`` the importance weights were divided by
+    #: (:mod:`calreport.stats.weight_scale`); None when every ``E`` is 0.
+    scale: np.ndarray | None = None
 
     # ---------------------------------------------------------------- building
     @classmethod
@@ -467,6 +470,9 @@ class StatsState:
         codes = np.asarray(codes, dtype=np.intp)
         keys = [normalise_key(k) for k in (keys or [()])]
         g = len(keys)
+        from calreport.stats.weight_scale import scale_profile
+
+        profile, scale = scale_profile(profile, codes, g)
         counts, sums, floats = _accumulate(profile, cfg, schema, codes, g)
         from calreport.stats.sample import heavy_rows
 
@@ -498,7 +504,8 @@ class StatsState:
 
             smooth = grid_masses(profile, codes, keys)
         state = cls(cfg, schema, keys, counts, sums, boot, sample=sample,
-                    top=top, heavy=heavy, fsums=fsums, smooth=smooth, ranks=ranks)
+                    top=top, heavy=heavy, fsums=fsums, smooth=smooth, ranks=ranks,
+                    scale=scale)
         return state._canonical()
 
     # ---------------------------------------------------------------- merging
@@ -516,7 +523,7 @@ class StatsState:
             None if self.boot is None else self.boot[idx], dict(self.notes),
             {k: a[idx] for k, a in self.maxima.items()}, self.sample, self.top,
             self.heavy, {k: a[idx] for k, a in self.fsums.items()}, self.smooth,
-            self.ranks,
+            self.ranks, None if self.scale is None else self.scale[idx],
         )
 
     def __add__(self, other: StatsState) -> StatsState:
@@ -535,6 +542,16 @@ class StatsState:
             )
         ranks = _merge_ranks(self.ranks, other.ranks,
                              check=self.boot is not None or self.sample is not None)
+        if self.scale is not None or other.scale is not None:
+            from calreport.stats.weight_scale import align, state_scale
+
+            a, b = align(self, other)
+            out = replace(a, scale=None) + replace(b, scale=None)
+            scale = np.zeros(len(out.keys), dtype=np.int64)
+            pos = {k: i for i, k in enumerate(out.keys)}
+            for st in (a, b):
+                scale[[pos[k] for k in st.keys]] = state_scale(st)
+            return replace(out, scale=scale if scale.any() else None)
         union = sorted({*self.keys, *other.keys}, key=_sort_key)
         pos = {k: i for i, k in enumerate(union)}
         ia = np.asarray([pos[k] for k in self.keys], dtype=np.intp)
@@ -593,6 +610,12 @@ class StatsState:
         samples: a uniform sample of the pooled rows when every group holds at least
         its share (otherwise approximately uniform).
         """
+        if self.scale is not None:
+            from calreport.stats.weight_scale import pooled_exponent
+
+            one = pooled_exponent(self)  # every group on one scale
+            out = replace(one, scale=None).pooled(key)
+            return replace(out, scale=None if one.scale is None else one.scale[:1])
         counts = {k: a.sum(axis=0, keepdims=True) for k, a in self.counts.items()}
         sums = {k: FixedSum(s.limbs.sum(axis=0, keepdims=True), s.frac_bits)
                 for k, s in self.sums.items()}

@@ -24,6 +24,7 @@ import numpy as np
 
 from calreport.stats._exact import FixedSum
 from calreport.stats.state import Schema, StatsConfig, StatsState, check_state, state_layout
+from calreport.stats.weight_scale import check_scale
 
 __all__ = ["MAX_BYTES", "check_budget", "check_fields", "layout_bytes", "plain_value",
            "state_from_dict", "state_to_dict", "value_from_plain"]
@@ -100,6 +101,8 @@ def state_to_dict(st: StatsState) -> dict[str, Any]:
         "smooth": _groups_out(st.smooth),
         "ranks": None if st.ranks is None else _groups_out(
             {k: {"r": a} for k, a in st.ranks.items()}),
+        # written only when a weight scale is not 1: other states read as before
+        **({} if st.scale is None else {"scale": _array(st.scale)}),
     }
 
 
@@ -438,7 +441,7 @@ def state_from_dict(s: Any, config: StatsConfig, *, max_bytes: int = MAX_BYTES,
     True
     """
     d = check_fields(s, where, ("schema", "keys", "counts", "sums", "boot", "maxima", "sample",
-                           "top", "heavy", "fsums", "smooth", "ranks"))
+                           "top", "heavy", "fsums", "smooth", "ranks"), ("scale",))
     schema = _schema_in(d["schema"], f"{where}.schema")
     keys = _keys_in(d["keys"], f"{where}.keys")
     g = len(keys)
@@ -473,7 +476,9 @@ def state_from_dict(s: Any, config: StatsConfig, *, max_bytes: int = MAX_BYTES,
     smooth = None if d["smooth"] is None else _smooth_in(d["smooth"], reader, keys, config)
     ranks = None if d["ranks"] is None else _ranks_in(
         d["ranks"], reader, keys, counts["n"], boot is not None or kept["sample"] is not None)
+    scale = None if d.get("scale") is None else check_scale(
+        reader.array(d["scale"], "scale", ("int64",), (g,)), config, schema, f"{where}.scale")
     state = StatsState(config, schema, keys, counts, sums, boot, {}, maxima, kept["sample"],
-                       kept["top"], heavy, fsums, smooth, ranks)
+                       kept["top"], heavy, fsums, smooth, ranks, scale)
     check_state(state, where)
     return state
