@@ -86,7 +86,7 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
             k3=f["a_k3"], max_uv=_max_uv(heavy.get((key, "all"))),
             mean1=math.nan, var1=math.nan, n_rows=n_rows,
             heavy=heavy.get((key, "all")), fine=state.fsums["all"][gi]
-            if "all" in state.fsums else None)
+            if "all" in state.fsums else None, kind=cfg.weights)
         if n_cert_rows == 0:  # the rows below certainty are all rows: power sums known
             all_set.mean1, all_set.var1 = f["r_mean1"], f["r_var1"]
         all_test = _test(all_set, n_sim, rng, cfg.heavy_rows, int(seed))
@@ -108,7 +108,8 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
                 max_uv=_max_uv(heavy.get((key, "rest"))), mean1=f["r_mean1"],
                 var1=f["r_var1"], n_rows=n_rows - n_cert_rows,
                 heavy=heavy.get((key, "rest")),
-                fine=state.fsums["rest"][gi] if "rest" in state.fsums else None)
+                fine=state.fsums["rest"][gi] if "rest" in state.fsums else None,
+                kind=cfg.weights)
             rest_test = (_test(rest_set, n_sim, rng, cfg.heavy_rows, int(seed))
                          if rest_set.n_rows > 0 else None)
         else:
@@ -150,8 +151,10 @@ class _RowSet:
 
     def __init__(self, *, denom: float, s_obs: float, var: float, k3: float, max_uv: float,
                  mean1: float, var1: float, n_rows: float,
-                 heavy: dict[str, np.ndarray] | None, fine: np.ndarray | None) -> None:
+                 heavy: dict[str, np.ndarray] | None, fine: np.ndarray | None,
+                 kind: str = "importance") -> None:
         self.denom, self.s_obs, self.var, self.k3 = denom, s_obs, var, k3
+        self.kind = kind  # the weights' meaning: frequency rows stand for k copies
         self.max_uv, self.mean1, self.var1, self.n_rows = max_uv, mean1, var1, n_rows
         self.heavy, self.fine = heavy, fine
 
@@ -173,7 +176,7 @@ class _RowSet:
         w = h["w"][order]
         denom = self.denom if len(h["u"]) >= self.n_rows else float(w.sum())
         return _Rows(h["conf"][order], h["raw"][order], h["wrong"][order], h["atom"][order],
-                     h["k"][order], w, denom, "importance")
+                     h["k"][order], w, denom, self.kind)
 
 
 def _test(rs: _RowSet, n_sim: int, rng: np.random.Generator, cap: int, base: int
