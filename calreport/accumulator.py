@@ -130,8 +130,9 @@ def frame_profile(frame: Any, spec: FrameSpec
         codes, keys = np.zeros(len(frame), dtype=np.intp), [()]
     if len(frame) == 0:
         return None
-    # raw weights: every partition on the same scale (importance-weighted metrics are
-    # invariant to one common scale, not to a scale per partition)
+    # raw weights, not divided by this part's maximum (the metrics are invariant to one
+    # common scale, not to a scale per part): the state rescales them by a power of
+    # two it records, and a part may hold only zero weights (checked once merged)
     profile, _, kept = build_profile(frame, spec.roles, normalize_weights=False, whole=False)
     return profile, codes[kept], keys, frame.index.to_numpy()[kept]
 

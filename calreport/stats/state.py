@@ -4,7 +4,9 @@ A :class:`StatsState` holds, for every group key, integer counts and exact
 fixed-point sums (:mod:`calreport.stats._exact`) of the quantities from which the
 summary metrics finish.  ``a + b`` is associative, commutative and bit-for-bit
 reproducible, so states computed per partition, per batch or per day merge into
-the state of the whole data.
+the state of the whole data.  Importance weights are held divided by a power of
+two per group (:mod:`calreport.stats.weight_scale`), so the state of any part is
+scale-free, as the pandas path is.
 """
 
 from __future__ import annotations
