@@ -40,7 +40,7 @@ from calreport.stats.frames import (
     risk_frame,
     scores_frame,
 )
-from calreport.stats.weight_scale import check_positive
+from calreport.stats.weight_scale import check_positive, exponents_of, on_scale
 
 __all__ = ["DaskCalibAccessor", "DaskGroupByCalibAccessor", "register"]
 
@@ -140,7 +140,8 @@ class _Base:
             from calreport.stats.exact_auc import apply_exact_auc
 
             apply_exact_auc(table, compute_score_table(self._obj, self._role_kw, self._by,
-                                                       cfg, dropna=self._dropna))
+                                                       cfg, dropna=self._dropna,
+                                                       exps=exponents_of(st)))
         return summary_frame(table, self._by)
 
     def report(self, *, view: str | None = None, ci: float | None = None,
@@ -236,11 +237,13 @@ class _Base:
         spec = _spec_with_classes(self._obj, self._role_kw, self._by, st.config, self._dropna)
         cols = list(dict.fromkeys([*spec.roles.columns, *spec.by]))
         w_max = None
+        exps = exponents_of(st)  # every part's weights in the units of the state's sums
         if hl and st.schema.weighted and st.config.weights == "importance":
             (w_max,) = dask.compute(delayed(quantile.merge_max)(
-                *[delayed(_wmax_part)(p, spec) for p in self._obj[cols].to_delayed()]))
+                *[delayed(_wmax_part)(p, spec, exps) for p in self._obj[cols].to_delayed()]))
         pl = quantile.plan(st, view=view, n_bins=n_bins, n_groups=n_groups, w_max=w_max)
-        parts = [delayed(_collect_part)(p, spec, pl) for p in self._obj[cols].to_delayed()]
+        parts = [delayed(_collect_part)(p, spec, pl, exps)
+                 for p in self._obj[cols].to_delayed()]
         while len(parts) > 1:
             parts = [delayed(_merge_second)(*parts[i:i + 8]) for i in range(0, len(parts), 8)]
         (second,) = dask.compute(parts[0])
@@ -442,11 +445,13 @@ def _fold(state: StatsState | None, part: Any, spec: Any, offsets: dict[Any, int
 
 def compute_score_table(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable],
                         config: StatsConfig, *, dropna: bool = True,
-                        split_every: int = 8) -> Any:
+                        split_every: int = 8, exps: dict[Any, int] | None = None) -> Any:
     """Distinct scores of every group and class with exact sums, merged in a tree.
 
     The second pass behind ``summary(exact_auc=True)``
-    (:mod:`calreport.stats.exact_auc`).
+    (:mod:`calreport.stats.exact_auc`); ``exps`` are the first pass's weight exponents
+    per group (:func:`~calreport.stats.weight_scale.exponents_of`), so every part's
+    sums share its units.
     """
     import dask
     from dask import delayed
@@ -454,7 +459,7 @@ def compute_score_table(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable
 
     spec = _spec_with_classes(ddf, role_kw, tuple(by), config, dropna)
     cols = list(dict.fromkeys([*spec.roles.columns, *spec.by]))
-    tables = [delayed(_score_part)(p, spec) for p in ddf[cols].to_delayed()]
+    tables = [delayed(_score_part)(p, spec, exps or {}) for p in ddf[cols].to_delayed()]
     while len(tables) > 1:
         tables = [delayed(_merge_many)(*tables[i:i + split_every])
                   for i in range(0, len(tables), split_every)]
@@ -462,7 +467,7 @@ def compute_score_table(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable
     return out or {}
 
 
-def _collect_part(part: Any, spec: Any, pl: Any) -> Any:
+def _collect_part(part: Any, spec: Any, pl: Any, exps: dict[Any, int]) -> Any:
     from calreport.accumulator import frame_profile
     from calreport.stats import quantile
 
@@ -470,15 +475,18 @@ def _collect_part(part: Any, spec: Any, pl: Any) -> Any:
     if got is None:
         return None
     profile, codes, keys, _ = got
-    return quantile.collect(profile, codes, keys, pl)
+    return quantile.collect(on_scale(profile, codes, keys, exps), codes, keys, pl)
 
 
-def _wmax_part(part: Any, spec: Any) -> Any:
+def _wmax_part(part: Any, spec: Any, exps: dict[Any, int]) -> Any:
     from calreport.accumulator import frame_profile
     from calreport.stats import quantile
 
     got = frame_profile(part, spec)
-    return None if got is None else quantile.weight_max(got[0], got[1], got[2])
+    if got is None:
+        return None
+    profile, codes, keys, _ = got
+    return quantile.weight_max(on_scale(profile, codes, keys, exps), codes, keys)
 
 
 def _merge_second(*states: Any) -> Any:
@@ -499,7 +507,7 @@ def _merge_many(*tables: Any) -> Any:
     return out
 
 
-def _score_part(part: Any, spec: Any) -> Any:
+def _score_part(part: Any, spec: Any, exps: dict[Any, int]) -> Any:
     from calreport.accumulator import frame_profile
     from calreport.stats.exact_auc import score_tables
 
@@ -507,7 +515,7 @@ def _score_part(part: Any, spec: Any) -> Any:
     if got is None:
         return None
     profile, codes, keys, _ = got
-    return score_tables(profile, codes, keys)
+    return score_tables(on_scale(profile, codes, keys, exps), codes, keys)
 
 
 def _spec_with_classes(ddf: Any, role_kw: dict[str, Any], by: tuple[Hashable, ...],

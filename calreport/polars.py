@@ -33,7 +33,7 @@ from calreport.stats.frames import (
     risk_frame,
     scores_frame,
 )
-from calreport.stats.weight_scale import check_positive
+from calreport.stats.weight_scale import check_positive, exponents_of, on_scale
 
 __all__ = ["PolarsCalibNamespace", "register"]
 
@@ -109,6 +109,7 @@ class PolarsCalibNamespace:
 
         pdf, spec = self._prepared(by, st.config)
         profile, codes, keys, _ = frame_profile(pdf, spec)
+        profile = on_scale(profile, codes, keys, exponents_of(st))  # the sums' units
         pl_ = quantile.plan(st, view=view, n_bins=n_bins, n_groups=n_groups,
                             w_max=quantile.weight_max(profile, codes, keys))
         return pl_, quantile.collect(profile, codes, keys, pl_)
@@ -162,6 +163,7 @@ sample_size, exact_auc, strategy
 
             pdf, spec = self._prepared(by_t, st.config)
             profile, codes, keys, _ = frame_profile(pdf, spec)
+            profile = on_scale(profile, codes, keys, exponents_of(st))
             apply_exact_auc(t, score_tables(profile, codes, keys))
         data: dict[str, Any] = _key_columns(t.keys, by_t)
         data.update({k: v.tolist() for k, v in t.values.items()})

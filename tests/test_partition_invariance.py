@@ -162,3 +162,30 @@ def test_parts_too_far_apart_are_refused_with_the_reason() -> None:
     assert MAX_RANGE < 1993
     with pytest.raises(ValueError, match="differ by 2\\^"):
         small + large
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+def test_second_passes_share_the_first_pass_scale(scale: float) -> None:
+    # quantile bins and exact AUC read the rows again: in the units of the merged sums
+    import dask.dataframe as dd
+    import polars as pl
+
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"y": rng.integers(0, 2, 40), "p": rng.random(40),
+                       "w": rng.random(40) * scale})
+    df.loc[:9, "w"] *= 1e-3  # parts with different largest weights
+    want = df.calib(**ROLES).summary(strategy="quantile")
+    auc = df.calib(**ROLES).summary()["auc"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ddf = dd.from_pandas(df, npartitions=3).calib(**ROLES)
+        pdf = pl.from_pandas(df).calib(**ROLES)
+        for got in (ddf.summary(strategy="quantile"),
+                    pdf.summary(strategy="quantile").to_pandas().iloc[0]):
+            assert got["ece"] == pytest.approx(want["ece"], rel=1e-10)
+        for got in (ddf.summary(exact_auc=True),
+                    pdf.summary(exact_auc=True).to_pandas().iloc[0]):
+            assert got["auc"] == pytest.approx(auc, rel=1e-10)
+        tests = ddf.calibration_tests()
+    assert tests["hl_statistic"] == pytest.approx(
+        df.calib(**ROLES).calibration_tests()["hl_statistic"], rel=1e-10)

@@ -32,8 +32,9 @@ import numpy as np
 
 from calreport.stats._exact import FixedSum
 
-__all__ = ["MAX_RANGE", "align", "check_frequency", "check_positive", "check_scale", "exponents",
-           "pooled_exponent", "rescale", "scale_profile", "state_scale"]
+__all__ = ["MAX_RANGE", "align", "check_frequency", "check_positive", "check_scale",
+           "exponents", "exponents_of", "on_scale", "pooled_exponent", "rescale",
+           "scale_profile", "state_scale"]
 
 #: Largest weights with exponents in this range (frexp: ``m = f 2^e``, f in [0.5, 1))
 #: are not rescaled.
@@ -309,3 +310,22 @@ def check_scale(scale: np.ndarray, config: Any, schema: Any, where: str) -> np.n
             f"{int(scale[bad][0])}); each lies in [{_LOWEST}, {_HIGHEST}]. The state was "
             "altered: rebuild it from its batches.")
     return scale
+
+
+def exponents_of(state: Any) -> dict[Any, int]:
+    """Group key -> exponent ``E`` of a state's sums (empty when every ``E`` is 0)."""
+    if state.scale is None:
+        return {}
+    return dict(zip(state.keys, state_scale(state).tolist(), strict=True))
+
+
+def on_scale(profile: Any, codes: np.ndarray, keys: list[Any], exps: dict[Any, int]) -> Any:
+    """The profile with its weights divided by ``2^E`` of their group (``exps`` from
+    :func:`exponents_of`): a second pass over the rows whose sums meet a merged
+    state's is then in that state's units, and so is every part of it."""
+    if not exps or profile.sample_weight is None:
+        return profile
+    per_code = np.asarray([exps.get(k, 0) for k in keys], dtype=np.int64)
+    with np.errstate(under="ignore", over="ignore"):
+        scaled = np.ldexp(profile.sample_weight, -per_code[codes])
+    return profile.replace(sample_weight=scaled)
