@@ -3,8 +3,10 @@
 When the groups of a GroupBy are alternative models of the same rows, identified by
 a row key column, :func:`compare_groups` sets every model against a baseline on
 those rows: each summary metric's difference (model - baseline), its paired
-bootstrap interval, the change of risk band, and paired tests of the difference in
-CSR and in log loss.
+interval, the change of risk band, and paired tests of the difference in CSR and in
+log loss.  The intervals of these two are the Wald intervals of their paired z-tests,
+so interval and p-value never disagree; the other metrics' are paired bootstrap
+percentile intervals.
 
 Paired means one resample of the row keys per replicate, applied to every model:
 the rows a replicate draws for the baseline are the rows it draws for the model, so
@@ -47,8 +49,8 @@ from calreport.result import BAND_SEVERITY
 from calreport.settings import Settings
 from calreport.summary import SummaryResult, summarize
 
-__all__ = ["COLUMNS", "TESTED", "Comparison", "compare_groups", "comparison_settings",
-           "paired_z_test"]
+__all__ = ["COLUMNS", "TESTED", "WALD", "Comparison", "compare_groups",
+           "comparison_settings", "paired_z_test", "wald_interval"]
 
 #: Columns of :attr:`Comparison.table`.
 COLUMNS = ("baseline", "value", "difference", "ci_low", "ci_high", "p_value")
@@ -63,15 +65,34 @@ REFIT_MAX_ROWS = 20_000
 _STREAM = 16  # consecutive replicates drawn from one child seed
 _TEST = ("paired z-test on per-row differences (Diebold-Mariano form; weighted mean of "
          "row differences, sandwich standard error with n/(n-1)), two-sided")
-_INTERVAL = ("paired bootstrap percentile interval of the difference: every replicate "
-             "resamples the row keys once and evaluates every model on those rows")
-#: What the size study (benchmarks/compare_size.py, 500 runs a cell, two calibrated
-#: correlated binary models, 200 to 5,000 rows) measured.
-COVERAGE = ("under a null of two equally calibrated models the z-test rejected at 5 % in "
-            "2.8-3.6 % of runs for CSR and 3.4-5.6 % for log loss; the 95 % paired "
-            "interval excluded 0 in 6.0-9.6 % of runs for CSR (its row terms are "
-            "heavy-tailed for confident models: read its p-value for a decision) and "
-            "4.4-6.8 % for log loss")
+#: Metrics whose interval is the Wald interval of :func:`paired_z_test`
+#: (``difference +- z SE``) rather than the paired percentile interval, so that their
+#: interval and p-value never disagree.  CSR's row terms ``(1 - correct) / (1 - c)``
+#: are heavy-tailed for confident models: its percentile, BCa and bootstrap-t
+#: intervals missed a true 0 in up to 10, 19 and 16 % of null runs, the Wald interval
+#: in at most 4.2 %; log loss's percentile interval missed in up to 7.6 %, its Wald
+#: interval in at most 6.4 % (:data:`COVERAGE`).
+WALD = ("csr", "log_loss")
+_INTERVAL = ("CSR and log loss: the Wald interval of the paired z-test, difference +- z "
+             "SE with the test's sandwich standard error (z the normal quantile of the "
+             "level), so it excludes 0 exactly when the p-value is below 1 - level; other "
+             "metrics: paired bootstrap percentile interval of the difference, every "
+             "replicate resampling the row keys once and evaluating every model on those "
+             "rows")
+#: What the size and coverage study (benchmarks/compare_size.py, 500 runs a cell) measured.
+COVERAGE = ("in benchmarks/compare_size.py (500 runs a cell, 200 to 5,000 rows, "
+            "95 % intervals) under nulls of two equally calibrated, correlated binary "
+            "models: when the two are alike (exchangeable, mildly or very confident) the "
+            "Wald interval of the CSR difference missed the true 0 in 2.6-4.2 % of runs, "
+            "as often as the z-test rejected it (the paired percentile interval it "
+            "replaces: 5.2-9.6 %); for log loss the Wald interval missed in 3.6-6.4 % of "
+            "runs in every cell (percentile: 4.4-7.6 %).  Caveat for CSR: between two "
+            "different calibrated models, one sharper, its interval missed the true 0 in "
+            "7.8-9.6 % of runs (mildly sharper) and 24-33 % (very confident, many "
+            "confidences above 0.99), and so did every other interval tried and the "
+            "z-test: a sharp model has a sample CSR usually below its expected value "
+            "(which rare errors at confidences near 1 carry), so a lower CSR of the "
+            "sharper model is weak evidence that it is less risky")
 
 
 @dataclass(frozen=True)
@@ -82,8 +103,9 @@ class Comparison:
     ----------
     table : pandas.DataFrame
         Index (model, metric); columns ``baseline``, ``value``, ``difference``
-        (value - baseline), ``ci_low``, ``ci_high`` (paired bootstrap interval of the
-        difference) and ``p_value`` (CSR and log loss only, else NaN).
+        (value - baseline), ``ci_low``, ``ci_high`` (interval of the difference: for
+        CSR and log loss the Wald interval of the z-test, else the paired bootstrap
+        percentile interval) and ``p_value`` (CSR and log loss only, else NaN).
     bands : pandas.DataFrame
         Index model; columns ``baseline_band``, ``band`` and ``change``
         ("better", "same", "worse"), unadjusted bands of each model's own rows.
@@ -137,7 +159,8 @@ class Comparison:
             bands = self.bands.to_string()
         more = "" if len(head_rows) == len(self.table) else "\n(all metrics: .table)"
         return (f"{head}\n{body}\n\nRisk bands\n{bands}\n\n"
-                f"p-values: {self.methods['test']}\nMeasured: {self.methods['coverage']}{more}")
+                f"Intervals: {self.methods['interval']}\np-values: {self.methods['test']}\n"
+                f"Measured: {self.methods['coverage']}{more}")
 
     def _repr_html_(self) -> str:
         head = (f"<p><b>Paired comparison against baseline "
@@ -147,6 +170,7 @@ class Comparison:
         fmt = "{:.4g}".format
         return (head + self.table.to_html(float_format=fmt, na_rep="")
                 + "<p>Risk bands</p>" + self.bands.to_html()
+                + f"<p>Intervals: {_escape(self.methods['interval'])}</p>"
                 + f"<p>p-values: {_escape(self.methods['test'])}</p>"
                 + f"<p>Measured: {_escape(self.methods['coverage'])}</p>")
 
@@ -208,6 +232,49 @@ def paired_z_test(terms: np.ndarray, base_terms: np.ndarray,
     if se == 0.0:
         return diff, se, 1.0 if diff == 0.0 else 0.0
     return diff, se, float(special.erfc(abs(diff) / se / math.sqrt(2.0)))
+
+
+def wald_interval(difference: float, standard_error: float, ci: float = 0.95
+                  ) -> tuple[float, float, str]:
+    """The Wald interval of :func:`paired_z_test`: ``difference +- z SE``.
+
+    Parameters
+    ----------
+    difference, standard_error : float
+        ``D`` and ``SE`` of :func:`paired_z_test`.
+    ci : float, default 0.95
+        Level; ``z = Phi^-1((1 + ci) / 2)``.
+
+    Returns
+    -------
+    low, high : float
+    reason : str
+        Why the bounds are NaN ("" when they are not).
+
+    Notes
+    -----
+    The interval is the set of differences ``delta`` the z-test does not reject at
+    level ``1 - ci`` (``2 Phi(-|D - delta| / SE) >= 1 - ci``), so it excludes 0
+    exactly when the test's p-value is below ``1 - ci`` (up to rounding when
+    ``|D| / SE`` equals ``z`` to the last digits), and the interval and the p-value
+    never contradict each other.  ``SE = 0`` gives ``[D, D]``.  It is compare()'s
+    interval of the CSR and log loss differences: CSR's row terms
+    ``(1 - correct) / (1 - c)`` are heavy-tailed for confident models, where the
+    paired percentile, BCa and bootstrap-t intervals missed a true 0 too often
+    (:data:`WALD`, :data:`COVERAGE`).
+
+    Examples
+    --------
+    >>> lo, hi, _ = wald_interval(2.0, 1.0, 0.95)
+    >>> round(lo, 6), round(hi, 6)
+    (0.040036, 3.959964)
+    """
+    if not (math.isfinite(difference) and math.isfinite(standard_error)):
+        return math.nan, math.nan, ("no interval: the z-test's difference or standard "
+                                    "error is undefined (fewer than 2 rows of positive "
+                                    "weight)")
+    half = float(special.ndtri(0.5 + ci / 2.0)) * standard_error
+    return difference - half, difference + half, ""
 
 
 # --------------------------------------------------------------------- alignment
@@ -451,11 +518,12 @@ def compare_groups(
     -----
     ``difference = metric(model) - metric(baseline)`` on the same rows.  Replicate
     ``b`` draws one multinomial resample of the ``N`` row keys and evaluates every
-    model on it; the interval is the percentile interval of the replicate
+    model on it; a metric's interval is the percentile interval of the replicate
     differences.  The p-values of CSR and log loss come from
     :func:`paired_z_test` on the per-row terms (``(1 - correct) / (1 - c)`` and
-    ``-log p_true``, clipped as the metrics clip them).  Measured size and coverage:
-    :data:`COVERAGE`.
+    ``-log p_true``, clipped as the metrics clip them); their intervals are that
+    test's Wald interval (:func:`wald_interval`), which excludes 0 exactly when its
+    p-value is below ``1 - ci``.  Measured size and coverage: :data:`COVERAGE`.
 
     References
     ----------
@@ -500,14 +568,21 @@ def compare_groups(
     for key in others:
         for m in names:
             base_val, val = results[baseline].values[m], results[key].values[m]
-            lo, hi, why = _difference_interval(m, reps, key, baseline, results, float(ci),
-                                               n_refit)
+            tested = m in TESTED and m in terms[key] and m in terms[baseline]
+            p_val = math.nan
+            if tested:
+                diff, se, p_val = paired_z_test(terms[key][m], terms[baseline][m],
+                                                profiles[key].sample_weight)
+            why = _undefined(m, results, key, baseline)
+            if why:
+                lo, hi = math.nan, math.nan
+            elif m in WALD and tested:
+                lo, hi, why = wald_interval(diff, se, float(ci))
+            else:
+                lo, hi, why = _difference_interval(m, reps, key, baseline, results,
+                                                   float(ci), n_refit)
             if same[key] and not math.isnan(val):
                 lo, hi, why = 0.0, 0.0, ""  # the same rows and scores: 0 in every replicate
-            p_val = math.nan
-            if m in TESTED and m in terms[key] and m in terms[baseline]:
-                _, _, p_val = paired_z_test(terms[key][m], terms[baseline][m],
-                                            profiles[key].sample_weight)
             if why:
                 reasons[(key, m)] = why
             rows.append((key, m, base_val, val, val - base_val, lo, hi, p_val))
@@ -555,14 +630,22 @@ def _resolve_seed(seed: Any) -> int:
     return int(seed)
 
 
+def _undefined(m: str, results: dict[Any, SummaryResult], key: Any, baseline: Any) -> str:
+    """Why the metric is undefined for the model or the baseline ("" when defined)."""
+    for k in (baseline, key):
+        why = results[k].reasons.get(m)
+        if why is not None:
+            return f"undefined for one of the models: {why}"
+    return ""
+
+
 def _difference_interval(m: str, reps: dict[Any, dict[str, np.ndarray]], key: Any,
                          baseline: Any, results: dict[Any, SummaryResult], ci: float,
                          n_refit: int) -> tuple[float, float, str]:
     """The paired interval of one metric's difference, or NaN and the reason."""
-    for k in (baseline, key):
-        why = results[k].reasons.get(m)
-        if why is not None:
-            return math.nan, math.nan, f"undefined for one of the models: {why}"
+    why = _undefined(m, results, key, baseline)
+    if why:
+        return math.nan, math.nan, why
     refitting = REGISTRY[m].interval.kind == "refit"
     if refitting and not n_refit:
         return math.nan, math.nan, ("no interval: the refitting bootstrap was skipped "

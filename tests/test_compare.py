@@ -13,7 +13,7 @@ from scipy import special
 
 import calreport  # noqa: F401  (registers the accessors)
 from calreport.bootstrap import bootstrap_replicates, spawn_seeds
-from calreport.compare import COLUMNS, Comparison, paired_z_test
+from calreport.compare import COLUMNS, COVERAGE, Comparison, paired_z_test, wald_interval
 from calreport.settings import Settings
 from calreport.summary import summarize
 
@@ -131,6 +131,120 @@ def test_p_values_match_the_paired_z_test_of_the_row_terms():
     assert out.table.loc[("M1", "ece"), "p_value"] != out.table.loc[("M1", "ece"), "p_value"]
 
 
+# ------------------------------------------------------- CSR's Wald interval
+def _csr_terms(df: pd.DataFrame, model: str) -> np.ndarray:
+    """CSR's row terms (1 - correct) / (1 - c) of one model, in row-key order."""
+    part = df[df.model == model].sort_values("row")
+    p, y = part["p"].to_numpy(), part["y"].to_numpy()
+    conf = np.clip(np.maximum(p, 1 - p), 1e-8, 1 - 1e-8)
+    return ((p >= 0.5) != (y == 1)) / (1 - conf)
+
+
+def test_wald_interval_by_hand():
+    # D = 2, SE = 1 (the z-test example above): 2 -+ 1.959963984540054
+    lo, hi, why = wald_interval(2.0, 1.0, 0.95)
+    assert why == ""
+    assert lo == pytest.approx(2.0 - 1.959963984540054, rel=1e-14)
+    assert hi == pytest.approx(2.0 + 1.959963984540054, rel=1e-14)
+    assert wald_interval(3.0, 1.5, 0.90)[:2] == pytest.approx(
+        (3.0 - 1.5 * 1.6448536269514722, 3.0 + 1.5 * 1.6448536269514722), rel=1e-14)
+    assert wald_interval(0.5, 0.0)[:2] == (0.5, 0.5)
+    lo, hi, why = wald_interval(math.nan, math.nan)
+    assert math.isnan(lo) and math.isnan(hi) and "fewer than 2 rows" in why
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_csr_and_log_loss_intervals_are_the_z_tests_wald_interval(weighted):
+    """compare()'s CSR interval, brute-forced from the row terms: D -+ z SE with the
+    sandwich SE, and each bound is the difference the z-test rejects at exactly 1 - ci."""
+    df = _binary(n=150, weight=weighted)
+    roles = {"y": "y", "proba": "p", **({"weight": "w"} if weighted else {})}
+    out = _compare(df, roles=roles, ci=0.9, n_boot=50)
+    row = out.table.loc[("M1", "csr")]
+    a, b = _csr_terms(df, "M0"), _csr_terms(df, "M1")
+    w = df[df.model == "M0"].sort_values("row")["w"].to_numpy() if weighted \
+        else np.ones(a.size)
+    d = b - a
+    diff = np.sum(w * d) / w.sum()
+    n = d.size
+    se = math.sqrt(n / (n - 1) * np.sum(w**2 * (d - diff) ** 2) / w.sum() ** 2)
+    z = 1.6448536269514722  # Phi^-1(0.95)
+    assert row["difference"] == pytest.approx(diff, rel=1e-9)
+    assert row["ci_low"] == pytest.approx(diff - z * se, rel=1e-9)
+    assert row["ci_high"] == pytest.approx(diff + z * se, rel=1e-9)
+    # the interval is the set of differences the test does not reject at 10 %
+    for bound in (row["ci_low"], row["ci_high"]):
+        assert paired_z_test(b - bound, a, w)[2] == pytest.approx(0.10, rel=1e-9)
+    # log loss: the same construction on its row terms -log p_true
+    part = [df[df.model == m].sort_values("row") for m in ("M0", "M1")]
+    ll = [-np.log(np.clip(np.where(q["y"] == 1, q["p"], 1 - q["p"]), 2.2e-16, 1))
+          for q in part]
+    d_ll, se_ll, _ = paired_z_test(ll[1], ll[0], w)
+    row = out.table.loc[("M1", "log_loss")]
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+        (d_ll - z * se_ll, d_ll + z * se_ll), rel=1e-9)
+    # the other metrics keep the paired bootstrap percentile interval
+    assert "percentile" in out.methods["interval"] and "Wald" in out.methods["interval"]
+
+
+def test_csr_of_a_model_against_itself_is_zero_with_interval_zero_zero():
+    df = _binary(n=80, models=1, weight=True)
+    twin = df.assign(model="M0 again")
+    for roles in ({"y": "y", "proba": "p"}, {"y": "y", "proba": "p", "weight": "w"}):
+        row = _compare(pd.concat([df, twin]), roles=roles, metrics=["csr"],
+                       n_boot=10).table.loc[("M0 again", "csr")]
+        assert (row["difference"], row["ci_low"], row["ci_high"], row["p_value"]) == \
+            (0.0, 0.0, 0.0, 1.0)
+    # the Wald interval alone gives [0, 0] too: D = 0 and SE = 0
+    t = _csr_terms(df, "M0")
+    assert wald_interval(*paired_z_test(t, t)[:2]) == (0.0, 0.0, "")
+
+
+#: Random frames of two (or three) models of the same rows: any size from 2 rows,
+#: probabilities anywhere in [0, 1] (exact 0, 1/2 and 1 included), optional weights.
+PROBS = st.one_of(st.floats(0.0, 1.0), st.sampled_from([0.0, 0.5, 1.0, 1e-9, 1 - 1e-9]))
+
+
+@st.composite
+def _frames(draw):
+    n = draw(st.integers(2, 40))
+    models = draw(st.integers(2, 3))
+    y = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+    w = draw(st.one_of(st.none(), st.lists(st.floats(0.1, 5.0), min_size=n, max_size=n)))
+    parts = []
+    for i in range(models):
+        if i and draw(st.booleans()):  # sometimes a copy of the baseline's scores
+            p = parts[0]["p"].to_numpy()
+        else:
+            p = draw(st.lists(PROBS, min_size=n, max_size=n))
+        part = pd.DataFrame({"model": f"M{i}", "row": np.arange(n), "y": y, "p": p})
+        if w is not None:
+            part["w"] = w
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True), w is not None
+
+
+@settings(max_examples=60, deadline=None)
+@given(frame=_frames(), ci=st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99]))
+def test_interval_and_p_value_never_contradict(frame, ci):
+    """CSR's and log loss's intervals exclude 0 exactly when p < 1 - ci."""
+    df, weighted = frame
+    roles = {"y": "y", "proba": "p", **({"weight": "w"} if weighted else {})}
+    out = _compare(df, roles=roles, metrics=["csr", "log_loss"], n_boot=2, ci=ci)
+    for model, metric in out.table.index:
+        row = out.table.loc[(model, metric)]
+        p, lo, hi = row["p_value"], row["ci_low"], row["ci_high"]
+        assert math.isnan(p) == math.isnan(lo) == math.isnan(hi)
+        if math.isnan(p):
+            continue
+        assert lo <= row["difference"] <= hi or math.isclose(
+            row["difference"], lo, rel_tol=1e-12) or math.isclose(
+            row["difference"], hi, rel_tol=1e-12)
+        if abs(p - (1 - ci)) < 1e-9:  # |D| / SE = z to rounding: either reading holds
+            continue
+        assert (lo > 0 or hi < 0) == (p < 1 - ci), (model, metric, p, lo, hi)
+
+
 def test_frequency_weights_equal_repeated_rows():
     df = _binary(n=120)
     df["k"] = np.tile(np.random.default_rng(3).integers(1, 4, 120), 2)
@@ -185,12 +299,15 @@ def test_seed_repeats_and_is_recorded():
     assert list(frame.columns) == list(COLUMNS)
     assert frame.attrs["n_boot"] == 200 and frame.attrs["seed"] == 5
     assert "paired" in frame.attrs["methods"]["interval"]
+    assert "Wald" in frame.attrs["methods"]["interval"]
     assert "z-test" in frame.attrs["methods"]["test"]
+    assert frame.attrs["methods"]["coverage"] == COVERAGE
     text = repr(a)
     assert "baseline 'M0'" in text and "Risk bands" in text
-    # the measured shortfall of CSR's paired interval is printed with the table
-    assert "excluded 0 in 6.0-9.6 % of runs for CSR" in text
-    assert "<table" in a._repr_html_() and "excluded 0 in" in a._repr_html_()
+    # how the intervals were made and their measured rates are printed with the table
+    assert a.methods["interval"] in text and COVERAGE in text
+    html = a._repr_html_()
+    assert "<table" in html and COVERAGE in html and "Wald interval" in html
 
 
 # ------------------------------------------------------------------- pairing
