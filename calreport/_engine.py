@@ -397,7 +397,7 @@ def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None
     if g.size == 0:
         why = "empty group" if not g.n_dropped else "every row has a missing value"
         values = dict.fromkeys([*COUNT_COLUMNS, *names], math.nan)
-        values.update(n=0.0, n_dropped=float(g.n_dropped), n_clipped=0.0)
+        values.update(n=0.0, n_dropped=float(g.n_dropped), n_clipped=0.0, n_eff=0.0)
         return GroupResult(g.key, g.name, values, reasons=dict.fromkeys(names, why),
                            p_risk_method=s.p_risk_method,
                            view=s.view or split.profile.default_view)
@@ -464,8 +464,9 @@ def _quiet_results(split: Split, names: list[str], s: Settings,
         zero = (pos == 0) & (sizes > 0)
         values[zero] = math.nan
     dropped = np.array([float(g.n_dropped) for g in groups])
-    table = np.column_stack([fast["n"], dropped, fast["n_clipped"], values]).tolist()
-    keys = ["n", "n_dropped", "n_clipped", *names]
+    table = np.column_stack([fast["n"], dropped, fast["n_clipped"], fast["n_eff"],
+                             values]).tolist()
+    keys = [*COUNT_COLUMNS, *names]
     reasons: dict[int, dict[str, str]] = {}
     for i, j in zip(*np.nonzero(np.isnan(values)), strict=True):
         reasons.setdefault(int(i), {})[names[j]] = (
@@ -500,7 +501,7 @@ def _one_fast(split: Split, g: Group, names: list[str], s: Settings, with_risk: 
         out_values, reasons = {}, {}
         method, view, rr = s.p_risk_method, s.view or split.profile.default_view, None
     merged = {"n": float(values["n"][i]), "n_dropped": float(g.n_dropped),
-              "n_clipped": float(values["n_clipped"][i])}
+              "n_clipped": float(values["n_clipped"][i]), "n_eff": float(values["n_eff"][i])}
     w = split.profile.sample_weight
     zero = w is not None and not np.any(w[g.rows] > 0)
     for m in names:

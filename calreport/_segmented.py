@@ -19,6 +19,7 @@ from calreport._calibration_tests import grouped_test
 from calreport.bootstrap.kernels import row_columns
 from calreport.metrics import binned
 from calreport.metrics._order import sort_within
+from calreport.metrics.weighted import sample_sizes as sizes
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY
 from calreport.settings import Settings
@@ -202,9 +203,12 @@ def segmented_values(p: ConfidenceProfile, codes: np.ndarray, n_groups: int,
     # computed alone)
     w = sums.p.sample_weight
     nonzero = np.ones(p.n) if w is None else w > 0
-    out: dict[str, np.ndarray] = {
-        "n": np.bincount(codes, weights=nonzero.astype(np.float64), minlength=n_groups),
-    }
+    positive = np.bincount(codes, weights=nonzero.astype(np.float64), minlength=n_groups)
+    out: dict[str, np.ndarray] = {}
+    out["n"], out["n_eff"] = (
+        sizes(None, None, positive, None) if w is None else
+        sizes(np.bincount(codes, weights=w, minlength=n_groups),
+              np.bincount(codes, weights=w * w, minlength=n_groups), positive, p.weights))
     clipped = (p.conf < s.eps) | (p.conf > 1 - s.eps)
     out["n_clipped"] = np.bincount(codes, weights=clipped.astype(np.float64),
                                    minlength=n_groups)

@@ -758,7 +758,8 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
         out = []
         for gi, key in enumerate(keys):
             values = {"n": float(table.values["n"][gi]), "n_dropped": n_dropped,
-                      "n_clipped": float(table.values["n_clipped"][gi])}
+                      "n_clipped": float(table.values["n_clipped"][gi]),
+                      "n_eff": float(table.values["n_eff"][gi])}
             values.update({m: float(table.values[m][gi]) for m in names})
             reasons = {m: r[gi] for m, r in table.reasons.items() if m in names and r[gi]}
             iv, methods, mcse, reps = {}, {}, {}, {}

@@ -71,18 +71,20 @@ __all__ = [
     "resolve_metrics",
 ]
 
-#: Counts that lead every summary, before the metrics.
-COUNT_COLUMNS = ("n", "n_dropped", "n_clipped")
+#: Counts that lead every summary, before the metrics (``n`` and ``n_eff``:
+#: :func:`calreport.metrics.weighted.sample_sizes`).
+COUNT_COLUMNS = ("n", "n_dropped", "n_clipped", "n_eff")
 
 #: Why a metric whose fit counts rows refuses importance weights (``needs`` "counts").
-COUNTS_ONLY = ("not defined with importance weights: its fit counts rows (the "
-               "floor(frac * n) nearest rows of every LOWESS fit, or bins of 20-100 rows "
-               "and binomial counts of hits), which relative weights do not define; pass "
-               "whole-number counts with weights='frequency' (equal to repeated rows)")
+COUNTS_ONLY = ("not defined with importance weights: its fit counts rows (the floor(frac "
+               "* n) nearest rows of every LOWESS fit, or bins of 20-100 rows and binomial "
+               "counts of hits), which relative weights do not define; pass whole-number "
+               "counts with weights='frequency' (equal to repeated rows)")
 
 #: Labels of the count columns (report, JSON).
 COUNT_LABELS = {"n": "Rows", "n_dropped": "Rows dropped (missing values)",
-                "n_clipped": "Confidences clipped for CSR"}
+                "n_clipped": "Confidences clipped for CSR",
+                "n_eff": "Effective size (Kish)"}
 
 
 @dataclass(frozen=True)
@@ -182,8 +184,7 @@ class Metric:
             return "needs true and predicted labels"
         if "unweighted" in self.needs and p.sample_weight is not None:
             return "not defined with sample weights"
-        if "counts" in self.needs and p.sample_weight is not None and \
-                p.weights != "frequency":
+        if "counts" in self.needs and p.sample_weight is not None and p.weights != "frequency":
             return COUNTS_ONLY
         return None
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from calreport.metrics import risk
 from calreport.metrics._auc_kernels import sort_in_place
+from calreport.metrics.weighted import sample_sizes as sizes
 from calreport.profile import CONF_FROM_SCORE, ConfidenceProfile
 from calreport.registry import REGISTRY, MetricCache, resolve_metrics
 from calreport.settings import Settings
@@ -56,7 +57,9 @@ class SummaryResult:
     Attributes
     ----------
     values : dict
-        ``n``, ``n_dropped``, ``n_clipped``, then metric -> float in the requested order.
+        ``n``, ``n_dropped``, ``n_clipped``, ``n_eff`` (see
+        :data:`calreport.registry.COUNT_COLUMNS`), then metric -> float in the
+        requested order.
     reasons : dict
         Metric -> why it is NaN (a single class, too few rows, no probabilities...).
     settings : Settings
@@ -116,9 +119,10 @@ def summarize(
     names = resolve_metrics(metrics)
     n_clipped = _count_clipped(profile.conf, s.eps)
     w = profile.sample_weight
-    n_rows = float(profile.n if w is None else np.count_nonzero(w))
-    values: dict[str, float] = {"n": n_rows, "n_dropped": float(n_dropped),
-                                "n_clipped": float(n_clipped)}
+    n, n_eff = (sizes(None, None, profile.n, None) if w is None else
+                sizes(w.sum(), np.dot(w, w), np.count_nonzero(w), profile.weights))
+    values: dict[str, float] = {"n": float(n), "n_dropped": float(n_dropped),
+                                "n_clipped": float(n_clipped), "n_eff": float(n_eff)}
     reasons: dict[str, str] = {}
     cache = MetricCache(metrics=frozenset(names))
     zero_weight = w is not None and not np.any(w > 0)

@@ -394,7 +394,7 @@ def test_accessor_ci_shapes():
     one = df.calib.summary(["accuracy", "csr"], ci=0.9, n_boot=50, seed=0)
     assert list(one.columns) == ["value", "ci_low", "ci_high", "ci_low_mcse", "ci_high_mcse",
                                  "replicates", "method", "coverage"]
-    assert list(one.index) == ["n", "n_dropped", "n_clipped", "accuracy", "csr"]
+    assert list(one.index) == ["n", "n_dropped", "n_clipped", "n_eff", "accuracy", "csr"]
     grp = df.groupby("g").calib.summary(["accuracy", "csr"], ci=0.9, n_boot=50, seed=0)
     assert grp.columns.names == ["metric", "stat"]
     assert ("csr", "ci_high") in grp.columns

@@ -95,7 +95,7 @@ def test_grouped_p_risk_thread_reports_its_error(monkeypatch):
     monkeypatch.setattr(_engine, "_grouped_p_risk", boom)
     with pytest.raises(RuntimeError, match="p_risk failed"):
         df.groupby("g").calib.summary(metrics=["accuracy", "p_risk"])
-    assert df.groupby("g").calib.summary(metrics=["accuracy"]).shape == (20, 4)
+    assert df.groupby("g").calib.summary(metrics=["accuracy"]).shape == (20, 5)
 
 
 def test_empty_aurc_kernel_is_nan():

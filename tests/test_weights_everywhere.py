@@ -228,3 +228,48 @@ def test_property_frequency_weights_are_repeated_rows(df):
         assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(
             b, rel=TOL[m], abs=1e-13), m
         assert got.reasons.get(m) == ref.reasons.get(m), m
+
+
+# ------------------------------------------------------------------ n and n_eff
+def test_n_counts_units_of_frequency_weights_and_n_eff_is_kish():
+    df = _frame(300, seed=11)
+    df.loc[::10, "w"] = 0
+    w = df["w"].to_numpy(float)
+    freq = df.calib(y="y", proba="p", weight="w", weights="frequency").summary(
+        metrics=["ece"])
+    rep = _repeated(df).calib(y="y", proba="p").summary(metrics=["ece"])
+    assert freq["n"] == rep["n"] == freq["n_eff"] == rep["n_eff"] == w.sum()
+    imp = df.calib(y="y", proba="p", weight="w").summary(metrics=["ece"])
+    assert imp["n"] == np.count_nonzero(w)
+    assert imp["n_eff"] == pytest.approx(w.sum() ** 2 / np.sum(w * w), rel=1e-12)
+    for scale in (1e-300, 1e300):
+        scaled = df.assign(w=w * scale).calib(y="y", proba="p", weight="w")
+        assert scaled.summary(metrics=["ece"])["n_eff"] == pytest.approx(imp["n_eff"],
+                                                                         rel=1e-12)
+    plain = df.calib(y="y", proba="p").summary(metrics=["ece"])
+    assert plain["n"] == plain["n_eff"] == 300
+    grouped = df.assign(g=np.arange(300) % 2).groupby("g").calib(
+        y="y", proba="p", weight="w").summary(metrics=["ece"])
+    for key in (0, 1):
+        part = w[np.arange(300) % 2 == key]
+        assert grouped.loc[key, "n_eff"] == pytest.approx(
+            part.sum() ** 2 / np.sum(part * part), rel=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::calreport.UndefinedMetricWarning")
+@pytest.mark.parametrize("weights", ["frequency", "importance"])
+def test_out_of_core_n_and_the_four_metrics_equal_pandas(weights):
+    from calreport.accumulator import Accumulator
+
+    df = _frame(400, seed=12)
+    want = df.calib(y="y", proba="p", weight="w", weights=weights).summary(
+        metrics=FOUR)
+    acc = Accumulator(y="y", proba="p", weight="w", weights=weights, sample_size=20_000)
+    for part in (df.iloc[:150], df.iloc[150:]):
+        acc.update(part)
+    got = acc.summary()
+    for m in ["n", "n_eff", *FOUR]:
+        assert got[m] == pytest.approx(want[m], rel=TOL.get(m, 1e-12), nan_ok=True), m
+    if weights == "importance":  # refused out of core too, with the pandas reason
+        for m in ("lcs", "eci", "tce_bpm"):
+            assert got.attrs["reasons"][m] == [want.attrs["reasons"][m]]

@@ -13,6 +13,7 @@ import numpy as np
 
 from calreport import _labels as lab
 from calreport import _validate as v
+from calreport.metrics.weighted import kish_size
 
 #: Accepted values of ``strategy``.
 STRATEGIES = ("uniform", "quantile")
@@ -196,8 +197,7 @@ def _bin_means(sums: _BinSums) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _kish(sums: _BinSums) -> np.ndarray:
     """Kish effective sample size ``(sum w)^2 / sum w^2`` per bin (0 when empty)."""
-    full = sums.weight_sq > 0
-    return np.where(full, sums.weight**2 / np.where(full, sums.weight_sq, 1.0), 0.0)
+    return kish_size(sums.weight, sums.weight_sq)
 
 
 # ------------------------------------------------------------------------- binning

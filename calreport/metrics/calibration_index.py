@@ -289,7 +289,8 @@ def eci(
     curve ``g`` is the smoother of :func:`calibration_error_summary` (the paper uses
     vector splines; any consistent smoother estimates the same quantity). ECI is the
     squared-error sibling of the ICI; ``calibration_error_summary(...).eci`` gives
-    the same value. Sample weights are not supported.
+    the same value. Frequency weights:
+    :func:`calreport.metrics._local_units.eci_counts` (the summaries' ``eci``).
 
     References
     ----------

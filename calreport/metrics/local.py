@@ -643,8 +643,8 @@ def lcs(
     used the binned KDE at every n; at small n LCS now moves to the exact sum by
     at most that relative error, e.g. 2.5e-9 on 50 rows.) The authors add
     N(0, 0.001^2) jitter to the scores before fitting; this function does not (its
-    result is deterministic): the jitter moves LCS by about 1e-4. Sample weights are
-    not supported.
+    result is deterministic): the jitter moves LCS by about 1e-4. Frequency weights:
+    :func:`calreport.metrics._local_units.lcs_counts` (the summaries' ``lcs``).
 
     References
     ----------

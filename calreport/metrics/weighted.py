@@ -27,6 +27,8 @@ __all__ = [
     "cw_confusion",
     "cwa",
     "gain",
+    "kish_size",
+    "sample_sizes",
 ]
 
 _AVERAGES = ("macro", "micro", "weighted", None)
@@ -47,6 +49,71 @@ def _raw_weights(w: Any, n: int) -> np.ndarray:
     """Validated weights as given: the confusion counts keep the caller's units."""
     out = v.check_sample_weight(w, n)
     return np.ones(n) if out is None else out
+
+
+def kish_size(total: Any, total_sq: Any) -> np.ndarray:
+    """Kish's effective sample size ``(sum w)^2 / sum w^2``, elementwise (0 where
+    ``sum w^2`` is 0).
+
+    Parameters
+    ----------
+    total, total_sq : array-like of float
+        Sums of the weights and of their squares (per group, per bin...).
+
+    Returns
+    -------
+    ndarray of float64
+        The number of equally weighted rows that would give a weighted mean the same
+        variance: the row count for equal weights, less for unequal ones; invariant
+        to the scale of the weights.
+
+    References
+    ----------
+    Kish, L. (1965). Survey Sampling. John Wiley & Sons, New York.
+
+    Examples
+    --------
+    >>> kish_size([4.0, 2.0], [10.0, 2.0]).tolist()
+    [1.6, 2.0]
+    """
+    total = np.asarray(total, dtype=np.float64)
+    total_sq = np.asarray(total_sq, dtype=np.float64)
+    full = total_sq > 0
+    return np.where(full, total**2 / np.where(full, total_sq, 1.0), 0.0)
+
+
+def sample_sizes(total: Any, total_sq: Any, positive: Any, weights: str | None
+                 ) -> tuple[Any, Any]:
+    """The summaries' ``n`` and ``n_eff``: how many observations, and how many equally
+    weighted ones would give the same precision.
+
+    Parameters
+    ----------
+    total, total_sq : array-like of float or None
+        Sums of the weights and of their squares (scalars, or one per group).
+    positive : array-like of float
+        Rows of positive weight (all rows without weights).
+    weights : {"importance", "frequency"} or None
+        The weights' meaning; None without weights.
+
+    Returns
+    -------
+    n, n_eff
+        Without weights: the rows, twice.  Frequency weights: ``sum w`` twice (the
+        rows of the repeated data, every unit an observation).  Importance weights:
+        the rows of positive weight, and Kish's effective size
+        ``(sum w)^2 / sum w^2`` (:func:`kish_size`; scale-free, at most ``n``).
+
+    Examples
+    --------
+    >>> sample_sizes(4.0, 10.0, 2, "importance")[1].item(), sample_sizes(4.0, 10.0, 2, "frequency")
+    (1.6, (4.0, 4.0))
+    """
+    if weights is None:
+        return positive, positive
+    if weights == "frequency":
+        return total, total
+    return positive, kish_size(total, total_sq)
 
 
 def accuracy(correct: Any, *, sample_weight: Any = None) -> float:

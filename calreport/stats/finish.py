@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from calreport.metrics.weighted import sample_sizes as sizes
 from calreport.stats.state import SCALARS, VIEWS, StatsState
 
 __all__ = ["KINDS", "SUMMARY_METRICS", "MetricTable", "confusion", "reliability", "selective",
@@ -27,7 +28,8 @@ __all__ = ["KINDS", "SUMMARY_METRICS", "MetricTable", "confusion", "reliability"
 
 #: Summary metrics in output order, with how each is obtained from the state.
 KINDS: dict[str, str] = {
-    "n": "exact", "n_clipped": "exact", "accuracy": "exact", "cwa": "exact", "gain": "exact",
+    "n": "exact", "n_clipped": "exact", "n_eff": "exact",
+    "accuracy": "exact", "cwa": "exact", "gain": "exact",
     "csr": "exact", "sigma_csr": "exact", "z_csr": "exact", "p_risk": "exact",
     "ece": "exact", "mce": "exact", "signed_ece": "exact", "brier": "exact",
     "log_loss": "exact", "top_label_brier": "exact", "sharpness": "exact",
@@ -158,7 +160,8 @@ def summary(state: StatsState, *, view: str | None = None,
     v: dict[str, np.ndarray] = {}
     reasons: dict[str, list[str | None]] = {}
     bounds: dict[str, np.ndarray] = {}
-    v["n"] = state.counts["n_positive_weight"].astype(np.float64)
+    v["n"], v["n_eff"] = sizes(w, col("w2"), state.counts["n_positive_weight"].astype(
+        np.float64), cfg.weights if state.schema.weighted else None)
     v["n_clipped"] = state.counts["n_clipped"].astype(np.float64)
     v["accuracy"] = _div(col("w_ok"), w)
     v["cwa"] = _div(col("w_c_ok"), col("w_c"))
