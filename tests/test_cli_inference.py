@@ -230,7 +230,7 @@ def test_readme_names_the_columns_its_commands_use():
 @pytest.mark.slow
 def test_readme_cli_examples_run_as_written(tmp_path, capsys, monkeypatch):
     commands = _readme_shell_commands()
-    assert len(commands) == 2 and all("preds.csv" in c for c in commands)
+    assert len(commands) == 4 and all("preds.csv" in c for c in commands)
     _predictions(n=200).to_csv(tmp_path / "preds.csv", index=False)
     monkeypatch.chdir(tmp_path)
     for argv in commands:
@@ -238,7 +238,7 @@ def test_readme_cli_examples_run_as_written(tmp_path, capsys, monkeypatch):
         code = cli.main(argv[1:])
         err = capsys.readouterr().err
         assert code == cli.EXIT_OK, (argv, err)  # calibrated data: the gate holds
-    for name in ("audit.pdf", "audit.html", "results.json"):
+    for name in ("audit.pdf", "audit.html", "results.json", "calibrators.pkl", "advice.csv"):
         assert (tmp_path / name).stat().st_size > 0
     assert (tmp_path / "audit.pdf").read_bytes()[:5] == b"%PDF-"
 

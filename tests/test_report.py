@@ -12,11 +12,13 @@ import threading
 import numpy as np
 import pandas as pd
 import pytest
+from markupsafe import escape
 
 import calreport  # noqa: F401  (registers the accessors)
 from calreport import references, report
 from calreport.registry import REGISTRY
 from calreport.report import pdf as report_pdf
+from calreport.report.formatting import _fmt_count
 
 HOSTILE = "<script>alert(1)</script>"
 TS = "2026-03-01T09:30:00Z"
@@ -109,7 +111,10 @@ def test_html_has_no_external_reference(html):
     assert "<script" not in html
     for src in re.findall(r"""src\s*=\s*["']?([^"' >]*)""", html):
         assert src.startswith("data:")
-    assert "href=" not in html
+    # the only links are page references inside the document, to ids it holds
+    targets = re.findall(r"""href\s*=\s*["']?([^"' >]*)""", html)
+    assert targets and all(t.startswith("#") for t in targets)
+    assert all(f'id="{t[1:]}"' in html for t in targets)
 
 
 def test_html_holds_the_figures(rep, html):
@@ -153,8 +158,19 @@ def test_verdict_first_page_story(rep, frame, html):
     counts = {c["band"]: c["count"] for c in rep.context["overall"]["counts"]}
     assert sum(counts.values()) == 3 and counts["risky"] >= 1
     verdict = html[html.index('id="verdict"'):html.index('id="cards"')]
-    assert "Worst groups by P_risk" in verdict and "Recommended next steps" in verdict
-    assert "Certainty claims" in verdict and "model X" in html[:html.index('id="verdict"')]
+    assert "Worst groups by P_risk" in verdict and "What would change it" in verdict
+    assert "model X" in html[:html.index('id="verdict"')]
+    # page 1 in plain words: the decision asked, what the verdict rests on, where to
+    # sign; the statistics of the rule and the adjustment are in the methods section
+    story = rep.context["overall"]
+    assert "Your decision:" in verdict and 'href="#signoff"' in verdict
+    assert f"{_fmt_count(rep.context['data']['n_errors'])} of them wrong" in verdict
+    assert escape(story["plain"]) in verdict and escape(story["plain_family"]) in verdict
+    assert "1 in 740 for 'risky'" in story["plain_family"]
+    methods = html[html.index('id="methods"'):html.index('id="drivers"')]
+    for text in (story["family_text"], rep.context["band_rule"]["text"]):
+        assert escape(text) not in verdict and escape(text) in methods
+    assert rep.context["data"]["n_errors"] == sum(g["n_errors"] for g in rep.context["groups"])
     worst = verdict[verdict.index("Worst groups by P_risk"):]
     assert worst.index("overconfident") < worst.index(" calibrated</td>")
     steps = " ".join(s["action"] for s in rep.context["next_steps"])

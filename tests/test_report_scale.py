@@ -45,7 +45,7 @@ def test_200_groups_fit_in_30_pages_with_the_story_first(big_report):
     assert sum(counts.values()) == N_GROUPS
     for c in big_report.context["overall"]["counts"]:
         assert c["label"] in first
-    assert "Worst groups by P_risk" in first and "Recommended next steps" in first
+    assert "Worst groups by P_risk" in first and "What would change it" in first
     worst = big_report.context["overall"]["worst"][0]["name"]
     assert worst in first
     assert f"All {N_GROUPS} groups pooled" in first

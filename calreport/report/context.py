@@ -418,7 +418,7 @@ def _data(result: CalibrationResult, facts: list[dict[str, Any]],
     columns = {k: str(val) for k, val in (d.get("columns") or {}).items()
                if val is not None and not isinstance(val, (list, dict))}
     return {
-        "n_rows": total("n"), "n_dropped": total("n_dropped"),
+        "n_rows": total("n"), "n_errors": total("n_errors"), "n_dropped": total("n_dropped"),
         "n_no_group_key": int(d.get("n_no_group_key") or 0),
         "n_clipped": total("n_clipped"), "n_groups": len(facts),
         "group_label": d.get("group_label"), "grouped": result.grouped,

@@ -19,11 +19,24 @@ from calreport.plotting import band_key
 from calreport.profile import ConfidenceProfile
 from calreport.report.formatting import _fmt_number as _num
 
-__all__ = ["BAND_ORDER", "band_labels", "group_facts", "next_steps", "overall_story"]
+__all__ = ["BAND_ORDER", "PLAIN_BANDS", "band_labels", "group_facts", "next_steps", "overall_story"]
 
 #: Bands from most to least severe (the report's sort order).
 BAND_ORDER = ("risky", "evidence", "undetermined", "no_evidence")
 _SEVERITY = {b: i for i, b in enumerate(BAND_ORDER)}
+
+#: What each band means, in words a reviewer can act on without the statistics (the
+#: rule with its thresholds is printed in the methods section).
+PLAIN_BANDS = {
+    "risky": "strong evidence that the model is wrong more often than its confidence "
+             "claims, or a wrong prediction made with certainty: its confidence should "
+             "not be relied on",
+    "evidence": "evidence that the model is wrong more often than its confidence claims",
+    "undetermined": "no clear sign of overconfidence, but too little data to rule it out "
+                    "(or claims of certainty that no finite sample can confirm)",
+    "no_evidence": "no sign that the model is wrong more often than its confidence "
+                   "claims, with enough data to have seen it",
+}
 
 
 def band_labels() -> dict[str, str]:
@@ -222,11 +235,12 @@ def overall_story(overall: Mapping[str, Any] | None, groups: list[dict[str, Any]
     flagged = counts["risky"] + counts["evidence"]
     n_tests = int(family.get("n_tests") or 0)
     adjust = family.get("adjust")
+    plain = PLAIN_BANDS[band][0].upper() + PLAIN_BANDS[band][1:] + "."
     if n == 1:
         sentence = f"The predictions: {labels[band]}."
         if band == "risky":
             sentence = "The predictions are risky: their confidence is not to be trusted."
-        family_text = ""
+        family_text = plain_family = ""
     else:
         pooled = (f"All {n} groups pooled: {labels[head['band']]}. "
                   if head is not None else "")
@@ -239,6 +253,15 @@ def overall_story(overall: Mapping[str, Any] | None, groups: list[dict[str, Any]
                 if family.get("pooled_in_family") else
                 "alternative models or calibrations of the same rows, so no pooled "
                 "verdict is given" if family.get("group_kind") == "alternatives" else "")
+        if n > 1:
+            plain = f"The most severe verdict: {PLAIN_BANDS[band]}."
+        plain_family = (
+            f"The {n_tests} verdicts are adjusted for being checked together: if every "
+            "group were well calibrated, the chance that any of them is flagged would "
+            "be at most about 1 in 6 for 'evidence' and 1 in 740 for 'risky', as for a "
+            "single model." if adjust else
+            f"The {n} groups' verdicts are not adjusted for their number: with many "
+            "groups, some well-calibrated ones are flagged by chance.")
         if adjust:
             from calreport.metrics.multiplicity import ADJUSTMENTS
 
@@ -260,6 +283,7 @@ def overall_story(overall: Mapping[str, Any] | None, groups: list[dict[str, Any]
     return {
         "band": band, "band_label": labels[band], "sentence": sentence, "n_groups": n,
         "head": head, "family_text": family_text, "n_tests": n_tests, "adjust": adjust,
+        "plain": plain, "plain_family": plain_family,
         "counts": [{"band": b, "label": labels[b], "count": counts[b]} for b in BAND_ORDER],
         "worst": [g for g in ranked[:worst]] if n > 1 else [],
         "certainty": {"n_certain": n_certain, "n_wrong": n_wrong,
@@ -294,7 +318,8 @@ def next_steps(groups: list[dict[str, Any]], story: Mapping[str, Any],
                      "smooth map."})
     over = [g for g in groups if g["band"] in ("risky", "evidence")]
     if over:
-        why = "Overconfident: CSR above 1 beyond its spread under calibration"
+        why = ("Wrong more often than the confidence claims (CSR above 1 beyond its "
+               "spread under calibration)")
         advice = {a["name"]: a for a in recalibration or ()}
         if advice and all(g["name"] in advice for g in over):
             steps.extend(_measured_steps(over, advice, why, grouped, names))
