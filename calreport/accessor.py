@@ -476,7 +476,8 @@ class _Base(MetricMethods):
         max_driver_groups : int, default 10
             Most flagged groups whose error lists are printed in the appendix.
         progress : bool, optional
-            Progress bar of the bootstrap (default: for long runs).
+            Progress bars of the bootstrap, the refits and the report's figures
+            (default: in a terminal or a notebook, for work of seconds).
         template_dir : str or Path, optional
             A folder searched before the packaged templates.
         refit : bool, optional

@@ -21,7 +21,7 @@ LAYERS = {
     "_grouping": 5, "_engine": 5, "_tables": 5, "_metric_methods": 5,
     "accessor": 6, "plotting": 6, "accumulator": 6, "dask": 6, "polars": 6,
     "_segmented": 5, "report": 7, "cli": 8, "_lazy": 8, "__main__": 9, "__init__": 9, "_labels": 1,
-    "_warnings": 0, "_result_display": 0, "_coverage_data": 0, "interval_rules": 1,
+    "_warnings": 0, "_result_display": 0, "_progress": 0, "_coverage_data": 0, "interval_rules": 1,
     "_calibration_tests": 2, "compare": 5,
     "recalibration": 5,
 }

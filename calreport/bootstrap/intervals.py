@@ -12,6 +12,7 @@ interval gets NaN and the reason.
 from __future__ import annotations
 
 import math
+import time
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,7 @@ import numpy as np
 from scipy import special
 
 from calreport import _validate as v
+from calreport._progress import progress_bar
 from calreport.bootstrap.kernels import bootstrap_replicates, canonical_order, row_columns
 from calreport.bootstrap.resampling import RESAMPLING, _master
 from calreport.interval_rules import INTERVAL_METHODS, read_interval
@@ -237,7 +239,7 @@ def bootstrap_intervals(
         degenerate = {k: int(np.isnan(r).sum()) for k, r in reps.items() if np.isnan(r).any()}
     if refits:
         reps.update(_refit_replicates(profile, result, refits, min(n_boot, REFIT_REPLICATES),
-                                      seed, resampling))
+                                      seed, resampling, progress))
         degenerate.update({k: int(np.isnan(reps[k]).sum()) for k in refits
                            if np.isnan(reps[k]).any()})
     if degenerate and warn:
@@ -284,7 +286,8 @@ def _as_repeated_rows(profile: ConfidenceProfile) -> tuple[ConfidenceProfile | N
 
 
 def _refit_replicates(profile: ConfidenceProfile, result: SummaryResult, names: list[str],
-                      n_rep: int, seed: Any, resampling: str) -> dict[str, np.ndarray]:
+                      n_rep: int, seed: Any, resampling: str,
+                      progress: bool | None = None) -> dict[str, np.ndarray]:
     """The refitting bootstrap: each metric recomputed on ``n_rep`` resampled data sets.
 
     These metrics refit a curve (LOWESS, binomial process, isotonic regression,
@@ -298,10 +301,21 @@ def _refit_replicates(profile: ConfidenceProfile, result: SummaryResult, names: 
         master.entropy, spawn_key=(*master.spawn_key, 0x7EF17)))
     prof = profile.take(canonical_order(profile))
     out = {m: np.full(n_rep, np.nan) for m in names}
+    bar = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        for b in range(n_rep):
-            _refit_one(prof, result, names, b, rng, resampling, out)
+        try:
+            for b in range(n_rep):
+                tic = time.perf_counter()
+                _refit_one(prof, result, names, b, rng, resampling, out)
+                if b == 0:  # the first refit predicts the rest: a bar for seconds of work
+                    bar = progress_bar(n_rep, "refits", "rep", progress,
+                                       (time.perf_counter() - tic) * n_rep)
+                if bar is not None:
+                    bar.update(1)
+        finally:
+            if bar is not None:
+                bar.close()
     return out
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from calreport import _validate as v
+from calreport._progress import progress_bar
 from calreport.bootstrap._rows import (
     _index_dtype,
     _subset,
@@ -539,18 +540,6 @@ class ReplicateSums:
         return self._states[id(self._k.aurc)].num / self.sum("one")
 
 
-def _progress(total: int, enabled: bool | None):
-    if enabled is None:
-        enabled = sys.stderr.isatty() and total >= 20
-    if not enabled:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm is a dependency
-        return None
-    return tqdm(total=total, desc="bootstrap", unit="rep", leave=False)
-
-
 def _block_replicates(n: int, n_boot: int) -> int:
     """Replicates per block: whole streams, at most ``_BLOCK_CELLS`` counts and a
     float64 tile of about ``_TILE_CELLS`` cells."""
@@ -589,7 +578,8 @@ def bootstrap_replicates(
         (3e5 rows: blocks of 16 and 32 differ by <= 2e-15 on tied scores' AUCs,
         blocks of 64 by <= 2.3e-13, 2e-12 on z_CSR).
     progress : bool, optional
-        Show a progress bar (default: only on a terminal for long runs).
+        Show a progress bar (default: in a terminal or a notebook, when the first
+        block of replicates predicts at least two seconds).
     resampling : {"multinomial", "poisson"}, default "multinomial"
         ``"multinomial"``: every replicate draws exactly ``N`` rows (Efron's
         bootstrap).  ``"poisson"``: i.i.d. Poisson(1) counts, so replicate sizes
@@ -681,16 +671,23 @@ def bootstrap_replicates(
             out[name][start:stop] = vals
         return stop - start
 
-    bar = _progress(n_boot, progress)
+    bar = None
     try:
         with _single_threaded_blas():
+            # the first block is timed: a bar only for work expected to take seconds
+            tic = time.perf_counter()
+            first = run(starts[0])
+            bar = progress_bar(n_boot, "bootstrap", "rep", progress,
+                               (time.perf_counter() - tic) * len(starts))
+            if bar is not None:
+                bar.update(first)
             if workers > 1:
                 with ThreadPoolExecutor(workers) as pool:
-                    for done in pool.map(run, starts):
+                    for done in pool.map(run, starts[1:]):
                         if bar is not None:
                             bar.update(done)
             else:
-                for start in starts:
+                for start in starts[1:]:
                     done = run(start)
                     if bar is not None:
                         bar.update(done)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as _dt
+import time
 from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from calreport._progress import progress_bar
 from calreport.compare import Comparison
 from calreport.recalibration import RecalibrationResult
 from calreport.report.actions import COMPARE_METRICS
@@ -119,6 +121,7 @@ eps, progress
     >>> rep.context["overall"]["band"]  # every prediction is right: CSR = 0
     'no_evidence'
     """
+    tic = time.perf_counter()
     recalibration, comparison = _actions(accessor, recalibrate, compare, row_id,
                                          seed=seed, ci=ci, n_boot=n_boot, n_bins=n_bins,
                                          eps=eps, p_risk_method=p_risk_method)
@@ -139,13 +142,21 @@ eps, progress
         profiles[g.name] = split.group_profile(g)
         labels[g.name] = names if not split.grouped else names[g.rows]
     heading = row_label if row_label is not None else frame.index.name
-    return build_report(result, profiles, title=title, subject=subject, model=model,
-                        model_version=model_version, data_description=data_description,
-                        row_labels=labels, row_label_name="Row" if heading is None
-                        else str(heading), data_notes=data_notes, timestamp=timestamp,
-                        top_errors=top_errors, max_cards=max_cards,
-                        max_driver_groups=max_driver_groups, template_dir=template_dir,
-                        recalibration=recalibration, comparison=comparison, row_id=row_id)
+    # the figures take about as long as the numbers: a bar when those took seconds
+    bar = progress_bar(1, "report figures", "step", progress, time.perf_counter() - tic)
+    try:
+        return build_report(
+            result, profiles, title=title, subject=subject, model=model,
+            model_version=model_version, data_description=data_description,
+            row_labels=labels, row_label_name="Row" if heading is None else str(heading),
+            data_notes=data_notes, timestamp=timestamp, top_errors=top_errors,
+            max_cards=max_cards, max_driver_groups=max_driver_groups,
+            template_dir=template_dir, recalibration=recalibration, comparison=comparison,
+            row_id=row_id)
+    finally:
+        if bar is not None:
+            bar.update(1)
+            bar.close()
 
 
 def _actions(accessor: Any, recalibrate: Any, compare: Any, row_id: Any, *, seed: Any,
