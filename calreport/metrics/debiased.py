@@ -35,6 +35,7 @@ import numpy as np
 
 from calreport import _labels as lab
 from calreport import _validate as v
+from calreport.metrics._units import unit_rows
 
 __all__ = [
     "DEBIAS_STRATEGIES",
@@ -65,9 +66,8 @@ def _equal_mass_upper(sorted_s: np.ndarray, n_bins: int,
     ends = np.cumsum(np.where(np.arange(parts) < extra, size + 1, size))[:-1]
     if units is None:
         mids = (sorted_s[ends - 1] + sorted_s[ends]) / 2.0
-    else:  # unit u (0-based) of the repeated rows is a copy of row searchsorted(units, u)
-        mids = (sorted_s[np.searchsorted(units, ends - 1, side="right")]
-                + sorted_s[np.searchsorted(units, ends, side="right")]) / 2.0
+    else:  # the scores of units ends - 1 and ends of the repeated rows
+        mids = (sorted_s[unit_rows(units, ends - 1)] + sorted_s[unit_rows(units, ends)]) / 2.0
     return np.unique(np.append(mids, 1.0))
 
 
@@ -84,7 +84,7 @@ def _upper_edges(s: np.ndarray, n_bins: int, strategy: str,
     units = None
     if counts is None:
         sorted_s = s if is_sorted else np.sort(s)
-    else:
+    else:  # the repeated rows' order (ties need none: the edges read scores only)
         order = np.argsort(s, kind="stable")
         sorted_s, units = s[order], np.cumsum(counts[order].astype(np.int64))
     n = sorted_s.size if units is None else int(units[-1])
