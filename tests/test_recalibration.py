@@ -462,6 +462,30 @@ def test_recommendation_never_worsens_the_band_and_says_why():
     assert "recommended" in repr(res) and "<table" in res._repr_html_()
 
 
+def test_measured_coverage_is_carried_and_printed():
+    import html
+
+    from calreport.recalibration.advisor import INTERVAL_COVERAGE, coverage_note
+
+    # the statement names the scores the recommendation uses and the study behind it
+    for words in ("log loss", "Brier", "ECE", "CSR", "recalibration_coverage"):
+        assert words in INTERVAL_COVERAGE
+    df = _frame()
+    res = df.calib(y="y", proba="p").recalibrate(["platt"], n_boot=200)
+    assert res.options["coverage"] == INTERVAL_COVERAGE
+    assert isinstance(res.options["coverage"], str)
+    assert f"Interval coverage: {INTERVAL_COVERAGE}" in repr(res)
+    assert html.escape(INTERVAL_COVERAGE) in res._repr_html_()
+    grouped = pd.concat([_frame(200, 1).assign(g="a"), _frame(200, 2).assign(g="b")])
+    res = grouped.groupby("g").calib(y="y", proba="p").recalibrate(["platt"], n_boot=20)
+    note = res.options["coverage"]
+    assert note == coverage_note(0.95, 20) and note.endswith(INTERVAL_COVERAGE)
+    assert "20 add Monte Carlo error" in note and note in repr(res)
+    res = df.calib(y="y", proba="p").recalibrate(["platt"], n_boot=20, ci=0.9)
+    assert res.options["coverage"].startswith("Coverage not measured at the 90 % level")
+    assert res.options["coverage"] in repr(res)
+
+
 def test_fit_returns_the_shipped_calibrator():
     df = _frame()
     res = df.calib(y="y", proba="p").recalibrate(["platt", "isotonic"], n_boot=20)

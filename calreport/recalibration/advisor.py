@@ -30,7 +30,8 @@ from calreport.recalibration.result import RecalibrationResult
 from calreport.settings import Settings
 from calreport.summary import summarize
 
-__all__ = ["DEFAULT_METHODS", "TABLE_METRICS", "recalibrate"]
+__all__ = ["DEFAULT_METHODS", "INTERVAL_COVERAGE", "TABLE_METRICS", "coverage_note",
+           "recalibrate"]
 
 #: Every method, "none" (no recalibration) first.
 DEFAULT_METHODS = tuple(METHODS)
@@ -39,6 +40,60 @@ TABLE_METRICS = ("log_loss", "brier", "ece", "csr", "p_risk", "band", "cwa", "au
 _SUMMARY_METRICS = ["log_loss", "brier", "ece", "csr", "p_risk", "cwa", "auc"]
 #: Severity of a band: a method may not move the verdict up this scale.
 BAND_SEVERITY = {"no_evidence": 0, "undetermined": 1, "evidence": 2, "risky": 3}
+#: Level and replicates at which the coverage study measured the intervals.
+MEASURED_CI, MEASURED_N_BOOT = 0.95, 200
+#: What the coverage study (benchmarks/recalibration_coverage.py) measured of the
+#: paired-difference intervals; every result carries it in ``options["coverage"]``
+#: and prints it beside the table.
+INTERVAL_COVERAGE = (
+    "Measured coverage of these 95 % intervals (200 paired replicates) of the expected "
+    "out-of-fold difference (benchmarks/recalibration_coverage.py: calibrated and "
+    "overconfident scores, binary n = 300 and 3,000 (200 runs a cell), 3-class n = 300 (60 "
+    "runs a cell); platt, temperature, beta, isotonic, risk_aware_isotonic; Venn-Abers not "
+    "measured): log loss 85-100 %, BELOW NOMINAL for platt (90 %), temperature (87 %), beta "
+    "(85 %) (target 92-98 %); Brier 88-99 %, BELOW NOMINAL for platt (90 %), temperature (90 "
+    "%), beta (90 %), isotonic (88 %) (target 92-98 %); ECE BELOW NOMINAL: measured 3-100 % "
+    "(target 92-98 %); CSR BELOW NOMINAL: measured 5-100 % (target 92-98 %); cwA BELOW "
+    "NOMINAL: measured 18-95 % (target 92-98 %); AUC BELOW NOMINAL: measured 14-87 % (target "
+    "92-98 %). For the difference made by the calibrators fitted on the data set itself the "
+    "coverage is lower: log loss 83-94 %, Brier 80-95 %. The bootstrap resamples rows with "
+    "the fitted calibrators held fixed and misses their variability; read the ECE, CSR, cwA "
+    "and AUC intervals as too narrow (causes and tables: benchmarks/RESULTS.md)."
+)
+
+
+def coverage_note(ci: float, n_boot: int) -> str:
+    """The measured coverage of the paired-difference intervals, as every output states
+    it (``options["coverage"]``).
+
+    Parameters
+    ----------
+    ci : float
+        Level of the intervals.
+    n_boot : int
+        Paired bootstrap replicates.
+
+    Returns
+    -------
+    str
+        :data:`INTERVAL_COVERAGE`, prefixed by what differs from the measured setting
+        (a level other than 95 % was not measured; fewer than 200 replicates add
+        Monte Carlo error to the bounds).
+
+    Examples
+    --------
+    >>> coverage_note(0.95, 200) == INTERVAL_COVERAGE
+    True
+    >>> coverage_note(0.9, 200).startswith("Coverage not measured at the 90 % level")
+    True
+    """
+    if not math.isclose(ci, MEASURED_CI):
+        return (f"Coverage not measured at the {100 * ci:g} % level; at 95 %: "
+                + INTERVAL_COVERAGE)
+    if n_boot < MEASURED_N_BOOT:
+        return (f"Measured with {MEASURED_N_BOOT} replicates; {n_boot} add Monte Carlo "
+                f"error to the bounds. " + INTERVAL_COVERAGE)
+    return INTERVAL_COVERAGE
 
 
 def _check(methods: Any, n_splits: Any, n_boot: Any, ci: Any, multiclass: Any
@@ -214,6 +269,9 @@ def recalibrate(
     no more severe than that of the scores as they are (no evidence < undetermined <
     evidence < risky), or "none".
 
+    The intervals' measured coverage (:data:`INTERVAL_COVERAGE`) is in
+    ``options["coverage"]`` and printed with the table.
+
     References
     ----------
     Martin-Maroto, F., Abderrahaman-Elena, N. & de Polavieja, G. G. (2026). Beyond
@@ -244,6 +302,7 @@ def recalibrate(
             prof, key, methods, n_splits=n_splits, seed=seed, multiclass=multiclass,
             n_boot=n_boot, ci=ci, settings=settings)
     options = dict(methods=methods, n_splits=n_splits, seed=seed, multiclass=multiclass,
-                   n_boot=n_boot, ci=ci, n_bins=n_bins, eps=eps)
+                   n_boot=n_boot, ci=ci, n_bins=n_bins, eps=eps,
+                   coverage=coverage_note(ci, n_boot))
     return RecalibrationResult.build(tables, recommended, reasons, dict(profiles),
                                      grouped=grouped, options=options)

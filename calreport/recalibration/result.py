@@ -38,7 +38,8 @@ class RecalibrationResult:
     reason : str or Series
         Why, in words.
     options : dict
-        The settings of the comparison.
+        The settings of the comparison; ``options["coverage"]`` is the measured
+        coverage of the intervals (a plain string, printed with the table).
     """
 
     table: pd.DataFrame
@@ -116,6 +117,9 @@ class RecalibrationResult:
                  f"{self.options.get('n_splits', '?')} folds; differences against 'none' "
                  f"with {self.options.get('ci', 0.95):.0%} paired-bootstrap intervals)",
                  text, ""]
+        coverage = self.options.get("coverage")
+        if coverage:
+            lines += [f"Interval coverage: {coverage}", ""]
         for group, best, why in self._recommendations():
             lines.append(f"recommended{' for ' + group if group else ''}: {best}. {why}")
         return "\n".join(lines)
@@ -125,6 +129,9 @@ class RecalibrationResult:
         parts = ["<div><p><b>Recalibration advisor</b> (out-of-fold; differences against "
                  "'none' with paired-bootstrap intervals)</p>",
                  self.table[cols].to_html(float_format=lambda x: f"{x:.4g}")]
+        coverage = self.options.get("coverage")
+        if coverage:
+            parts.append(f"<p><i>Interval coverage:</i> {html.escape(str(coverage))}</p>")
         for group, best, why in self._recommendations():
             who = f" for {html.escape(group)}" if group else ""
             parts.append(f"<p>Recommended{who}: <b>{html.escape(best)}</b>. "
