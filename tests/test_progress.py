@@ -52,8 +52,7 @@ def test_default_needs_a_watcher_and_seconds_of_work(monkeypatch):
 
 
 def test_a_notebook_kernel_is_a_watcher(monkeypatch):
-    class Shell:
-        config = {"IPKernelApp": {"connection_file": "kernel.json"}}
+    shell = types.SimpleNamespace(config={"IPKernelApp": {"connection_file": "k.json"}})
 
     monkeypatch.setattr(sys, "stderr", types.SimpleNamespace(isatty=lambda: False,
                                                              write=lambda s: None))
@@ -61,7 +60,7 @@ def test_a_notebook_kernel_is_a_watcher(monkeypatch):
     assert not _progress.interactive()
     monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
     fake = types.ModuleType("IPython")
-    fake.get_ipython = lambda: Shell()
+    fake.get_ipython = lambda: shell
     monkeypatch.setitem(sys.modules, "IPython", fake)
     assert _progress.interactive()
     fake.get_ipython = lambda: None  # IPython imported, no kernel running
