@@ -65,6 +65,19 @@ def test_debiased_frequency_equals_repeated_rows(strategy, n_bins):
         debiased.debiased_edges(np.repeat(s, w), **kw))
 
 
+def test_debiased_frequency_equals_kumars_package_on_the_repeated_rows():
+    """The issue's check: Kumar, Liang & Ma's ``calibration`` package on the repeated
+    rows gives what frequency weights give (it gave 0.0 against their 0.0506)."""
+    cu = pytest.importorskip("calibration.utils")
+    df = _frame(300, seed=13)
+    rep = _repeated(df)
+    ref = cu.lower_bound_scaling_ce(rep["p"].to_numpy(), rep["y"].to_numpy(), p=2,
+                                    debias=True, num_bins=15)
+    got = df.calib(y="y", proba="p", weight="w", weights="frequency").debiased_ece(
+        view="positive")
+    assert got == pytest.approx(ref, rel=1e-10)
+
+
 def test_debiased_importance_ones_scale_and_frequency_default_kept():
     df = _frame(seed=4)
     s, y, w = df["p"].to_numpy(), df["y"].to_numpy(), df["w"].to_numpy() * 0.37
@@ -110,9 +123,19 @@ def test_tce_bpm_refuses_importance_weights():
 
 
 # ------------------------------------------------------------------- LCS and ECI
+@pytest.fixture(params=["window sums", "repeated"])
+def lu(request, monkeypatch):
+    """The frequency-weighted LOWESS both ways: window sums over the rows, and the
+    repeated rows (built when small) through the unweighted engine."""
+    from calreport.metrics import _local_units
+
+    if request.param == "window sums":
+        monkeypatch.setattr(_local_units, "REPEAT_MAX", 0)
+    return _local_units
+
+
 @pytest.mark.parametrize(("n", "ties"), [(300, False), (300, True), (3000, False)])
-def test_lcs_eci_frequency_equal_repeated_rows(n, ties):
-    from calreport.metrics import _local_units as lu
+def test_lcs_eci_frequency_equal_repeated_rows(lu, n, ties):
     from calreport.metrics.calibration_index import eci
     from calreport.metrics.local import lcs
 
@@ -129,10 +152,9 @@ def test_lcs_eci_frequency_equal_repeated_rows(n, ties):
                                                                rel=1e-10)
 
 
-def test_lcs_eci_heavy_tie_and_heavy_row_take_the_tied_mean():
+def test_lcs_eci_heavy_tie_and_heavy_row_take_the_tied_mean(lu):
     """A score holding more than frac of the units (here confidence 1 and one row of
     weight n) has no local line: the repeated rows' tied mean, as unweighted."""
-    from calreport.metrics import _local_units as lu
     from calreport.metrics.calibration_index import eci
     from calreport.metrics.local import lcs
 
@@ -218,16 +240,24 @@ def _weighted_rows(draw):
 @settings(max_examples=25, deadline=None)
 @given(_weighted_rows())
 def test_property_frequency_weights_are_repeated_rows(df):
-    got = summarize(ConfidenceProfile.from_arrays(
-        df["y"], df["p"], sample_weight=df["w"], weights="frequency"), metrics=FOUR)
+    from unittest import mock
+
+    from calreport.metrics import _local_units
+
+    prof = ConfidenceProfile.from_arrays(df["y"], df["p"], sample_weight=df["w"],
+                                         weights="frequency")
     rep = _repeated(df)
     ref = summarize(ConfidenceProfile.from_arrays(rep["y"], rep["p"]), metrics=FOUR)
-    for m in FOUR:
-        a, b = got.values[m], ref.values[m]
-        # undefined on both (too few rows for TCE_bpm, a single score), with one reason
-        assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(
-            b, rel=TOL[m], abs=1e-13), m
-        assert got.reasons.get(m) == ref.reasons.get(m), m
+    for repeat_max in (_local_units.REPEAT_MAX, 0):  # repeated, and window sums
+        with mock.patch.object(_local_units, "REPEAT_MAX", repeat_max):
+            got = summarize(prof, metrics=FOUR)
+        assert got.values["n"] == got.values["n_eff"] == ref.values["n"] == df["w"].sum()
+        for m in FOUR:
+            a, b = got.values[m], ref.values[m]
+            # undefined on both (too few rows for TCE_bpm, one score), with one reason
+            assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(
+                b, rel=TOL[m], abs=1e-13), m
+            assert got.reasons.get(m) == ref.reasons.get(m), m
 
 
 # ------------------------------------------------------------------ n and n_eff

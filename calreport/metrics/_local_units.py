@@ -12,7 +12,9 @@ are those of :func:`calreport.metrics.local_band._lowess_direct`; the reflected 
 and its bandwidth are those of the repeated rows
 (:func:`calreport.metrics.local._reflected_kde` with ``units``).  So LCS and ECI
 equal their values on the repeated rows to rounding (about 1e-12), at the cost of
-explicit sums over each window (no moment tree): O(J x rows in a window).
+explicit sums over each window (no moment tree): O(J x rows in a window).  While
+the repeated rows are few (:data:`REPEAT_MAX`) they are built and fitted by the
+unweighted engine instead: the same numbers, faster.
 
 One case agrees only to about 1e-6: a window whose positive tricube weights all sit
 on one score (the other rows at the radius), which takes heavy ties (a handful of
@@ -43,12 +45,18 @@ __all__ = ["eci_counts", "lcs_counts"]
 
 # At most this many (query, row) pairs per chunk of queries.
 _CHUNK = 1 << 18
+#: Up to this many units (and at most ``REPEAT_RATIO`` units a row) the rows are
+#: repeated and fitted by the unweighted engine (its moment tree): the same numbers,
+#: 4-15x faster than the window sums here (ECI on 2e5 rows of counts 1-3: 0.26 s
+#: against 3.9 s), for 16 bytes a unit.
+REPEAT_MAX = 4_000_000
+REPEAT_RATIO = 8
 
 
 def _prepared(score: Any, outcome: Any, sample_weight: Any, frac: float | str
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Rows of positive count sorted by (score, outcome), their cumulative counts and
-    the neighbours ``k`` of every LOWESS fit of the repeated rows."""
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
+    """Rows of positive count sorted by (score, outcome), their cumulative counts,
+    ``frac`` and the neighbours ``k`` of every LOWESS fit of the repeated rows."""
     s = v.check_probability(score, "score")
     y = lab.binary_outcome(outcome, "outcome")
     v.check_consistent_length(score=s.size, outcome=y.size)
@@ -58,7 +66,19 @@ def _prepared(score: Any, outcome: Any, sample_weight: Any, frac: float | str
     frac = _resolve_frac(frac, n)
     v.check_distinct_values(s, "score", why="a calibration curve")
     k = v.check_neighbours(n, frac, 2, why="the lowess fit")
-    return s, y, units, k
+    return s, y, units, frac, k
+
+
+def _repeat(s: np.ndarray, units: np.ndarray) -> bool:
+    """Whether the repeated rows are small enough to build (see :data:`REPEAT_MAX`)."""
+    return int(units[-1]) <= min(REPEAT_MAX, REPEAT_RATIO * s.size)
+
+
+def _repeated(s: np.ndarray, y: np.ndarray, units: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """The rows repeated by their counts (already in the repeated rows' order)."""
+    counts = np.diff(np.concatenate(([0], units)))
+    return np.repeat(s, counts), np.repeat(y, counts)
 
 
 def _windows(s: np.ndarray, units: np.ndarray, x: np.ndarray, k: int
@@ -170,7 +190,12 @@ def lcs_counts(score: Any, outcome: Any, sample_weight: Any, *,
     >>> bool(abs(lcs_counts(s, y, w) - lcs(np.repeat(s, w), np.repeat(y, w))) < 1e-12)
     True
     """
-    s, y, units, k = _prepared(score, outcome, sample_weight, frac)
+    s, y, units, frac, k = _prepared(score, outcome, sample_weight, frac)
+    if _repeat(s, units):
+        from calreport.metrics.local import _lcs_sorted
+
+        rs, ry = _repeated(s, y, units)
+        return _lcs_sorted(rs, ry, method="lowess", frac=frac, k=k, n_grid=n_grid)
     x = _default_grid(s, v.check_positive_int(n_grid, "n_grid"))
     if x.size == 0:
         return float("nan")
@@ -198,7 +223,12 @@ def eci_counts(score: Any, outcome: Any, sample_weight: Any, *,
     >>> bool(abs(eci_counts(s, y, w) - eci(np.repeat(s, w), np.repeat(y, w))) < 1e-10)
     True
     """
-    s, y, units, k = _prepared(score, outcome, sample_weight, frac)
+    s, y, units, frac, k = _prepared(score, outcome, sample_weight, frac)
+    if _repeat(s, units):
+        from calreport.metrics.calibration_index import _eci_sorted
+
+        rs, ry = _repeated(s, y, units)
+        return _eci_sorted(rs, ry, method="lowess", frac=frac, k=k, n_nodes=n_nodes)
     n = int(units[-1])
     counts = np.diff(np.concatenate(([0], units))).astype(np.float64)
     first = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
