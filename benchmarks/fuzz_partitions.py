@@ -44,6 +44,7 @@ def run(n: int, start: int, minutes: float | None) -> dict:
     t0 = time.perf_counter()
     counts: dict[str, Counter] = {path: Counter() for path in pc.PATHS}
     causes: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    errors: Counter = Counter()
     frames = 0
     for seed in range(start, start + n):
         if minutes is not None and time.perf_counter() - t0 > 60 * minutes:
@@ -52,9 +53,11 @@ def run(n: int, start: int, minutes: float | None) -> dict:
             counts[path][kind] += 1
             if kind == "unexpected":
                 causes[root_cause(detail)][path].append(seed)
+            elif kind == "same error":
+                errors[root_cause(detail)] += 1
         frames += 1
     return {"frames": frames, "seconds": time.perf_counter() - t0, "counts": counts,
-            "causes": causes}
+            "causes": causes, "errors": errors}
 
 
 def table(res: dict) -> str:
@@ -77,6 +80,8 @@ def table(res: dict) -> str:
         seeds = sorted({s for v in paths.values() for s in v})
         where = ", ".join(f"{p} ({len(v)})" for p, v in paths.items())
         lines.append(f"| {cause} | {where} | {', '.join(map(str, seeds[:8]))} |")
+    lines += ["", "| same error as pandas | calls |", "| --- | ---: |"]
+    lines += [f"| {cause} | {k} |" for cause, k in res["errors"].most_common()]
     return "\n".join(lines)
 
 
