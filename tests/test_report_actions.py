@@ -72,7 +72,14 @@ def test_recalibration_in_every_output(advised):
     assert "What recalibration would do" in html and "What recalibration would do" in md
     for label in ("Platt scaling", "isotonic regression"):
         assert label in html and label in md
+    # the intervals' measured coverage is printed with them, in every output
+    from markupsafe import escape
+
+    assert "Measured coverage of these" in res.options["coverage"]
+    assert str(escape(res.options["coverage"])) in html
+    assert "Measured coverage of these" in md
     data = json.loads(rep.to_json())
+    assert data["recalibration"]["coverage"] == res.options["coverage"]
     got = {g["name"]: g["recommended"] for g in data["recalibration"]["groups"]}
     assert got == res.recommended.to_dict()
 
