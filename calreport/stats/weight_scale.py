@@ -17,9 +17,11 @@ one grid.  Two states of one group with different exponents are merged at the
 smaller one: the integer sums of the other are shifted up by the difference
 (exact, so integer addition stays associative), and its float sums and kept rows
 multiplied by the same power of two (exact).  The largest weights of one group in
-two parts may differ by up to 2^:data:`MAX_RANGE`; past that, squares and cubes of
-the shifted weights would overflow float64, and the merge is refused.  A group
-without a positive weight holds zero sums, the same on every scale.
+two parts may differ by up to ``2^MAX_RANGE`` (:data:`MAX_RANGE`); past that, cubes
+of the shifted weights would overflow float64, and the merge is refused.  A group
+without a positive weight holds zero sums, the same on every scale.  Groups pooled
+into one row (only ever finished) meet on the coarsest scale among them, as pandas
+divides all weights by the largest of all.
 
 Frequency weights count rows and are never rescaled (``E = 0``).
 """
