@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-__all__ = ["MIN_SECONDS", "interactive", "progress_bar"]
+__all__ = ["MIN_SECONDS", "Steps", "interactive", "progress_bar"]
 
 #: Work expected to take less than this (seconds) gets no bar by default.
 MIN_SECONDS = 2.0
@@ -70,3 +70,61 @@ def progress_bar(total: int, desc: str, unit: str, enabled: bool | None,
     except ImportError:  # pragma: no cover - tqdm is a dependency
         return None
     return tqdm(total=total, desc=desc, unit=unit, leave=False)
+
+
+class Steps:
+    """Count the steps of a loop; after the first one, show a bar if the rest is
+    predicted (from its time) to take at least :data:`MIN_SECONDS`.
+
+    Parameters
+    ----------
+    total : int
+        Steps of the work.
+    desc, unit : str
+        What the bar counts.
+    enabled : bool or None
+        As in :func:`progress_bar`.
+
+    Examples
+    --------
+    >>> with Steps(3, "work", "step", enabled=False) as steps:
+    ...     for _ in range(3):
+    ...         steps.done()
+    >>> steps.count
+    3
+    """
+
+    def __init__(self, total: int, desc: str, unit: str, enabled: bool | None) -> None:
+        import time
+
+        self._clock = time.perf_counter
+        self.total, self.desc, self.unit, self.enabled = total, desc, unit, enabled
+        self.count = 0
+        self._bar: Any = None
+        self._start = self._clock()
+
+    def done(self, k: int = 1) -> None:
+        """Record ``k`` finished steps."""
+        first = self.count == 0
+        self.count += k
+        if first and self.enabled is not False:
+            per_step = (self._clock() - self._start) / max(k, 1)
+            self._bar = progress_bar(self.total, self.desc, self.unit, self.enabled,
+                                     per_step * self.total)
+            if self._bar is not None:
+                self._bar.update(self.count)
+            return
+        if self._bar is not None:
+            self._bar.update(k)
+
+    def close(self) -> None:
+        """Close the bar, if one was shown."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self) -> Steps:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -384,13 +384,14 @@ class _Base(MetricMethods):
     def recalibrate(self, methods: Sequence[str] | str | None = None, *, n_splits: int = 5,
                     seed: int = 0, multiclass: str = "ovr", n_boot: int = 200,
                     ci: float = 0.95, n_bins: int = 15, eps: float = 1e-8,
-                    p_risk_method: str = "auto") -> RecalibrationResult:
+                    p_risk_method: str = "auto",
+                    progress: bool | None = None) -> RecalibrationResult:
         """Recalibration methods compared out of fold, one recommended and fittable
         (``.fit()``); see :func:`calreport.recalibration.recalibrate`."""
         return recalibrate(self.profiles(), grouped=isinstance(self, GroupByCalibAccessor),
                            methods=methods, n_splits=n_splits, seed=seed,
                            multiclass=multiclass, n_boot=n_boot, ci=ci, n_bins=n_bins,
-                           eps=eps, p_risk_method=p_risk_method)
+                           eps=eps, p_risk_method=p_risk_method, progress=progress)
 
     @property
     def plot(self) -> Any:

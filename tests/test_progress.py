@@ -65,3 +65,11 @@ def test_a_notebook_kernel_is_a_watcher(monkeypatch):
     assert _progress.interactive()
     fake.get_ipython = lambda: None  # IPython imported, no kernel running
     assert not _progress.interactive()
+
+
+def test_recalibration_advisor_has_a_bar(capsys):
+    df = _frame(300)
+    df.calib(y="y", proba="p").recalibrate(["platt"], n_boot=20, progress=True)
+    assert "recalibration" in capsys.readouterr().err
+    df.calib(y="y", proba="p").recalibrate(["platt"], n_boot=20, progress=False)
+    assert capsys.readouterr().err == ""

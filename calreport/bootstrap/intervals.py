@@ -12,7 +12,6 @@ interval gets NaN and the reason.
 from __future__ import annotations
 
 import math
-import time
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +20,7 @@ import numpy as np
 from scipy import special
 
 from calreport import _validate as v
-from calreport._progress import progress_bar
+from calreport._progress import Steps
 from calreport.bootstrap.kernels import bootstrap_replicates, canonical_order, row_columns
 from calreport.bootstrap.resampling import RESAMPLING, _master
 from calreport.interval_rules import INTERVAL_METHODS, read_interval
@@ -301,21 +300,12 @@ def _refit_replicates(profile: ConfidenceProfile, result: SummaryResult, names: 
         master.entropy, spawn_key=(*master.spawn_key, 0x7EF17)))
     prof = profile.take(canonical_order(profile))
     out = {m: np.full(n_rep, np.nan) for m in names}
-    bar = None
-    with warnings.catch_warnings():
+    # the first refit predicts the rest: a bar for seconds of work
+    with warnings.catch_warnings(), Steps(n_rep, "refits", "rep", progress) as steps:
         warnings.simplefilter("ignore", RuntimeWarning)
-        try:
-            for b in range(n_rep):
-                tic = time.perf_counter()
-                _refit_one(prof, result, names, b, rng, resampling, out)
-                if b == 0:  # the first refit predicts the rest: a bar for seconds of work
-                    bar = progress_bar(n_rep, "refits", "rep", progress,
-                                       (time.perf_counter() - tic) * n_rep)
-                if bar is not None:
-                    bar.update(1)
-        finally:
-            if bar is not None:
-                bar.close()
+        for b in range(n_rep):
+            _refit_one(prof, result, names, b, rng, resampling, out)
+            steps.done()
     return out
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -21,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from calreport import _validate as v
-from calreport._progress import progress_bar
+from calreport._progress import Steps
 from calreport.bootstrap._rows import (
     _index_dtype,
     _subset,
@@ -671,27 +670,14 @@ def bootstrap_replicates(
             out[name][start:stop] = vals
         return stop - start
 
-    bar = None
-    try:
-        with _single_threaded_blas():
-            # the first block is timed: a bar only for work expected to take seconds
-            tic = time.perf_counter()
-            first = run(starts[0])
-            bar = progress_bar(n_boot, "bootstrap", "rep", progress,
-                               (time.perf_counter() - tic) * len(starts))
-            if bar is not None:
-                bar.update(first)
-            if workers > 1:
-                with ThreadPoolExecutor(workers) as pool:
-                    for done in pool.map(run, starts[1:]):
-                        if bar is not None:
-                            bar.update(done)
-            else:
-                for start in starts[1:]:
-                    done = run(start)
-                    if bar is not None:
-                        bar.update(done)
-    finally:
-        if bar is not None:
-            bar.close()
+    # the first block is timed: a bar only for work expected to take seconds
+    with Steps(n_boot, "bootstrap", "rep", progress) as steps, _single_threaded_blas():
+        steps.done(run(starts[0]))
+        if workers > 1:
+            with ThreadPoolExecutor(workers) as pool:
+                for done in pool.map(run, starts[1:]):
+                    steps.done(done)
+        else:
+            for start in starts[1:]:
+                steps.done(run(start))
     return out

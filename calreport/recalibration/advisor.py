@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from calreport._progress import Steps
 from calreport.bootstrap import group_seed
 from calreport.metrics.bands import BANDS
 from calreport.profile import ConfidenceProfile
@@ -148,7 +149,7 @@ def _profile_of(P: np.ndarray, codes: np.ndarray, w: np.ndarray | None,
 
 def _group_table(profile: ConfidenceProfile, key: Hashable, methods: list[str], *,
                  n_splits: int, seed: Any, multiclass: str, n_boot: int, ci: float,
-                 settings: Settings) -> tuple[pd.DataFrame, str, str]:
+                 settings: Settings, steps: Steps) -> tuple[pd.DataFrame, str, str]:
     P, codes, w = _arrays(profile, key)
     if profile.n < n_splits:
         raise ValueError(f"group {key!r} has {profile.n} rows, fewer than n_splits="
@@ -156,17 +157,18 @@ def _group_table(profile: ConfidenceProfile, key: Hashable, methods: list[str], 
     order = canonical_order(P, codes, w)
     fold_seed, boot_seed = group_seed(seed, key).spawn(2)
     folds = stratified_folds(codes, n_splits, fold_seed, order)
-    profiles = {m: _profile_of(P if m == "none" else
-                               cross_fit(m, P, codes, w, folds, multiclass=multiclass,
-                                         order=order),
-                               codes, w, profile) for m in methods}
-    rows = {}
-    for m, prof in profiles.items():
+    profiles, rows = {}, {}
+    for m in methods:
+        profiles[m] = prof = _profile_of(
+            P if m == "none" else cross_fit(m, P, codes, w, folds, multiclass=multiclass,
+                                            order=order), codes, w, profile)
         res = summarize(prof, metrics=_SUMMARY_METRICS, settings=settings, with_risk=True)
         rows[m] = {**{k: res.values[k] for k in _SUMMARY_METRICS},
                    "band": res.risk.band if res.risk is not None else "undetermined"}
+        steps.done()
     reps = paired_replicates(profiles, order, n_boot=n_boot, seed=boot_seed,
                              n_bins=settings.n_bins, eps=settings.eps)
+    steps.done()
     alpha = (1.0 - ci) / 2.0
     for m in methods:
         for k in BOOT_METRICS:
@@ -226,6 +228,7 @@ def recalibrate(
     n_bins: int = 15,
     eps: float = 1e-8,
     p_risk_method: str = "auto",
+    progress: bool | None = None,
 ) -> RecalibrationResult:
     """Compare recalibration methods out of fold, per group, and recommend one.
 
@@ -253,6 +256,9 @@ def recalibrate(
         Level of the intervals.
     n_bins, eps, p_risk_method
         Metric settings (:class:`calreport.settings.Settings`).
+    progress : bool, optional
+        A progress bar over groups and methods (default: in a terminal or a notebook,
+        when the first method predicts seconds of work).
 
     Returns
     -------
@@ -297,10 +303,12 @@ def recalibrate(
     settings = Settings.from_kwargs(n_bins=n_bins, eps=eps, p_risk_method=p_risk_method,
                                     seed=seed)
     tables, recommended, reasons = {}, {}, {}
-    for key, prof in profiles.items():
-        tables[key], recommended[key], reasons[key] = _group_table(
-            prof, key, methods, n_splits=n_splits, seed=seed, multiclass=multiclass,
-            n_boot=n_boot, ci=ci, settings=settings)
+    with Steps(len(profiles) * (len(methods) + 1), "recalibration", "fit",
+               progress) as steps:
+        for key, prof in profiles.items():
+            tables[key], recommended[key], reasons[key] = _group_table(
+                prof, key, methods, n_splits=n_splits, seed=seed, multiclass=multiclass,
+                n_boot=n_boot, ci=ci, settings=settings, steps=steps)
     options = dict(methods=methods, n_splits=n_splits, seed=seed, multiclass=multiclass,
                    n_boot=n_boot, ci=ci, n_bins=n_bins, eps=eps,
                    coverage=coverage_note(ci, n_boot))

@@ -124,7 +124,8 @@ eps, progress
     tic = time.perf_counter()
     recalibration, comparison = _actions(accessor, recalibrate, compare, row_id,
                                          seed=seed, ci=ci, n_boot=n_boot, n_bins=n_bins,
-                                         eps=eps, p_risk_method=p_risk_method)
+                                         eps=eps, p_risk_method=p_risk_method,
+                                         progress=progress)
     if refit is None:
         sizes = [p.n for p in accessor.profiles().values()]
         refit = len(sizes) <= REFIT_GROUPS and sum(sizes) <= REFIT_ROWS
@@ -160,7 +161,8 @@ eps, progress
 
 
 def _actions(accessor: Any, recalibrate: Any, compare: Any, row_id: Any, *, seed: Any,
-             ci: float | None, n_boot: int, n_bins: int, eps: float, p_risk_method: str
+             ci: float | None, n_boot: int, n_bins: int, eps: float, p_risk_method: str,
+             progress: bool | None
              ) -> tuple[RecalibrationResult | None, Comparison | None]:
     """The advisor's and the comparison's results the report prints (or None)."""
     recalibration = None
@@ -169,7 +171,7 @@ def _actions(accessor: Any, recalibrate: Any, compare: Any, row_id: Any, *, seed
     elif recalibrate is True:
         recalibration = accessor.recalibrate(
             seed=0 if seed is None else seed, n_bins=n_bins, eps=eps,
-            p_risk_method=p_risk_method)
+            p_risk_method=p_risk_method, progress=progress)
     elif recalibrate is not False:
         raise TypeError("`recalibrate` must be True, False or the result of "
                         f"recalibrate(); got {type(recalibrate).__name__}.")
