@@ -279,9 +279,11 @@ def _summary_kwargs(args: argparse.Namespace, gates: Sequence[Any]) -> dict[str,
     """Metric options; the gated metrics are always computed, whatever --metrics says."""
     metrics = args.metrics.split(",") if args.metrics else None
     if metrics is not None:
+        from calreport.registry import COUNT_COLUMNS
+
         metrics = list(dict.fromkeys([*metrics, *(g.metric for g in gates
-                                                  if g.metric not in ("n", "n_dropped",
-                                                                      "n_clipped", "band"))]))
+                                                  if g.metric not in (*COUNT_COLUMNS,
+                                                                      "band"))]))
     return dict(metrics=metrics, n_bins=args.n_bins, strategy=args.strategy, tau=args.tau,
                 view=args.view, group_kind=args.group_kind,
                 adjust=None if args.adjust == "none" else args.adjust)

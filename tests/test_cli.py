@@ -259,3 +259,16 @@ def test_classes_option_maps_unnamed_columns(tmp_path, capsys):
     assert main(args) == EXIT_OK  # the sorted-label rule, a different reading
     sorted_rule = json.loads(capsys.readouterr().out)
     assert sorted_rule["groups"][0]["metrics"]["accuracy"]["value"] != pytest.approx(want)
+
+
+def test_gate_on_a_count_column_with_chosen_metrics(tmp_path, capsys):
+    # n_eff is a count column (COUNT_COLUMNS), not a metric to add to --metrics
+    rng = np.random.default_rng(0)
+    path = tmp_path / "w.csv"
+    pd.DataFrame({"y": rng.integers(0, 2, 200), "p": rng.uniform(0.05, 0.95, 200),
+                  "w": rng.uniform(0.2, 3.0, 200)}).to_csv(path, index=False)
+    assert main(["summary", str(path), "--weight", "w", "--metrics", "ece",
+                 "--fail-on", "n_eff<10"]) == EXIT_OK
+    assert main(["summary", str(path), "--weight", "w", "--metrics", "ece",
+                 "--fail-on", "n_eff>10"]) == EXIT_GATE_FAILED
+    assert "n_eff>10" in capsys.readouterr().err

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from calreport.metrics.weighted import kish_size
 from calreport.stats.state import RISK_FLOAT, RISK_SUMS, SCALARS, VIEWS, StatsState
 
 __all__ = ["murphy", "risk_verdicts", "spiegelhalter"]
@@ -101,7 +102,7 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
                 upper = risk.certain_error_upper(n_cw, n_cert)
             else:
                 n_cw = f["c_wrong"]
-                ne = f["c_w"] ** 2 / f["c_w2"]
+                ne = float(kish_size(f["c_w"], f["c_w2"]))
                 upper = risk.certain_error_upper(ne * f["c_w_wrong"] / f["c_w"], ne)
             rest_set = _RowSet(
                 denom=f["r_w"], s_obs=f["r_s_obs"], var=f["r_var"], k3=f["r_k3"],
@@ -122,7 +123,7 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
         band, reason = risk.band_and_reason(all_test.p_risk, power, all_test.method, csr_all, z_all,
                                      n_cert, n_cw, upper, cfg.eps)
         w2 = float(sc[gi, _S["w2"]])
-        kish = w * w / w2 if (not freq and w2 > 0) else w
+        kish = float(kish_size(w, w2)) if (not freq and w2 > 0) else w
         n_power = (risk.rows_for_power_from_sums(
             denom=rest_set.denom, var0=rest_set.var, mean1=rest_set.mean1,
             var1=rest_set.var1, count=rest_set.count(freq, f))
