@@ -70,7 +70,7 @@ _TEST = ("paired z-test on per-row differences (Diebold-Mariano form; weighted m
 #: interval and p-value never disagree.  CSR's row terms ``(1 - correct) / (1 - c)``
 #: are heavy-tailed for confident models: its percentile, BCa and bootstrap-t
 #: intervals missed a true 0 in up to 10, 19 and 16 % of null runs, the Wald interval
-#: in at most 4.2 %; log loss's percentile interval missed in up to 7.6 %, its Wald
+#: in at most 4.2 %; log loss's percentile interval missed in up to 7.4 %, its Wald
 #: interval in at most 6.4 % (:data:`COVERAGE`).
 WALD = ("csr", "log_loss")
 _INTERVAL = ("CSR and log loss: the Wald interval of the paired z-test, difference +- z "
@@ -86,7 +86,7 @@ COVERAGE = ("in benchmarks/compare_size.py (500 runs a cell, 200 to 5,000 rows, 
             "Wald interval of the CSR difference missed the true 0 in 2.6-4.2 % of runs, "
             "as often as the z-test rejected it (the paired percentile interval it "
             "replaces: 5.2-9.6 %); for log loss the Wald interval missed in 3.6-6.4 % of "
-            "runs in every cell (percentile: 4.4-7.6 %).  Caveat for CSR: between two "
+            "runs in every cell (percentile: 4.2-7.4 %).  Caveat for CSR: between two "
             "different calibrated models, one sharper, its interval missed the true 0 in "
             "7.8-9.6 % of runs (mildly sharper) and 24-33 % (very confident, many "
             "confidences above 0.99), and so did every other interval tried and the "
