@@ -11,8 +11,10 @@ Data sets shipped with scikit-learn, each model's scores out of sample (5-fold
   ``expit(3 z)`` (20,000 rows).
 
 It checks the seed paper's qualitative finding (isotonic riskier than Platt in CSR;
-the risk-aware variant no riskier than Platt) on each, and times ``recalibrate()`` on
-1e5 binary rows and on 20 groups x 5e4 rows.
+the risk-aware variant no riskier than Platt) on each, measures Platt scaling both ways
+(Platt's smoothed targets, the default, and plain maximum likelihood,
+``targets="labels"``, on the same folds), and times ``recalibrate()`` on 1e5 binary
+rows and on 20 groups x 5e4 rows.
 
 Usage: ``python benchmarks/recalibration.py [--quick]`` (writes the
 ``recalibration`` section of RESULTS.md).
@@ -75,10 +77,26 @@ def accessor(df: pd.DataFrame):
     return df.calib(y="y", proba=proba)
 
 
+def platt_by_labels(df: pd.DataFrame, n_boot: int) -> tuple[float, str]:
+    """Out-of-fold CSR and band of Platt scaling by plain maximum likelihood
+    (``targets="labels"``), on the advisor's folds (they depend on the seed and the
+    group, not on the methods)."""
+    from calreport.recalibration import PlattCalibrator, crossfit
+
+    label, default = crossfit.METHODS["platt"]
+    crossfit.METHODS["platt"] = (label, lambda mc: PlattCalibrator(multiclass=mc,
+                                                                   targets="labels"))
+    try:
+        t = accessor(df).recalibrate(["platt"], n_boot=n_boot, seed=0).table
+    finally:
+        crossfit.METHODS["platt"] = (label, default)
+    return float(t.loc["platt", "csr"]), str(t.loc["platt", "band"])
+
+
 def tables(quick: bool) -> tuple[str, list[str], dict[str, int]]:
     parts, checks = [], []
     tally = {"data": 0, "iso_riskier": 0, "risk_band_ok": 0, "risk_csr_ok": 0,
-             "platt_risky": 0}
+             "platt_risky": 0, "labels_risky": 0, "targets_lower": 0, "platt_under": 0}
     for name, df in datasets(quick).items():
         t0 = time.perf_counter()
         res = accessor(df).recalibrate(n_boot=50 if quick else 200, seed=0)
@@ -90,7 +108,9 @@ def tables(quick: bool) -> tuple[str, list[str], dict[str, int]]:
         iso, platt, risk = (t.loc[m, "csr"] for m in ("isotonic", "platt",
                                                       "risk_aware_isotonic"))
         sev = {m: SEVERITY[t.loc[m, "band"]] for m in ("platt", "risk_aware_isotonic")}
-        checks.append(f"| {name} | {platt:.4g} ({t.loc['platt', 'band']}) | {iso:.4g} "
+        ml_csr, ml_band = platt_by_labels(df, 50 if quick else 200)
+        checks.append(f"| {name} | {platt:.4g} ({t.loc['platt', 'band']}) | "
+                      f"{ml_csr:.4g} ({ml_band}) | {iso:.4g} "
                       f"({t.loc['isotonic', 'band']}) | {risk:.4g} "
                       f"({t.loc['risk_aware_isotonic', 'band']}) | "
                       f"{'yes' if iso > platt else 'no'} | "
@@ -101,6 +121,9 @@ def tables(quick: bool) -> tuple[str, list[str], dict[str, int]]:
         tally["risk_band_ok"] += sev["risk_aware_isotonic"] <= sev["platt"]
         tally["risk_csr_ok"] += risk <= platt
         tally["platt_risky"] += t.loc["platt", "band"] == "risky"
+        tally["labels_risky"] += ml_band == "risky"
+        tally["targets_lower"] += platt < ml_csr
+        tally["platt_under"] += platt < 1
     return "\n".join(parts), checks, tally
 
 
@@ -140,9 +163,16 @@ def main() -> None:
         f"is no worse than Platt's on {tally['risk_band_ok']} of {n}, and its CSR is at "
         f"most Platt's on {tally['risk_csr_ok']} of {n} (a CSR below 1 is "
         "underconfidence, not risk: the band, read from P_risk, is the criterion). "
-        f"Platt scaling itself is 'risky' on {tally['platt_risky']} of {n}: a one-vs-rest "
-        "fit on few rows whose scores separate a class has no finite maximum-likelihood "
-        "slope and outputs probabilities of 0 or 1.")
+        f"Platt scaling is 'risky' on {tally['platt_risky']} of {n} with Platt's targets "
+        "(the default: (N+ + 1)/(N+ + 2) for the positive rows, 1/(N- + 2) for the "
+        "negative ones, as scikit-learn's sigmoid calibration) and on "
+        f"{tally['labels_risky']} of {n} by plain maximum likelihood "
+        "(`targets=\"labels\"`): a one-vs-rest fit on few rows whose scores separate a "
+        "class has no finite maximum-likelihood slope and outputs probabilities of 0 or "
+        "1, while the targets, strictly inside (0, 1), keep the slope finite. They pull "
+        "the probabilities toward 1/2: Platt's CSR is lower with them than by plain "
+        f"maximum likelihood on {tally['targets_lower']} of {n}, and below 1 "
+        f"(underconfidence) on {tally['platt_under']} of {n}.")
     times = timings(quick)
     text = (
         "## Recalibration advisor (`benchmarks/recalibration.py`)\n\n"
@@ -153,9 +183,10 @@ def main() -> None:
         f"{'50' if quick else '200'}-replicate paired bootstrap (`log_loss_diff` shown; "
         "every metric's difference and interval are in `.table`).\n\n" + body +
         "\n### The seed paper's qualitative finding\n\n"
-        "| data | CSR Platt | CSR isotonic | CSR risk-aware isotonic | isotonic riskier "
-        "than Platt (CSR) | risk-aware band no worse than Platt's | risk-aware CSR <= "
-        "Platt's |\n|---|---|---|---|---|---|---|\n"
+        "| data | CSR Platt | CSR Platt, plain maximum likelihood | CSR isotonic | "
+        "CSR risk-aware isotonic | isotonic riskier than Platt (CSR) | risk-aware band "
+        "no worse than Platt's | risk-aware CSR <= Platt's |\n"
+        "|---|---|---|---|---|---|---|---|\n"
         + "\n".join(checks) + summary +
         "\n\n### Time of `recalibrate()` (every method; Platt and isotonic only)\n\n"
         + table(["rows", "all 7 methods (s)", "none, platt, isotonic (s)",

@@ -62,10 +62,10 @@ def _logit(s):
 
 # ---------------------------------------------------------------- each calibrator
 @pytest.mark.parametrize("weighted", [False, True])
-def test_platt_equals_logistic_regression_on_the_logit(weighted):
+def test_platt_labels_equals_logistic_regression_on_the_logit(weighted):
     s, y = _binary()
     w = np.random.default_rng(3).uniform(0.2, 2.0, s.size) if weighted else None
-    got = PlattCalibrator().fit(s, y, w).predict_proba(s)[:, 1]
+    got = PlattCalibrator(targets="labels").fit(s, y, w).predict_proba(s)[:, 1]
     # the calibrator scales weights to mean one; the optimum does not depend on it
     ref = _logistic(_logit(s)[:, None], y, w).predict_proba(_logit(s)[:, None])[:, 1]
     np.testing.assert_allclose(got, ref, atol=TOL, rtol=0)
@@ -238,10 +238,12 @@ def test_string_labels_and_classes():
 def test_sample_weight_integer_equals_repeated_rows():
     s, y = _binary(n=150, seed=10)
     reps = np.random.default_rng(11).integers(0, 4, s.size)
-    for method in ("platt", "beta", "isotonic"):
-        a = make_calibrator(method).fit(s, y, reps).predict_proba(s)
-        b = make_calibrator(method).fit(np.repeat(s, reps), np.repeat(y, reps)
-                                        ).predict_proba(s)
+    # Platt's targets count rows, not units (test_platt_targets_count_rows_by_weight)
+    for method, make in (("platt", lambda: PlattCalibrator(targets="labels")),
+                         ("beta", lambda: make_calibrator("beta")),
+                         ("isotonic", lambda: make_calibrator("isotonic"))):
+        a = make().fit(s, y, reps).predict_proba(s)
+        b = make().fit(np.repeat(s, reps), np.repeat(y, reps)).predict_proba(s)
         np.testing.assert_allclose(a, b, atol=1e-7, err_msg=method)
 
 
@@ -559,3 +561,122 @@ def test_cli_usage_errors(tmp_path, capsys):
     code = main(["recalibrate", str(data), "-o", str(tmp_path / "nowhere" / "x.pkl")])
     assert code == 2
     assert "folder does not exist" in capsys.readouterr().err
+
+
+# ------------------------------------------------- Platt's targets (Platt 1999, 2.2)
+def _sklearn_sigmoid(s, y, w=None):
+    """scikit-learn's CalibratedClassifierCV(method="sigmoid") on a frozen model whose
+    decision function is logit(s): the same feature as PlattCalibrator's."""
+    import warnings
+
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.frozen import FrozenEstimator
+
+    class LogitModel(ClassifierMixin, BaseEstimator):
+        def fit(self, X, y):
+            self.classes_ = np.array([0, 1])
+            return self
+
+        def decision_function(self, X):
+            return _logit(np.asarray(X)[:, 0])
+
+        def predict(self, X):
+            return (self.decision_function(X) > 0).astype(int)
+
+    X = s[:, None]
+    with warnings.catch_warnings():
+        # "FrozenEstimator does not accept sample_weight": the model is not refitted
+        warnings.simplefilter("ignore", UserWarning)
+        cal = CalibratedClassifierCV(FrozenEstimator(LogitModel().fit(X, y)),
+                                     method="sigmoid").fit(X, y, sample_weight=w)
+    return cal.predict_proba(X)[:, 1]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_platt_default_equals_scikit_learn_sigmoid(seed, weighted):
+    s, y = _binary(seed=seed)
+    w = np.random.default_rng(seed + 20).uniform(0.2, 2.0, s.size) if weighted else None
+    if w is not None:
+        w = w / w.mean()  # scikit-learn's N+ and N- are the weights as given
+    cal = PlattCalibrator().fit(s, y, w)
+    assert cal.get_params()["targets"] == "platt"
+    np.testing.assert_allclose(cal.predict_proba(s)[:, 1], _sklearn_sigmoid(s, y, w),
+                               atol=TOL, rtol=0)
+
+
+def test_platt_targets_count_rows_by_weight():
+    from calreport.recalibration.parametric import platt_targets
+
+    y = np.array([1.0, 1.0, 1.0, 0.0])
+    np.testing.assert_allclose(platt_targets(y, np.ones(4)), [0.8, 0.8, 0.8, 1 / 3])
+    # a row of weight zero adds nothing; the calibrator scales weights to mean one
+    w = np.array([1.0, 0.0, 1.0, 2.0])
+    np.testing.assert_allclose(platt_targets(y, w), [0.75, 0.75, 0.75, 0.25])
+    # integer (frequency) weights: the same fit as scikit-learn's on the weights scaled
+    # to mean one, and as any other scale of them (only the ratios matter)
+    s, yb = _binary(n=150, seed=10)
+    reps = np.random.default_rng(11).integers(1, 4, s.size).astype(float)
+    got = PlattCalibrator().fit(s, yb, reps).predict_proba(s)[:, 1]
+    np.testing.assert_allclose(got, _sklearn_sigmoid(s, yb, reps / reps.mean()),
+                               atol=TOL, rtol=0)
+    np.testing.assert_allclose(
+        got, PlattCalibrator().fit(s, yb, 7.0 * reps).predict_proba(s)[:, 1],
+        atol=1e-12, rtol=0)
+
+
+def test_platt_separable_fold_keeps_a_finite_slope():
+    rng = np.random.default_rng(30)
+    s = np.r_[rng.uniform(0.05, 0.45, 20), rng.uniform(0.55, 0.95, 10)]
+    y = np.r_[np.zeros(20), np.ones(10)].astype(int)
+    a, b = PlattCalibrator().fit(s, y).maps_[0]
+    assert np.isfinite(a) and np.isfinite(b) and 0 < a < 10
+    p = PlattCalibrator().fit(s, y).predict_proba(s)[:, 1]
+    assert ((p > 0) & (p < 1)).all()
+    # within Platt's targets' range: no certainty the 30 rows cannot support
+    assert p.min() > 1e-3 and p.max() < 1 - 1e-3
+    # scikit-learn's L-BFGS-B stops at a gradient of 1e-6 (here 1.3e-7 on the slope,
+    # ours 1.1e-8): the two differ by 1.0e-8 on this ill-conditioned fit
+    np.testing.assert_allclose(p, _sklearn_sigmoid(s, y), atol=1e-7, rtol=0)
+    # plain maximum likelihood runs the slope off toward infinity: 0 and 1
+    a_ml, _ = PlattCalibrator(targets="labels").fit(s, y).maps_[0]
+    assert a_ml > 10 * a
+    p_ml = PlattCalibrator(targets="labels").fit(s, y).predict_proba(s)[:, 1]
+    assert p_ml.min() < 1e-12
+    # one-vs-rest on three classes: each column finite, rows inside (0, 1)
+    P = np.column_stack([s, 1 - s, np.full_like(s, 0.5)])
+    P /= P.sum(axis=1, keepdims=True)
+    out = PlattCalibrator().fit(P, np.where(y == 1, 0, 1)).predict_proba(P)
+    assert ((out > 0) & (out < 1)).all()
+
+
+def test_platt_one_class_is_platts_constant():
+    s = np.linspace(0.1, 0.9, 8)
+    p = PlattCalibrator().fit(s, np.ones(8, int), classes=[0, 1]).predict_proba(s)
+    np.testing.assert_allclose(p[:, 1], 9 / 10)  # (N+ + 1) / (N+ + 2)
+    from sklearn.calibration import _sigmoid_calibration
+
+    a, b = _sigmoid_calibration(_logit(s), np.ones(8))
+    np.testing.assert_allclose(p[:, 1], 1 / (1 + np.exp(a * _logit(s) + b)), atol=TOL)
+    p = PlattCalibrator().fit(s, np.zeros(8, int), classes=[0, 1]).predict_proba(s)
+    np.testing.assert_allclose(p[:, 1], 1 / 10)  # 1 / (N- + 2)
+    lab = PlattCalibrator(targets="labels").fit(s, np.ones(8, int), classes=[0, 1])
+    np.testing.assert_allclose(lab.predict_proba(s)[:, 1], 8.5 / 9)  # Jeffreys
+
+
+def test_platt_targets_option_is_a_parameter():
+    s, y = _binary(n=200)
+    cal = PlattCalibrator(targets="labels", C=3.0).fit(s, y)
+    assert cal.get_params() == {"multiclass": "ovr", "C": 3.0, "targets": "labels"}
+    back = pickle.loads(pickle.dumps(cal))
+    np.testing.assert_array_equal(back.predict_proba(s), cal.predict_proba(s))
+    fresh = sklearn.base.clone(cal)
+    assert fresh.get_params() == cal.get_params() and not hasattr(fresh, "maps_")
+    assert PlattCalibrator().set_params(targets="labels").targets == "labels"
+    with pytest.raises(ValueError, match="`targets` must be one of"):
+        PlattCalibrator(targets="smoothed").fit(s, y)
+    # the ridge applies to either fit and shrinks the slope
+    a_free = PlattCalibrator().fit(s, y).maps_[0][0]
+    a_ridge = PlattCalibrator(C=0.01).fit(s, y).maps_[0][0]
+    assert 0 < a_ridge < a_free

@@ -37,7 +37,7 @@ def make_calibrator(method: str, multiclass: str = "ovr") -> Calibrator:
     Examples
     --------
     >>> make_calibrator("platt")
-    PlattCalibrator(multiclass='ovr', C=None)
+    PlattCalibrator(multiclass='ovr', C=None, targets='platt')
     """
     if method not in METHODS:
         raise ValueError(f"Unknown recalibration method {method!r}; choose from "

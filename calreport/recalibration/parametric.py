@@ -22,7 +22,8 @@ from calreport.recalibration._base import (
     logit,
 )
 
-__all__ = ["BetaCalibrator", "PlattCalibrator", "TemperatureScaling", "fit_logistic"]
+__all__ = ["BetaCalibrator", "PlattCalibrator", "TemperatureScaling", "fit_logistic",
+           "platt_targets"]
 
 
 @dataclass(frozen=True)
@@ -47,12 +48,15 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, w: np.ndarray, *,
 
     Minimises ``sum_i w_i [log(1 + exp(eta_i)) - y_i eta_i] + |coef|^2 / (2 C)``,
     ``eta = X coef + intercept`` (the intercept is not penalised; ``C=None``: no
-    penalty), scikit-learn's ``LogisticRegression`` objective.
+    penalty), scikit-learn's ``LogisticRegression`` objective.  With targets in
+    ``(0, 1)`` (soft labels, e.g. Platt's) it is the cross-entropy against them, whose
+    optimum is finite even when ``X`` separates the classes.
 
     Parameters
     ----------
     X : ndarray, shape (N, d)
-    y : ndarray of 0/1, shape (N,)
+    y : ndarray, shape (N,)
+        0/1 labels or targets in [0, 1].
     w : ndarray, shape (N,)
     C : float, optional
         Inverse penalty strength.
@@ -85,10 +89,40 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, w: np.ndarray, *,
     return np.asarray(res.x, dtype=np.float64)
 
 
+_PLATT_TARGETS = ("platt", "labels")
+
+
+def platt_targets(y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Platt's smoothed targets: ``(N+ + 1) / (N+ + 2)`` for a positive row,
+    ``1 / (N- + 2)`` for a negative one.
+
+    Parameters
+    ----------
+    y : ndarray of 0/1, shape (N,)
+    w : ndarray, shape (N,)
+        Row weights; ``N+`` and ``N-`` are the sums of the positive and of the
+        negative rows' weights (the calibrators pass weights scaled to mean one, so
+        unweighted rows give Platt's counts).
+
+    Returns
+    -------
+    ndarray, shape (N,)
+
+    Examples
+    --------
+    >>> platt_targets(np.array([1.0, 1.0, 0.0]), np.ones(3)).round(4).tolist()
+    [0.75, 0.75, 0.3333]
+    """
+    n_pos = float(np.dot(w, y))
+    n_neg = float(w.sum()) - n_pos
+    return np.where(y > 0, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+
+
 class PlattCalibrator(BinaryReductionCalibrator):
     """Platt scaling: logistic regression on the logit of the score.
 
-    ``p = 1 / (1 + exp(-(a logit(s) + b)))``, fitted by weighted maximum likelihood.
+    ``p = 1 / (1 + exp(-(a logit(s) + b)))``, fitted by weighted maximum likelihood
+    against Platt's smoothed targets (default) or the labels themselves.
 
     Parameters
     ----------
@@ -97,7 +131,14 @@ class PlattCalibrator(BinaryReductionCalibrator):
         :class:`~calreport.recalibration.BinaryReductionCalibrator`).
     C : float, optional
         Inverse ridge penalty on the slope (scikit-learn's ``C``; weights count as
-        rows); None: plain maximum likelihood.
+        rows); None: no penalty.
+    targets : {"platt", "labels"}, default "platt"
+        ``"platt"``: the fit of Platt (1999) and of scikit-learn's
+        ``CalibratedClassifierCV(method="sigmoid")``, against the targets
+        ``(N+ + 1) / (N+ + 2)`` for the positive rows and ``1 / (N- + 2)`` for the
+        negative ones (:func:`platt_targets`).  ``"labels"``: plain maximum
+        likelihood against the 0/1 labels (scikit-learn's ``LogisticRegression`` on
+        ``logit(s)``).
 
     Attributes
     ----------
@@ -107,15 +148,41 @@ class PlattCalibrator(BinaryReductionCalibrator):
 
     Notes
     -----
-    Platt's targets ``(N+ + 1)/(N+ + 2)`` are not used: the fit is the plain maximum
-    likelihood of the logistic model on ``logit(s)`` (scores clipped to
-    ``[1e-12, 1 - 1e-12]``).
+    Scores are clipped to ``[1e-12, 1 - 1e-12]`` before the logit.
+
+    Why Platt's targets.  Against the 0/1 labels, the log-likelihood of scores that
+    separate the classes (every positive row scored above every negative one, common
+    in a one-vs-rest fold of a few dozen rows) increases without bound as the slope
+    grows: there is no finite maximum-likelihood slope, and the fit outputs
+    probabilities of 0 or 1 -- a wrong one costs ``1 / eps`` in CSR.  Platt's targets,
+    which lie strictly inside (0, 1), make the loss grow without bound in every
+    direction of ``(a, b)`` instead, so the slope is finite on any sample with both
+    classes and two distinct scores.  Platt derives them from a uniform prior on the
+    probability of the label (Laplace's rule of succession), an out-of-sample
+    correction that vanishes as ``N+`` and ``N-`` grow.  A sample of one class is
+    fitted by the constant target of that class (the optimum, slope 0, where
+    scikit-learn's fit starts and stays); with ``targets="labels"`` by its
+    Jeffreys-smoothed rate ``(k + 1/2) / (n + 1)``.
+
+    Weights.  ``N+`` and ``N-`` are the sums of the weights of the positive and of the
+    negative rows, the weights scaled to mean one as every calibrator receives them
+    (so ``N+ + N- = N``, the number of rows; unweighted: Platt's counts).
+    scikit-learn sums the weights as given; the two fits are the same for weights of
+    mean one.  The sums of the weights, not the counts of the rows, so that a row of
+    weight zero adds nothing; scaled to mean one, so that only the ratios of the
+    weights matter, as for the other calibrators (whose priors and ``C`` also count
+    rows): summed as given, the strength of the smoothing would follow the arbitrary
+    scale of importance weights.  Integer frequency weights therefore count as rows,
+    not units: the likelihood term equals the repeated rows' one, but the targets use
+    the number of distinct rows, a smoothing as strong as ``N`` rows rather than
+    ``sum w`` (the repeated rows' fit differs by ``O(1 / N)`` in the targets;
+    ``targets="labels"`` equals it exactly).
 
     References
     ----------
     Platt, J. C. (1999). Probabilistic Outputs for Support Vector Machines and
     Comparisons to Regularized Likelihood Methods. Advances in Large Margin
-    Classifiers, MIT Press, 61-74.
+    Classifiers, MIT Press, 61-74. Section 2.2 (the targets).
 
     Examples
     --------
@@ -125,17 +192,36 @@ class PlattCalibrator(BinaryReductionCalibrator):
     >>> p = PlattCalibrator().fit(s, y).predict_proba(s)[:, 1]
     >>> bool(np.all(np.diff(p) > 0))
     True
+
+    Scores that separate the classes keep a finite slope:
+
+    >>> a, b = PlattCalibrator().fit(s, [0, 0, 0, 1, 1, 1]).maps_[0]
+    >>> bool(np.isfinite(a))
+    True
     """
 
-    def __init__(self, multiclass: str = "ovr", C: float | None = None) -> None:
+    def __init__(self, multiclass: str = "ovr", C: float | None = None,
+                 targets: str = "platt") -> None:
         self.multiclass = multiclass
         self.C = C
+        self.targets = targets
+
+    def _fit_matrix(self, P: np.ndarray, codes: np.ndarray, w: np.ndarray) -> None:
+        if self.targets not in _PLATT_TARGETS:
+            raise ValueError(f"`targets` must be one of {_PLATT_TARGETS}; got "
+                             f"{self.targets!r}.")
+        super()._fit_matrix(P, codes, w)
 
     def _fit_binary(self, s: np.ndarray, y: np.ndarray, w: np.ndarray) -> Any:
         const = _constant(y, w)
+        if self.targets == "labels":
+            if const is not None:
+                return const
+            return tuple(fit_logistic(logit(s)[:, None], y, w, C=self.C))
+        t = platt_targets(y, w)
         if const is not None:
-            return const
-        return tuple(fit_logistic(logit(s)[:, None], y, w, C=self.C))
+            return _Constant(float(t[np.argmax(w)]))
+        return tuple(fit_logistic(logit(s)[:, None], t, w, C=self.C))
 
     def _apply_binary(self, state: Any, s: np.ndarray) -> np.ndarray:
         if isinstance(state, _Constant):
