@@ -420,6 +420,8 @@ def _float_matrix(df: pd.DataFrame, cols: Sequence[Hashable],
     sub = df.iloc[:, [df.columns.get_loc(c) for c in cols]]
     if keep is not None:
         sub = sub.take(keep)
+    for j, col in enumerate(cols):  # "0.1" would be parsed silently
+        v.refuse_text_numbers(sub.iloc[:, j], _name(col))
     try:
         values = sub.to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError):

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from calreport._calibration_tests import grouped_test
+from calreport._validate import divide_weights
 from calreport.bootstrap.kernels import row_columns
 from calreport.metrics import binned
 from calreport.metrics._order import sort_within
@@ -137,7 +138,11 @@ class GroupSums:
         # charge every row the risk at the end of its tie block
         last = np.flatnonzero(block_end)
         block_of = np.searchsorted(last, np.arange(w.size))
-        risk_at = ce[last][block_of] / cw[last][block_of]
+        # rows of weight 0 are no rows (as for the group alone): a block of only such
+        # rows has no risk (0 / 0) and charges nothing
+        live = w > 0
+        risk_at = np.zeros(w.size)
+        np.divide(ce[last][block_of], cw[last][block_of], out=risk_at, where=live)
         num = np.bincount(g, weights=w * risk_at, minlength=self.g)
         return num / self.sum("one")
 
@@ -147,18 +152,35 @@ def _per_group_scale(w: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndar
     this keeps every group's sums finite and away from underflow)."""
     top = np.zeros(n_groups)
     np.maximum.at(top, codes, w)
-    scale = top[codes]
-    with np.errstate(under="ignore"):  # weights 1e-600 of their group's top are 0
-        return np.divide(w, scale, out=np.zeros_like(w, dtype=np.float64), where=scale > 0)
+    return divide_weights(w, top[codes])  # a positive weight stays positive
 
 
 def _cumsum_within(x: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """Running sums that restart at every group (``g`` sorted)."""
+    """Running sums that restart at every group (``g`` sorted).
+
+    One running sum over all rows minus each group's offset, except where that
+    difference cancels: a group whose partial sums are small beside the groups
+    before it (weights of 1e-300 after a group summing to 1: 1 + 1e-300 - 1 = 0)
+    is summed on its own, so every group gets the sums it gets alone.
+    """
     total = np.cumsum(x)
     starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
     offset = np.r_[0.0, total[starts[1:] - 1]]
-    run = np.repeat(offset, np.diff(np.r_[starts, x.size]))
-    return total - run
+    sizes = np.diff(np.r_[starts, x.size])
+    run = np.repeat(offset, sizes)
+    out = total - run
+    lost = np.abs(out) < 2.0**-26 * np.abs(run)  # fewer than 26 bits left
+    if lost.any():
+        # a 0 is exact while the group's values so far are all 0 (counted exactly)
+        nonzero = np.cumsum(x != 0)
+        nonzero -= np.repeat(np.r_[0, nonzero[starts[1:] - 1]], sizes)
+        lost &= nonzero > 0
+    if lost.any():
+        group_of = np.repeat(np.arange(starts.size), sizes)
+        for k in np.unique(group_of[lost]):
+            lo = starts[k]
+            out[lo:lo + sizes[k]] = np.cumsum(x[lo:lo + sizes[k]])
+    return out
 
 
 def _segmented_auc(score: np.ndarray, pos: np.ndarray, conf: np.ndarray, w: np.ndarray,
@@ -199,6 +221,9 @@ def segmented_values(p: ConfidenceProfile, codes: np.ndarray, n_groups: int,
                      s: Settings, names: list[str]) -> dict[str, np.ndarray]:
     """Counts and the given (segmentable) metrics of every group, as arrays."""
     sums = GroupSums(p, codes, n_groups, s, names)
+    # every metric, refitted ones included, on each group's own weight scale (as for
+    # the group alone: weights of 1e300 would overflow their squares, 1e-300 underflow)
+    p = sums.p
     # rows count when their weight on their group's scale is positive (as for the group
     # computed alone)
     w = sums.p.sample_weight

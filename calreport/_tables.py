@@ -57,7 +57,7 @@ def risk_frame(result: Any) -> pd.Series | pd.DataFrame:
     attrs["reasons"] = {g.key: g.reasons.get("p_risk", "empty group")
                         for g in result.groups if g.risk is None}
     out.attrs.update(attrs)
-    return out
+    return out if result.as_index else out.reset_index()  # keys as columns, as pandas
 
 
 def reliability_frame(prof: ConfidenceProfile, n_bins: int, strategy: str,

@@ -76,6 +76,7 @@ def _float_values(x: Any, name: str, ndim: int | tuple[int, ...]) -> np.ndarray:
             f"`{name}` holds dates or durations ({x.dtype}), not numbers. Pass the "
             "column of predicted probabilities."
         )
+    refuse_text_numbers(x, name)
     try:
         if hasattr(x, "to_numpy"):
             # pandas nullable dtypes: missing values become NaN instead of object
@@ -131,6 +132,36 @@ def _check_finite(arr: np.ndarray, name: str, columns: Sequence[Any] | None) -> 
             f"({_first(inf, arr, columns)}). "
             "Replace them with finite numbers."
         )
+
+
+def refuse_text_numbers(x: Any, name: str) -> None:
+    """Raise when ``x`` holds numbers written as text ("0.1"): NumPy would parse them
+    silently, and a column of text is a sign the data were read wrongly (scikit-learn
+    refuses them too).  Text that is not a number is left to the caller's TypeError."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        if not isinstance(x, (list, tuple)):
+            return
+        raw = np.asarray(x, dtype=object).ravel()
+    elif getattr(dtype, "kind", None) in ("O", "U", "S") or str(dtype).startswith("string"):
+        raw = (x.to_numpy(dtype=object) if hasattr(x, "to_numpy")
+               else np.asarray(x, dtype=object)).ravel()
+    else:
+        return
+    text = np.fromiter((isinstance(e, (str, bytes)) for e in raw), dtype=bool,
+                       count=raw.size)
+    if not text.any() or not all(_is_number(e) for e in raw[text]):
+        return
+    pos = np.flatnonzero(text)
+    index = getattr(x, "index", None)
+    at = (f"row {index[pos[0]]!r}" if hasattr(x, "iloc") and raw.size == len(index)
+          else f"position {int(pos[0])}")
+    raise ValueError(
+        f"`{name}` holds numbers written as text ({_plural(int(pos.size), 'value')} of "
+        f"{raw.size:,}; first at {at}: {raw[pos[0]]!r}). Text is not read as numbers: "
+        + (f"convert the column first, e.g. df[{name!r}] = pd.to_numeric(df[{name!r}])."
+           if hasattr(x, "iloc") else "convert the values first, e.g. with pd.to_numeric.")
+    )
 
 
 def _is_number(v: Any) -> bool:
@@ -281,8 +312,32 @@ def normalize_weights(w: np.ndarray) -> tuple[np.ndarray, float]:
     [1.0, 0.5]
     """
     scale = float(w.max())
+    return divide_weights(w, scale), scale
+
+
+def divide_weights(w: np.ndarray, scale: Any) -> np.ndarray:
+    """``w / scale`` (a scalar, or one scale per row) without losing a row.
+
+    A positive weight below ``2**-500`` of the scale (1e-300 beside 1e300, whose
+    quotient would underflow to 0) becomes ``2**-500``: it still counts in ``n`` and
+    in whether a class is present, weighs nothing beside the largest (3e-151 of it),
+    and the products of two weights (AUC, Kish's size) stay normal floats.
+
+    Examples
+    --------
+    >>> divide_weights(np.array([1e300, 1e-300, 0.0]), 1e300).tolist()
+    [1.0, 3.054936363499605e-151, 0.0]
+    """
     with np.errstate(under="ignore"):
-        return w / scale, scale
+        out = np.divide(w, scale, out=np.zeros(np.shape(w)), where=np.asarray(scale) > 0)
+    small = (out < WEIGHT_FLOOR) & (w > 0) & (np.asarray(scale) > 0)
+    if small.any():
+        out[small] = WEIGHT_FLOOR
+    return out
+
+
+#: The smallest weight relative to the largest (:func:`divide_weights`).
+WEIGHT_FLOOR = 2.0**-500
 
 
 def check_consistent_length(**lengths: int) -> None:

@@ -94,7 +94,7 @@ class _Base(MetricMethods):
                         dtype=np.float64)
         out.attrs["reasons"] = {g.key: g.reasons[name] for g in res.groups
                                 if name in g.reasons}
-        return out
+        return out if res.as_index else out.reset_index()  # keys as columns, as pandas
 
     def evaluate(
         self,

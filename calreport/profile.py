@@ -220,8 +220,7 @@ class ConfidenceProfile:
         if w is not None and self.weights == "importance" and w.size:
             top = float(w.max())
             if top > 0 and top != 1.0:
-                with np.errstate(under="ignore"):  # 1e-600 of the top is 0 by design
-                    w = w / top  # each group on its own scale: no underflow across groups
+                w = v.divide_weights(w, top)  # each group on its own scale
 
         # fields derived from the score stay derived (from the taken score)
         held = self._stored("proba")

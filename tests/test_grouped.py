@@ -278,3 +278,50 @@ def test_rows_without_a_group_key_are_counted_and_said():
     with pytest.warns(UserWarning, match="missing group key"):
         text = df.groupby("g").calib(y="y", proba="p").report().to_markdown()
     assert "Rows without a group key (in no group, nor in the pooled rows): 2" in text
+
+
+def _zero_weight_frame():
+    # group a: its most confident rows weigh 0 (a tie block of weight 0: AURC was
+    # 0/0 = NaN); group b: weights 1e-300 after group a's sums of about 1 (the running
+    # sums cancelled to 0); group c: 1e300 beside 1e-300 (refitted metrics and
+    # calibration tests took the unscaled weights)
+    return pd.DataFrame({
+        "y": [1, 0, 1, 0, 1, 0, 1, 1, 0, 0, 1, 0, 1, 1],
+        "p": [.95, .9, .7, .3, .8, .6, .4, .2, .35, .9, .8, .4, .3, .6],
+        "w": [0., 0., 1., 1., 1e-300, 2e-300, 1e-300, 3e-300, 1e-300,
+              0., 1e300, 1., 1e-300, 2.],
+        "g": list("aaaa") + list("bbbbb") + list("ccccc")})
+
+
+def test_grouped_equals_subset_with_zero_and_extreme_weights():
+    df = _zero_weight_frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        grouped = df.groupby("g").calib(y="y", proba="p", weight="w").summary()
+        for key in "abc":
+            alone = df[df["g"] == key].calib(y="y", proba="p", weight="w").summary()
+            for name in ("n", "n_eff", "aurc", "auc", "cwauc", "p_risk", "smece", "ece",
+                         "ecce_ks_p", "tcal_p", "accuracy"):
+                # atol: the 1e-151 rows' share of c's AURC (2.8e-301) is rounded away
+                # by the per-subset formula's coverage steps (1 + 3e-151 == 1)
+                np.testing.assert_allclose(grouped.loc[key, name], alone[name],
+                                           rtol=1e-12, atol=1e-290, err_msg=f"{key} {name}")
+    assert grouped.loc["a", "aurc"] == 0.0 and not np.isnan(grouped["aurc"]).any()
+
+
+@pytest.mark.parametrize("method", ["ece", "risk", "summary"])
+def test_as_index_false_keeps_several_keys_as_columns(method):
+    df = _frame(n=300)
+    df["h"] = np.arange(300) % 2
+    kw = {"risk": {"p_risk_method": "normal"}, "summary": {"metrics": ["accuracy", "ece"]}
+          }.get(method, {})
+    out = getattr(df.groupby(["g", "h"], as_index=False).calib(**ROLES), method)(**kw)
+    assert isinstance(out, pd.DataFrame) and isinstance(out.index, pd.RangeIndex)
+    assert list(out.columns[:2]) == ["g", "h"]
+    assert list(zip(out["g"], out["h"], strict=True)) == [
+        (g, h) for g in "abc" for h in (0, 1)]
+    indexed = getattr(df.groupby(["g", "h"]).calib(**ROLES), method)(**kw)
+    col = "ece" if method == "ece" else out.columns[2]
+    np.testing.assert_array_equal(out[col].to_numpy(dtype=float),
+                                  np.asarray(indexed[col] if method != "ece" else indexed,
+                                             dtype=float))

@@ -493,3 +493,81 @@ def test_input_frame_never_mutated(case):
             for col in df.columns:
                 if df[col].dtype.kind in "biuf":
                     assert not np.shares_memory(arr, df[col].to_numpy())
+
+
+# ------------------------------------------------ held-out seeds of the last campaign
+@pytest.mark.parametrize("grouped", [False, True])
+def test_tiny_positive_weights_stay_rows(grouped):
+    # 1e-300 / 1e300 underflowed to 0 when the weights were divided by their maximum:
+    # the rows left n (n = 2 of 4 rows of positive weight)
+    df = pd.DataFrame({"y": [0, 1, 1, 0], "p": [.2, .7, .6, .4],
+                       "w": [1e300, 1e-300, 1e-150, 2e300], "g": ["a"] * 4})
+    acc = (df.groupby("g") if grouped else df).calib(y="y", proba="p", weight="w")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = acc.summary(["accuracy", "ece"])
+    row = out.loc["a"] if grouped else out
+    assert row["n"] == 4
+    assert row["n_eff"] == pytest.approx(9 / 5)  # (1 + 2)^2 / (1 + 4): the tiny rows weigh 0
+    w = v.normalize_weights(np.array([1e300, 1e-300, 0.0]))[0]
+    assert w[1] == v.WEIGHT_FLOOR and w[2] == 0.0
+
+
+def test_float32_extreme_weights_no_zero_division():
+    # float32 weights at both ends of their range once raised a raw ZeroDivisionError
+    df = pd.DataFrame({"y": [0, 1, 1, 0, 1], "p": np.float32([.2, .7, .6, .4, .9]),
+                       "w": np.float32([1e-45, 3.4e38, 1e-40, 3e38, 0.0]),
+                       "g": list("aabba")})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for acc in (df.calib(y="y", proba="p", weight="w"),
+                    df.groupby("g").calib(y="y", proba="p", weight="w")):
+            acc.summary(["accuracy", "csr", "ece", "auc"], ci=0.9, n_boot=20, seed=1)
+            acc.risk(p_risk_method="normal")
+            assert np.isfinite(acc.accuracy()).all()
+    assert df.calib(y="y", proba="p", weight="w").summary(["accuracy"])["n"] == 4
+
+
+@pytest.mark.parametrize("kind", ["object_floats", "multiindex"])
+def test_labels_not_among_classes_refused(kind):
+    y = pd.Series([0.0, 1.0, 5.0, 0.0], dtype=object if kind == "object_floats" else float)
+    df = pd.DataFrame({"y": y, "proba_0": [.2, .7, .6, .1], "proba_1": [.8, .3, .4, .9]})
+    ycol, cols = "y", ["proba_0", "proba_1"]
+    if kind == "multiindex":
+        df.columns = pd.MultiIndex.from_tuples([("l", "y"), ("p", "proba_0"),
+                                                ("p", "proba_1")])
+        ycol, cols = ("l", "y"), [("p", "proba_0"), ("p", "proba_1")]
+    name = "`y`" if kind == "object_floats" else r"`\('l', 'y'\)`"
+    with pytest.raises(ValueError, match=name + r" has 1 label not among the classes of the "
+                       r"proba columns \[0, 1\] \(e.g. 5.0; first at position 2\)"):
+        df.calib(y=ycol, proba=cols).summary(["accuracy"])
+    with pytest.raises(ValueError, match="not among the classes"):
+        df.groupby(np.array([0, 0, 1, 1])).calib(y=ycol, proba=cols).summary(["accuracy"])
+
+
+def test_probabilities_written_as_text_refused():
+    df = pd.DataFrame({"y": [0, 1, 1, 0], "p": ["0.1", "0.8", "0.6", "0.4"]},
+                      index=list("abcd"))
+    before = df.copy()
+    msg = (r"`p` holds numbers written as text \(4 values of 4; first at row 'a': '0.1'\)"
+           r".*df\['p'\] = pd.to_numeric\(df\['p'\]\)")
+    with pytest.raises(ValueError, match=msg):
+        df.calib(y="y", proba="p").summary(["accuracy"])
+    with pytest.raises(ValueError, match=msg):
+        df.astype({"p": "string"}).calib(y="y", proba="p").ece()
+    with pytest.raises(ValueError, match=msg):
+        df.assign(g=[0, 0, 1, 1]).groupby("g").calib(y="y", proba="p").ece()
+    pd.testing.assert_frame_equal(df, before)  # nothing converted in place
+    multi = pd.DataFrame({"y": [0, 1, 2], "proba_0": [.2, .1, .1], "proba_1": [.3, .8, .1],
+                          "proba_2": [.5, .1, "0.8"]})
+    with pytest.raises(ValueError, match=r"`proba_2` holds numbers written as text \(1 value"
+                       r" of 3; first at row 2: '0.8'\)"):
+        multi.calib(y="y", proba=["proba_0", "proba_1", "proba_2"]).summary(["accuracy"])
+    with pytest.raises(ValueError, match=r"`w` holds numbers written as text"):
+        df.assign(p=[.1, .8, .6, .4], w=["1", "2", "1", "1"]).calib(
+            y="y", proba="p", weight="w").summary(["accuracy"])
+    # numbers in an object column are numbers; text that is no number keeps its TypeError
+    ok = df.assign(p=pd.Series([.1, .8, .6, .4], dtype=object, index=df.index))
+    assert ok.calib(y="y", proba="p").summary(["accuracy"])["n"] == 4
+    with pytest.raises(TypeError, match=r"`p` must be numeric; 1 value could not be read"):
+        df.assign(p=["0.1", "x", "0.6", "0.4"]).calib(y="y", proba="p").ece()

@@ -325,8 +325,14 @@ def make_case(seed: int) -> Case:
 # oracle
 # =============================================================================
 def _norm_w(w: np.ndarray) -> np.ndarray:
+    """Weights over their maximum; a positive weight below 2**-500 of it weighs 2**-500
+    (it still counts as a row: 1e-300 beside 1e300 would underflow to 0)."""
     m = np.max(w) if w.size else 1.0
-    return w / m if m > 0 else w
+    if not m > 0:
+        return w
+    with np.errstate(under="ignore"):
+        out = w / m
+    return np.where((w > 0) & (out < 2.0**-500), 2.0**-500, out)
 
 
 def _ece(s: np.ndarray, o: np.ndarray, w: np.ndarray) -> float:
