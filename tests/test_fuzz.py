@@ -11,6 +11,7 @@ the frame.
 
 from __future__ import annotations
 
+import math
 import sys
 import warnings
 from pathlib import Path
@@ -140,3 +141,12 @@ def test_markdown_bare_carriage_return_in_group_name() -> None:
         md = df.groupby("g").calib(y="y", proba="p").report(n_boot=20).to_markdown()
     assert "\r" not in md
     assert any(line.startswith("#") and "a b" in line for line in md.splitlines())
+
+
+def test_fixed_risk_null_on_rows_of_floor_weight() -> None:
+    # seed 983: the null's variance came from rows weighing 2**-500 of the largest
+    # (var ~ 1e-300) and var ** 1.5 underflowed: a raw ZeroDivisionError
+    for out in fs.run_case(fs.make_case(983)):
+        assert out.kind in ("correct", "clean"), out
+    from calreport.metrics._risk_null import _skew
+    assert _skew(0.0, 1e-300) == 0.0 and math.isnan(_skew(1.0, 0.0))
