@@ -150,3 +150,14 @@ def test_fixed_risk_null_on_rows_of_floor_weight() -> None:
         assert out.kind in ("correct", "clean"), out
     from calreport.metrics._risk_null import _skew
     assert _skew(0.0, 1e-300) == 0.0 and math.isnan(_skew(1.0, 0.0))
+
+
+def test_fixed_risk_of_one_row_groups_no_underflow_warnings() -> None:
+    # seed 1051: one-row groups sent the Chernoff bound and the Edgeworth p-value to
+    # exp of -1e3 (0, correctly), each with an 'underflow encountered' warning
+    case = fs.make_case(1051)
+    acc = case.df.groupby(case.by[0]).calib(**case.kw)
+    with warnings.catch_warnings(), np.errstate(all="raise"):
+        warnings.simplefilter("ignore")
+        acc.risk()
+        acc.risk(p_risk_method="normal")

@@ -342,7 +342,8 @@ def _edgeworth_cdf(x: np.ndarray, skew: float) -> np.ndarray:
     is of the order of the skewness.
     """
     x = np.asarray(x, dtype=np.float64)
-    f = special.ndtr(x) - skew / 6.0 * (x * x - 1.0) * np.exp(-0.5 * x * x) / _SQRT_2PI
+    with np.errstate(under="ignore"):  # phi(x) of |x| > 38 is 0
+        f = special.ndtr(x) - skew / 6.0 * (x * x - 1.0) * np.exp(-0.5 * x * x) / _SQRT_2PI
     return np.clip(f, 0.0, 1.0)
 
 
@@ -620,7 +621,8 @@ def chernoff_upper_tail(r: _Rows, s: float) -> float:
         return 1.0
     t = (s - mean) / var * _CHERNOFF_GRID
     p = r.p
-    with np.errstate(divide="ignore", over="ignore"):
+    # under: exp of a term far below the other is 0 in logaddexp, as it should be
+    with np.errstate(divide="ignore", over="ignore", under="ignore"):
         log_mgf = np.logaddexp(np.log1p(-p), np.log(p) + t * r.atom)
     expo = np.einsum("ij,j->i", log_mgf, r.k) - t[:, 0] * s
     return float(min(1.0, math.exp(min(0.0, float(expo.min())))))
