@@ -32,7 +32,9 @@ after it (they share the family's p-values), so those intervals are a lower boun
 on the uncertainty of the adjusted per-group rates.
 
 Usage: ``python benchmarks/family_false_alarms.py [--runs 200] [--seed 0] [--quick]``;
-prints Markdown tables (``--quick``: a few runs of the small cells).
+prints Markdown tables (``--quick``: a few runs of the small cells).  ``--profiles``,
+``--groups``, ``--rows``, ``--power-profiles`` and ``--power-truths`` pick cells; every
+cell keeps its seed, so cells run apart give the numbers of the same default run.
 """
 
 from __future__ import annotations
@@ -261,7 +263,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--profiles", nargs="+", choices=PROFILES, default=PROFILES,
                     help="confidence profiles of the false-alarm cells")
     ap.add_argument("--groups", nargs="+", type=int, help="only cells of these group counts")
-    ap.add_argument("--rows", nargs="+", type=int, help="only cells of these group sizes")
+    ap.add_argument("--power-profiles", nargs="+", choices=PROFILES[:2],
+                    help="only power cells of these confidence profiles")
+    ap.add_argument("--power-truths", nargs="+", choices=("c^1.5", "c - 0.05"),
+                    help="only power cells of these bad-group accuracies")
+    ap.add_argument("--rows", nargs="+", type=int,
+                    help="only cells (false-alarm and power) of these group sizes")
     args = ap.parse_args(argv)
     runs, power_runs = (10, 10) if args.quick else (args.runs, args.power_runs)
     master = np.random.SeedSequence(args.seed)
@@ -293,11 +300,16 @@ def main(argv: list[str] | None = None) -> None:
         p_done = []
         for (profile, bad, n), seq in zip(p_cells, power_seeds.spawn(len(p_cells)),
                                           strict=True):
+            if (args.power_profiles and profile not in args.power_profiles) or (
+                    args.power_truths and bad not in args.power_truths) or (
+                    args.rows and n not in args.rows):
+                continue
             t = run_cell(profile, 20, n, power_runs, bad, seq)
             p_done.append((profile, bad, n, t))
             print(f"<!-- power {profile} {bad} rows={n}: {power_runs} runs in "
                   f"{t.seconds:.0f} s -->", flush=True)
-        print("\n" + power_tables(p_done) + "\n", flush=True)
+        if p_done:
+            print("\n" + power_tables(p_done) + "\n", flush=True)
     print(f"Wall time: {time.perf_counter() - started:.0f} s", flush=True)
 
 
