@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from calreport import _finishers as fin
 from calreport import references
 from calreport._calibration_tests import (
     ECCE_KS_FORMULA,
@@ -42,19 +43,6 @@ from calreport._calibration_tests import (
     TCAL_FORMULA,
     ecce_compute,
     tcal_compute,
-)
-from calreport._finishers import (
-    _auc,
-    _aurc,
-    _cwauc,
-    _delta_auc,
-    _ece,
-    _gain,
-    _mce,
-    _ratio,
-    _sigma,
-    _signed_ece,
-    _z,
 )
 from calreport.interval_rules import Interval
 from calreport.metrics import binned, ranking, risk, scoring, selective, weighted
@@ -384,7 +372,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "Acc = Σ wᵢ·1[ŷᵢ = yᵢ] / Σ wᵢ",
         (Reference(_M26, "Definition 1"),),
         lambda p, s, c: weighted.accuracy(p.correct, sample_weight=_w(p)),
-        Interval(columns=("correct",), finish=_ratio("correct"), analytic="mean"),
+        Interval(columns=("correct",), finish=fin.ratio("correct"), analytic="mean"),
         nan_reason="all sample weights are zero", bounds=(0.0, 1.0),
         scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
@@ -392,7 +380,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "cwA = Σ cᵢ·1[ŷᵢ = yᵢ] / Σ cᵢ, c = confidence in the predicted class",
         (Reference(_M26, "section 2.2, Definition 4"),),
         lambda p, s, c: weighted.cwa(p.conf, p.correct, sample_weight=_w(p)),
-        Interval(columns=("c_correct", "c"), finish=_ratio("c_correct", "c"),
+        Interval(columns=("c_correct", "c"), finish=fin.ratio("c_correct", "c"),
                  analytic="ratio"),
         nan_reason="every confidence is 0", bounds=(0.0, 1.0),
         scaling=("exact", _MERGED, *_CI_POISSON)),
@@ -401,7 +389,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "gain = (cwA − Acc) / (1 − min(cwA, Acc))",
         (Reference(_M26, "section 3.1"),),
         lambda p, s, c: weighted.gain(p.conf, p.correct, sample_weight=_w(p)),
-        Interval(columns=("correct", "c_correct", "c"), finish=_gain),
+        Interval(columns=("correct", "c_correct", "c"), finish=fin.gain),
         nan_reason="undefined when accuracy or cwA equals 1", bounds=(-math.inf, 1.0),
         scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
@@ -410,7 +398,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "1 under calibration",
         (Reference(_M26, "section 2.1, Definition 2"),),
         lambda p, s, c: c.risk(p, s).csr,
-        Interval(columns=("csr",), finish=_ratio("csr"), analytic="mean"),
+        Interval(columns=("csr",), finish=fin.ratio("csr"), analytic="mean"),
         target=1.0, settings=("eps",), nan_reason="all sample weights are zero",
         bounds=(0.0, math.inf),
         scaling=("exact", _MERGED, *_CI_POISSON)),
@@ -420,7 +408,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "correctᵢ ~ Bernoulli(cᵢ)",
         (Reference(_M26, "appendix A.2, Proposition 6"),),
         lambda p, s, c: c.risk(p, s).sigma_csr,
-        Interval(columns=("csr_var2",), finish=_sigma),
+        Interval(columns=("csr_var2",), finish=fin.sigma),
         settings=("eps",), nan_reason="all sample weights are zero", bounds=(0.0, math.inf),
         scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
@@ -428,7 +416,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "z = (CSR − 1) / σ_CSR; bands z ≤ 1 no evidence, 1 < z ≤ 3 evidence, z > 3 risky",
         (Reference(_M26, "section 2.1"),),
         lambda p, s, c: c.risk(p, s).z_csr,
-        Interval(columns=("csr", "csr_var2"), finish=_z),
+        Interval(columns=("csr", "csr_var2"), finish=fin.z),
         settings=("eps",), nan_reason="σ_CSR is 0 (all confidences are 0)",
         scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
@@ -452,7 +440,7 @@ _ENTRIES: tuple[Metric, ...] = (
         (Reference("Naeini2015", "section 3"), Reference("Guo2017", "section 2")),
         lambda p, s, c: binned.ece(*_view(p, s), n_bins=s.n_bins, strategy=s.strategy,
                                    sample_weight=_w(p)),
-        Interval(columns=("bin_diff",), finish=_ece, method="upper"),
+        Interval(columns=("bin_diff",), finish=fin.ece, method="upper"),
         settings=("view", "n_bins", "strategy"), bounds=(0.0, 1.0),
         scaling=("exact",
                  "exact per-bin sums; equal-mass bins (weighted too) by a second pass "
@@ -464,7 +452,7 @@ _ENTRIES: tuple[Metric, ...] = (
         (Reference("Naeini2015", "section 3"),),
         lambda p, s, c: binned.mce(*_view(p, s), n_bins=s.n_bins, strategy=s.strategy,
                                    min_count=s.min_count, sample_weight=_w(p)),
-        Interval(columns=("bin_diff",), finish=_mce, method="upper"),
+        Interval(columns=("bin_diff",), finish=fin.mce, method="upper"),
         settings=("view", "n_bins", "strategy", "min_count"),
         nan_reason="no bin holds min_count rows", bounds=(0.0, 1.0),
         scaling=("exact",
@@ -477,7 +465,7 @@ _ENTRIES: tuple[Metric, ...] = (
         (Reference("Guo2017", "section 2"),),
         lambda p, s, c: binned.signed_ece(*_view(p, s), n_bins=s.n_bins,
                                           strategy=s.strategy, sample_weight=_w(p)),
-        Interval(columns=("bin_diff",), finish=_signed_ece),
+        Interval(columns=("bin_diff",), finish=fin.signed_ece),
         target=0.0, settings=("view", "n_bins", "strategy"), bounds=(-1.0, 1.0),
         scaling=("exact",
                  "exact per-bin sums; equal-mass bins (weighted too) by a second pass "
@@ -488,7 +476,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "mean of Σ_k (p_k − 1[y = k])² (binary: mean of (p − y)²), as scikit-learn",
         (Reference("Brier1950"),),
         lambda p, s, c: scoring.brier_score(*_scoring_args(p), sample_weight=_w(p)),
-        Interval(columns=("brier",), finish=_ratio("brier"), analytic="mean"),
+        Interval(columns=("brier",), finish=fin.ratio("brier"), analytic="mean"),
         needs=frozenset({"proba"}), bounds=(0.0, 2.0),
         scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
@@ -497,7 +485,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "as scikit-learn",
         (Reference("Good1952"),),
         lambda p, s, c: scoring.log_loss(p.y_true, p.proba_or_score, sample_weight=_w(p)),
-        Interval(columns=("log_loss",), finish=_ratio("log_loss"), analytic="mean"),
+        Interval(columns=("log_loss",), finish=fin.ratio("log_loss"), analytic="mean"),
         needs=frozenset({"proba"}), bounds=(0.0, math.inf),
         scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
@@ -506,7 +494,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "over the classes with positives and negatives",
         (Reference("HanleyMcNeil1982"), Reference(_M26, "section 2.2")),
         lambda p, s, c: c.ranking(p, "auc"),
-        Interval(finish=_auc, analytic="delong"),
+        Interval(finish=fin.auc, analytic="delong"),
         needs=frozenset({"proba"}),
         nan_reason="needs both positives and negatives of at least one class", bounds=(0.0, 1.0),
         scaling=("bounded",
@@ -519,7 +507,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "pairs (i positive, j negative) weighted by cᵢ·cⱼ, ties count ½; macro average",
         (Reference(_M26, "appendix A.3, Proposition 15"),),
         lambda p, s, c: c.ranking(p, "cwauc"),
-        Interval(finish=_cwauc),
+        Interval(finish=fin.cwauc),
         needs=frozenset({"proba"}),
         nan_reason="needs both positives and negatives of at least one class", bounds=(0.0, 1.0),
         scaling=("bounded",
@@ -532,7 +520,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "ΔAUC = cwAUC − AUC; > 0 when confidence helps ranking",
         (Reference(_M26, "appendix A.3, Proposition 16"),),
         lambda p, s, c: c.ranking(p, "cwauc") - c.ranking(p, "auc"),
-        Interval(finish=_delta_auc),
+        Interval(finish=fin.delta_auc),
         needs=frozenset({"proba"}),
         nan_reason="needs both positives and negatives of at least one class", bounds=(-1.0, 1.0),
         scaling=("bounded",
@@ -543,7 +531,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "mean over S_τ = {c ≥ τ} of φ(c)·(2·correct − 1), φ(c) = (c − τ)/(1 − τ)",
         (Reference(_S25, "section 3.2"),),
         lambda p, s, c: selective.cwsa(p.conf, p.correct, tau=s.tau, sample_weight=_w(p)),
-        Interval(columns=("sel", "cwsa"), finish=_ratio("cwsa", "sel"), analytic="ratio"),
+        Interval(columns=("sel", "cwsa"), finish=fin.ratio("cwsa", "sel"), analytic="ratio"),
         settings=("tau",), nan_reason="no prediction has confidence ≥ τ", bounds=(-1.0, 1.0),
         scaling=("exact", "exact sums on the threshold grid (tau must be on the grid)",
                  *_CI_POISSON)),
@@ -553,7 +541,7 @@ _ENTRIES: tuple[Metric, ...] = (
         (Reference(_S25, "section 3.3"),),
         lambda p, s, c: selective.cwsa_plus(p.conf, p.correct, tau=s.tau,
                                             sample_weight=_w(p)),
-        Interval(columns=("sel", "cwsa_plus"), finish=_ratio("cwsa_plus", "sel"),
+        Interval(columns=("sel", "cwsa_plus"), finish=fin.ratio("cwsa_plus", "sel"),
                  analytic="ratio"),
         settings=("tau",), nan_reason="no prediction has confidence ≥ τ", bounds=(0.0, 1.0),
         scaling=("exact", "exact sums on the threshold grid (tau must be on the grid)",
@@ -564,7 +552,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "order of decreasing confidence (ties kept together)",
         (Reference("GeifmanElYaniv2017", "section 2"), Reference("Geifman2019", "section 3")),
         lambda p, s, c: selective.aurc(p.conf, p.correct, sample_weight=_w(p)),
-        Interval(finish=_aurc), bounds=(0.0, 1.0),
+        Interval(finish=fin.aurc), bounds=(0.0, 1.0),
         scaling=("bounded",
                  "2^16 fixed confidence bins as tie groups; error bound reported",
                  "none", "the Poisson replicates would each need the fine confidence "

@@ -20,11 +20,13 @@ from typing import Any
 
 import numpy as np
 
+from calreport import _finishers
 from calreport.metrics.weighted import sample_sizes as sizes
+from calreport.registry import REGISTRY
 from calreport.stats.state import SCALARS, VIEWS, StatsState
 
-__all__ = ["KINDS", "SUMMARY_METRICS", "MetricTable", "confusion", "reliability", "selective",
-           "summary"]
+__all__ = ["KINDS", "SUMMARY_METRICS", "MetricTable", "StateSums", "confusion", "finish_sums",
+           "reliability", "selective", "summary"]
 
 #: Summary metrics in output order, with how each is obtained from the state.
 KINDS: dict[str, str] = {
@@ -81,6 +83,69 @@ class MetricTable:
     verdicts: list[Any] | None = None
     interval_se: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
         default_factory=dict)
+
+
+class StateSums:
+    """A state's merged sums as the registry's finishers read them.
+
+    The same interface as the bootstrap's replicate sums
+    (:class:`calreport.bootstrap.kernels.ReplicateSums`): ``sum(col)`` and
+    ``ratio(num, den)`` of the per-row columns of
+    :func:`calreport.bootstrap.kernels.row_columns`, ``per_bin(col)`` and
+    ``bin_occupancy()`` of the uniform bins, so a metric's formula is its finisher's,
+    for the point values and for every Poisson replicate.
+
+    Parameters
+    ----------
+    sums : dict of str -> ndarray, shape (G,) or (G, B)
+        Weighted sums of the columns (``"one"`` = sum of weights).
+    bins : dict of str -> ndarray, shape (G, n_bins) or (G, B, n_bins)
+        Per-bin sums of ``"one"`` and ``"bin_diff"`` (outcome - score).
+    occupancy : ndarray
+        Rows per bin (Kish's size with sample weights), the shape of ``bins``.
+    """
+
+    def __init__(self, sums: dict[str, np.ndarray], bins: dict[str, np.ndarray],
+                 occupancy: np.ndarray) -> None:
+        lead = sums["one"].shape
+        self.shape = lead
+        self._sums = {k: np.asarray(a, dtype=np.float64).reshape(-1) for k, a in sums.items()}
+        nb = occupancy.shape[-1]
+        self._bins = {k: a.reshape(-1, nb) for k, a in bins.items()}
+        self._occ = occupancy.reshape(-1, nb)
+
+    def sum(self, col: str) -> np.ndarray:
+        """Weighted sum of a per-row column, flattened over the leading axes."""
+        return self._sums[col]
+
+    def ratio(self, num: str, den: str = "one") -> np.ndarray:
+        """Ratio of two weighted sums (NaN where the denominator is not positive)."""
+        return _div(self.sum(num), self.sum(den))
+
+    def per_bin(self, col: str) -> np.ndarray:
+        """Per-bin sums of a column, shape (flattened leading axes, bins)."""
+        return self._bins[col]
+
+    def bin_occupancy(self) -> np.ndarray:
+        """Rows per bin, or with sample weights Kish's (sum w)^2 / sum w^2."""
+        return self._occ
+
+
+def finish_sums(k: StateSums, cfg: Any, names: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The registry finisher of each metric of ``names`` on the sums ``k`` (P_risk is
+    Phi(z), :func:`calreport._finishers.p_risk`), in the sums' leading shape."""
+    out = {}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for name in names:
+            fn = _finishers.p_risk if name == "p_risk" else REGISTRY[name].interval.finish
+            out[name] = np.asarray(fn(k, cfg), dtype=np.float64).reshape(k.shape)
+    return out
+
+
+#: Metrics finished from the sums by their registry finisher (the rest need the
+#: state's fine bins: AUC, cwAUC and AURC with their bounds).
+SUM_FORM = ("accuracy", "cwa", "gain", "csr", "sigma_csr", "z_csr", "p_risk", "ece", "mce",
+            "signed_ece", "brier", "log_loss", "cwsa", "cwsa_plus")
 
 
 def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -163,29 +228,25 @@ def summary(state: StatsState, *, view: str | None = None,
     v["n"], v["n_eff"] = sizes(w, col("w2"), state.counts["n_positive_weight"].astype(
         np.float64), cfg.weights if state.schema.weighted else None)
     v["n_clipped"] = state.counts["n_clipped"].astype(np.float64)
-    v["accuracy"] = _div(col("w_ok"), w)
-    v["cwa"] = _div(col("w_c_ok"), col("w_c"))
-    lo = np.fmin(v["cwa"], v["accuracy"])
-    v["gain"] = _div(v["cwa"] - v["accuracy"], 1.0 - lo)
-    v["csr"] = _div(col("csr_num"), w)
-    spread = col("sig_imp") if cfg.weights == "importance" else col("sig_freq")
-    v["sigma_csr"] = _div(np.sqrt(spread), w)
-    v["z_csr"] = _div(v["csr"] - 1.0, v["sigma_csr"])
-    v["p_risk"] = _normal_cdf(v["z_csr"])  # Phi(z) on both sides of CSR = 1
-
     rel = reliability(state, view=view)
-    diff = np.abs(rel["sum_outcome"] - rel["sum_score"]).sum(axis=1)
-    v["ece"] = _div(diff, w)
-    kish = rel["n_eff"]
-    ok = (rel["weight_sum"] > 0) & (kish >= cfg.min_count * (1.0 - 1e-12))
-    gap = np.where(ok, np.abs(rel["gap"]), -np.inf)
-    v["mce"] = np.where(ok.any(axis=1), gap.max(axis=1, initial=-np.inf), np.nan)
-    v["signed_ece"] = _div((rel["sum_score"] - rel["sum_outcome"]).sum(axis=1), w)
-
     has_proba = schema.layout == "proba"
+    sel = selective(state, exact_tau=cfg.tau)
+    j = cfg.taus.index(float(cfg.tau))
+    sel_w = sel["selected_weight"][:, j]
+    k = StateSums(
+        {"one": w, "correct": col("w_ok"), "c": col("w_c"), "c_correct": col("w_c_ok"),
+         "csr": col("csr_num"),
+         "csr_var2": col("sig_imp") if cfg.weights == "importance" else col("sig_freq"),
+         "brier": col("brier"), "log_loss": col("log_loss"),
+         # exact sums at tau: CWSA and CWSA+ times the selected weight
+         "sel": sel_w, "cwsa": sel["cwsa"][:, j] * sel_w,
+         "cwsa_plus": sel["cwsa_plus"][:, j] * sel_w},
+        {"one": rel["weight_sum"], "bin_diff": rel["sum_outcome"] - rel["sum_score"]},
+        rel["n_eff"])
+    v.update(finish_sums(k, cfg, SUM_FORM))
     for name in ("brier", "log_loss"):
-        v[name] = _div(col(name), w) if has_proba else np.full(g, np.nan)
         if not has_proba:
+            v[name] = np.full(g, np.nan)
             reasons[name] = ["needs class probabilities and true labels"] * g
     v["top_label_brier"] = _div(col("top_brier"), w)
     v["sharpness"] = np.asarray([
@@ -200,9 +261,7 @@ def summary(state: StatsState, *, view: str | None = None,
         for name in ("auc", "cwauc", "delta_auc"):
             v[name] = np.full(g, np.nan)
             reasons[name] = ["needs class probabilities and true labels"] * g
-    sel = selective(state, exact_tau=cfg.tau)
-    j = cfg.taus.index(float(cfg.tau))
-    for name in ("cwsa", "cwsa_plus", "coverage", "selective_accuracy"):
+    for name in ("coverage", "selective_accuracy"):
         v[name] = sel[name][:, j]
     v["aurc"], bounds["aurc"] = _aurc(state)
     # CORP's uncertainty term is the base rate's Brier score o (1 - o) on the view
@@ -346,7 +405,8 @@ def selective(state: StatsState, *, exact_tau: float | None = None) -> dict[str,
     total = state.sums["scalar"].to_float()[:, _S["w"]][:, np.newaxis]
     cwsa_num = (2 * scok - sc - taus * (2 * sok - sw)) / (1 - taus)
     plus_num = (scok - taus * sok) / (1 - taus)
-    out = {"tau": taus, "coverage": _div(sw, total), "selective_accuracy": _div(sok, sw),
+    out = {"tau": taus, "selected_weight": sw, "coverage": _div(sw, total),
+           "selective_accuracy": _div(sok, sw),
            "cwsa": _div(cwsa_num, sw), "cwsa_plus": _div(plus_num, sw)}
     if exact_tau is not None:
         j = state.config.taus.index(float(exact_tau))

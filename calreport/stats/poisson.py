@@ -159,35 +159,31 @@ def replicate_metrics(state: StatsState) -> dict[str, np.ndarray]:
     bw2 = state.boot[..., off + 3 * nb:off + 4 * nb]
     q.update({name: state.boot[..., off + _BIN_BLOCKS * nb + i]
               for i, name in enumerate(QUADRATIC)})
+    from calreport.stats.finish import SUM_FORM, StateSums, finish_sums
+
+    t = float(cfg.tau)
+    # Kish's occupancy of a bin with sample weights (MCE's min_count), as the point's
+    occ = (np.where(bw2 > 0, bw * bw / np.where(bw2 > 0, bw2, 1.0), 0.0)
+           if state.schema.weighted else bw)
+    k = StateSums(
+        {"one": q["w"], "correct": q["w_ok"], "c": q["w_c"], "c_correct": q["w_c_ok"],
+         "csr": q["csr_num"],
+         "csr_var2": q["sig_imp"] if cfg.weights == "importance" else q["sig_freq"],
+         "brier": q["brier"], "log_loss": q["log_loss"], "sel": q["sel_w"],
+         # sum_S w phi (2 ok - 1) and sum_S w phi ok, phi = (c - tau) / (1 - tau)
+         "cwsa": (2 * q["sel_c_ok"] - q["sel_c"] - t * (2 * q["sel_ok"] - q["sel_w"])) / (1 - t),
+         "cwsa_plus": (q["sel_c_ok"] - t * q["sel_ok"]) / (1 - t)},
+        {"one": bw, "bin_diff": by - bs}, occ)
+    v = finish_sums(k, cfg, tuple(m for m in SUM_FORM if m != "p_risk"))
     with np.errstate(divide="ignore", invalid="ignore"):
         w = np.where(q["w"] > 0, q["w"], np.nan)
-        v = {"accuracy": q["w_ok"] / w, "cwa": q["w_c_ok"] / np.where(q["w_c"] > 0, q["w_c"],
-                                                                     np.nan)}
-        v["gain"] = (v["cwa"] - v["accuracy"]) / (1.0 - np.fmin(v["cwa"], v["accuracy"]))
-        v["csr"] = q["csr_num"] / w
-        spread = q["sig_imp"] if cfg.weights == "importance" else q["sig_freq"]
-        v["sigma_csr"] = np.sqrt(spread) / w
-        v["z_csr"] = (v["csr"] - 1.0) / v["sigma_csr"]
-        v["ece"] = np.abs(by - bs).sum(axis=-1) / w
-        # bins with at least min_count rows (Kish's count with importance weights), as
-        # the point estimate's
-        occ = (bw * bw / np.where(bw2 > 0, bw2, np.inf)
-               if state.schema.weighted and cfg.weights == "importance" else bw)
-        ok = (bw > 0) & (occ >= cfg.min_count * (1.0 - 1e-12))
-        gaps = np.where(ok, np.abs(by - bs) / np.where(bw > 0, bw, 1.0), -np.inf)
-        v["mce"] = np.where(ok.any(axis=-1), gaps.max(axis=-1), np.nan)
-        v["signed_ece"] = (bs - by).sum(axis=-1) / w
         base = by.sum(axis=-1) / np.where(bw.sum(axis=-1) > 0, bw.sum(axis=-1), np.nan)
         v["corp_unc"] = base * (1.0 - base)
-        for name in ("brier", "log_loss"):
-            v[name] = q[name] / w if state.schema.layout == "proba" else np.full(w.shape, np.nan)
+        if state.schema.layout != "proba":
+            v["brier"] = v["log_loss"] = np.full(w.shape, np.nan)
         v["top_label_brier"] = q["top_brier"] / w
         v["sharpness"] = q["w_c2"] / w - (q["w_c"] / w) ** 2
-        t = float(cfg.tau)
         sw = np.where(q["sel_w"] > 0, q["sel_w"], np.nan)
-        v["cwsa"] = (2 * q["sel_c_ok"] - q["sel_c"] - t * (2 * q["sel_ok"] - q["sel_w"])) / (
-            (1 - t) * sw)
-        v["cwsa_plus"] = (q["sel_c_ok"] - t * q["sel_ok"]) / ((1 - t) * sw)
         v["coverage"] = q["sel_w"] / w
         v["selective_accuracy"] = q["sel_ok"] / sw
     return v

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from calreport.profile import ConfidenceProfile
 from calreport.stats._exact import exact_bincount
+from calreport.stats.finish import StateSums, finish_sums
 from calreport.stats.state import StatsState
 
 __all__ = ["Plan", "collect", "ece_quantile", "hosmer_lemeshow", "merge", "plan",
@@ -353,13 +355,12 @@ def ece_quantile(state: StatsState, second: dict[str, Any], p: Plan, *, n_bins: 
         if got is None:
             continue
         _, cnt, sv, yv = got[:4]
-        rows = got[4] if p.weighted else cnt
-        n = cnt.sum()
-        out["ece"][gi] = float(np.abs(yv - sv).sum() / n)
-        out["signed_ece"][gi] = float((sv - yv).sum() / n)
-        ok = (rows > 0) & (rows >= min_count)
-        if ok.any():
-            out["mce"][gi] = float((np.abs(yv - sv)[ok] / cnt[ok]).max())
+        k = StateSums({"one": np.array([cnt.sum()])},
+                      {"one": cnt[None], "bin_diff": (yv - sv)[None]},
+                      (got[4] if p.weighted else cnt)[None])
+        for name, val in finish_sums(k, SimpleNamespace(min_count=min_count),
+                                     ("ece", "mce", "signed_ece")).items():
+            out[name][gi] = val[0]
     return out
 
 
