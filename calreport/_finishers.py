@@ -1,11 +1,13 @@
-"""Replicate finishers of the registry's bootstrap intervals.
+"""Per-row columns and finishers: the sum form of the registry's metrics.
 
-Each takes the replicate sums (:class:`calreport.bootstrap.kernels.ReplicateSums`, or
-the grouped sums of :mod:`calreport._segmented`, or a merged out-of-core state's
-sums, :class:`calreport.stats.finish.StateSums`) and the settings (only
-``min_count`` is read) and returns one value per replicate (or group), with the
-point computation's formula.  The registry entries name them in
-``Interval.finish``; the out-of-core finisher calls them through the registry.
+:func:`row_columns` gives the per-row terms whose weighted sums hold a metric.
+Each finisher takes those sums -- the bootstrap's replicate sums
+(:class:`calreport.bootstrap.kernels.ReplicateSums`), the grouped sums of
+:mod:`calreport._segmented`, or a merged out-of-core state's sums
+(:class:`calreport.stats.finish.StateSums`) -- and the settings (only ``min_count``
+is read) and returns one value per replicate (or group) with the point
+computation's formula.  The registry entries name them in ``Interval.finish``; the
+out-of-core finisher calls them through the registry.
 """
 
 from __future__ import annotations
@@ -16,10 +18,83 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from calreport.metrics import risk, scoring
+from calreport.profile import ConfidenceProfile
 from calreport.settings import Settings
 
-__all__ = ["auc", "aurc", "cwauc", "delta_auc", "ece", "gain", "mce", "p_risk", "ratio",
-           "sigma", "signed_ece", "z"]
+__all__ = [
+    "auc",
+    "aurc",
+    "cwauc",
+    "delta_auc",
+    "ece",
+    "gain",
+    "mce",
+    "p_risk",
+    "ratio",
+    "row_columns",
+    "sigma",
+    "signed_ece",
+    "z",
+]
+
+
+def row_columns(p: ConfidenceProfile, s: Settings,
+                keep: set[str] | None = None) -> dict[str, np.ndarray]:
+    """Per-row quantities whose weighted sums give the plain summary metrics.
+
+    The registry names the columns each metric needs
+    (:attr:`calreport.registry.Interval.columns`); ``keep`` restricts the
+    computation to those (default: all); ``"one"`` is always there.  The grouped
+    sums, the bootstrap's replicates and the out-of-core state all sum these
+    columns (``"odds"`` is c/(1 - c), unweighted).  Each column is the per-row term
+    of the core computation with the same clipping, so a replicate's value equals
+    the core metric on the resampled rows.
+    """
+
+    def want(*names: str) -> bool:
+        return keep is None or any(k in keep for k in names)
+
+    n = p.n
+    corr = p.correct.astype(np.float64)
+    cols: dict[str, np.ndarray] = {"one": np.ones(n)}
+    if want("correct"):
+        cols["correct"] = corr
+    if want("c_correct"):
+        cols["c_correct"] = p.conf * corr
+    if want("c"):
+        cols["c"] = p.conf
+    if want("csr", "csr_var2", "odds"):
+        c_clip, _ = risk.clip_confidence(p.conf, eps=s.eps, warn=False)
+        if want("csr"):
+            cols["csr"] = (1.0 - corr) / (1.0 - c_clip)
+        if want("csr_var2", "odds"):
+            # summed with weight w: sum w * (w c/(1-c)) = sum w^2 c/(1-c) for
+            # importance weights; frequency weights count rows: sum w c/(1-c)
+            var = c_clip / (1.0 - c_clip)
+            cols["odds"] = var
+            importance = p.sample_weight is not None and p.weights == "importance"
+            cols["csr_var2"] = var * p.sample_weight if importance else var
+    if want("sel", "cwsa", "cwsa_plus"):
+        tau = s.tau
+        sel = (p.conf >= tau).astype(np.float64)
+        phi = np.where(sel > 0, (p.conf - tau) / (1.0 - tau), 0.0)
+        cols["sel"] = sel
+        if want("cwsa"):
+            cols["cwsa"] = phi * (2.0 * corr - 1.0)
+        if want("cwsa_plus"):
+            cols["cwsa_plus"] = phi * corr
+    if p.has_proba and p.y_true is not None and want("brier", "log_loss"):
+        pt = p.true_class_proba()  # the true class's probability, gathered once
+        if want("brier"):
+            if p.score is not None:
+                cols["brier"] = (p.score - (p.y_true == 1)) ** 2
+            else:
+                cols["brier"] = np.square(p.proba).sum(axis=1) - 2.0 * pt + 1.0
+        if want("log_loss"):
+            np.clip(pt, scoring.LOG_LOSS_EPS, 1.0 - scoring.LOG_LOSS_EPS, out=pt)
+            cols["log_loss"] = -np.log(pt)
+    return cols
 
 
 def ratio(num: str, den: str = "one") -> Callable[[Any, Settings], np.ndarray]:

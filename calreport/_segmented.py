@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from calreport._calibration_tests import grouped_test
+from calreport._finishers import row_columns
 from calreport._validate import divide_weights
-from calreport.bootstrap.kernels import row_columns
 from calreport.metrics import binned
 from calreport.metrics._order import sort_within
 from calreport.metrics.weighted import sample_sizes as sizes

@@ -39,9 +39,10 @@ import pandas as pd
 from scipy import special
 
 from calreport import references
+from calreport._finishers import row_columns
 from calreport._grouping import Split
 from calreport.bootstrap import spawn_seeds
-from calreport.bootstrap.kernels import _block_replicates, _Kernels, row_columns
+from calreport.bootstrap.kernels import _block_replicates, _Kernels
 from calreport.bootstrap.resampling import _Resampler
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY, MetricCache, resolve_metrics

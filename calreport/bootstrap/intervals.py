@@ -20,8 +20,9 @@ import numpy as np
 from scipy import special
 
 from calreport import _validate as v
+from calreport._finishers import row_columns
 from calreport._progress import Steps
-from calreport.bootstrap.kernels import bootstrap_replicates, canonical_order, row_columns
+from calreport.bootstrap.kernels import bootstrap_replicates, canonical_order
 from calreport.bootstrap.resampling import RESAMPLING, _master
 from calreport.interval_rules import INTERVAL_METHODS, read_interval
 from calreport.profile import ConfidenceProfile

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from calreport import _validate as v
+from calreport._finishers import row_columns
 from calreport._progress import Steps
 from calreport.bootstrap._rows import (
     _index_dtype,
@@ -46,7 +47,7 @@ from calreport.bootstrap._tiles import (
     _Sums,
 )
 from calreport.bootstrap.resampling import RESAMPLING, _Resampler, spawn_seeds
-from calreport.metrics import binned, risk, scoring
+from calreport.metrics import binned
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY
 from calreport.settings import Settings
@@ -98,61 +99,6 @@ def _chunk_rows(p: ConfidenceProfile) -> int:
     temporaries of shape (rows, K) stay a few MiB whatever K)."""
     width = max(1, p.proba_width)
     return max(64, _COLUMN_CHUNK // width) if width > 1 else _COLUMN_CHUNK
-
-
-def row_columns(p: ConfidenceProfile, s: Settings,
-                keep: set[str] | None = None) -> dict[str, np.ndarray]:
-    """Per-row quantities whose weighted sums give the plain summary metrics.
-
-    The registry names the columns each metric needs
-    (:attr:`calreport.registry.Interval.columns`); ``keep`` restricts the
-    computation to those (default: all).  ``"one"`` is always there.  Each column
-    is the per-row term of the core computation with the same clipping, so a
-    replicate's value equals the core metric on the resampled rows.
-    """
-
-    def want(*names: str) -> bool:
-        return keep is None or any(k in keep for k in names)
-
-    n = p.n
-    corr = p.correct.astype(np.float64)
-    cols: dict[str, np.ndarray] = {"one": np.ones(n)}
-    if want("correct"):
-        cols["correct"] = corr
-    if want("c_correct"):
-        cols["c_correct"] = p.conf * corr
-    if want("c"):
-        cols["c"] = p.conf
-    if want("csr", "csr_var2"):
-        c_clip, _ = risk.clip_confidence(p.conf, eps=s.eps, warn=False)
-        if want("csr"):
-            cols["csr"] = (1.0 - corr) / (1.0 - c_clip)
-        if want("csr_var2"):
-            # summed with weight w: sum w * (w c/(1-c)) = sum w^2 c/(1-c) for
-            # importance weights; frequency weights count rows: sum w c/(1-c)
-            var = c_clip / (1.0 - c_clip)
-            importance = p.sample_weight is not None and p.weights == "importance"
-            cols["csr_var2"] = var * p.sample_weight if importance else var
-    if want("sel", "cwsa", "cwsa_plus"):
-        tau = s.tau
-        sel = (p.conf >= tau).astype(np.float64)
-        phi = np.where(sel > 0, (p.conf - tau) / (1.0 - tau), 0.0)
-        cols["sel"] = sel
-        if want("cwsa"):
-            cols["cwsa"] = phi * (2.0 * corr - 1.0)
-        if want("cwsa_plus"):
-            cols["cwsa_plus"] = phi * corr
-    if p.has_proba and p.y_true is not None and want("brier", "log_loss"):
-        pt = p.true_class_proba()  # the true class's probability, gathered once
-        if want("brier"):
-            if p.score is not None:
-                cols["brier"] = (p.score - (p.y_true == 1)) ** 2
-            else:
-                cols["brier"] = np.square(p.proba).sum(axis=1) - 2.0 * pt + 1.0
-        if want("log_loss"):
-            np.clip(pt, scoring.LOG_LOSS_EPS, 1.0 - scoring.LOG_LOSS_EPS, out=pt)
-            cols["log_loss"] = -np.log(pt)
-    return cols
 
 
 class _Kernels:

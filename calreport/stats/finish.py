@@ -91,7 +91,7 @@ class StateSums:
     The same interface as the bootstrap's replicate sums
     (:class:`calreport.bootstrap.kernels.ReplicateSums`): ``sum(col)`` and
     ``ratio(num, den)`` of the per-row columns of
-    :func:`calreport.bootstrap.kernels.row_columns`, ``per_bin(col)`` and
+    :func:`calreport._finishers.row_columns`, ``per_bin(col)`` and
     ``bin_occupancy()`` of the uniform bins, so a metric's formula is its finisher's,
     for the point values and for every Poisson replicate.
 

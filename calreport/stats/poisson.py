@@ -17,9 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from calreport._finishers import row_columns
 from calreport.interval_rules import Bounds, read_interval
 from calreport.profile import ConfidenceProfile
-from calreport.stats.state import StatsConfig, StatsState, key_seed
+from calreport.settings import Settings
+from calreport.stats.state import ROW_TERMS, StatsConfig, StatsState, key_seed
 
 __all__ = ["LINEAR", "QUADRATIC", "intervals", "poisson_counts", "replicate_sums"]
 
@@ -28,7 +30,6 @@ LINEAR = ("w", "w_ok", "w_c", "w_c_ok", "csr_num", "sig_freq", "top_brier", "bri
 #: Sums of squared weights.  A row drawn k times is k rows of the replicate, so these
 #: are linear in the counts too (``sum_i k_ib w_i^2 ...``), as the pandas bootstrap's.
 QUADRATIC = ("w2", "sig_imp")
-_LOG_EPS = float(np.finfo(np.float64).eps)
 #: Per-bin sums of a replicate: weight, weighted score, weighted outcome, squared weight.
 _BIN_BLOCKS = 4
 _ROWS_PER_BLOCK = 1 << 22
@@ -80,24 +81,14 @@ def _columns(p: ConfidenceProfile, cfg: StatsConfig, rows: np.ndarray
     c = p.conf[rows]
     ok = p.correct[rows].astype(np.float64)
     w = np.ones(n) if p.sample_weight is None else p.sample_weight[rows]
-    y_true = None if p.y_true is None else p.y_true[rows]
-    cc = np.clip(c, cfg.eps, 1.0 - cfg.eps)
-    odds = cc / (1.0 - cc)
-    if not p.has_proba:
-        brier = p_true = np.ones(n)
-    else:
-        p_true = p.true_class_proba(rows)
-        if p.score is not None:
-            brier = (p.score[rows] - (y_true == 1)) ** 2
-        else:
-            d = p.proba[rows]  # a copy (fancy indexing)
-            d[np.arange(n), y_true] -= 1.0
-            brier = np.einsum("ij,ij->i", d, d)
-    log_loss = -np.log(np.clip(p_true, _LOG_EPS, 1.0 - _LOG_EPS))
+    # the per-row terms of the metrics' sums, as the state's and the pandas path's
+    rc = row_columns(p.take(rows), Settings(eps=cfg.eps, tau=cfg.tau), set(ROW_TERMS))
+    zeros = np.zeros(n)
+    odds = rc["odds"]
     sel = (c >= cfg.tau).astype(np.float64)
-    lin = [w, w * ok, w * c, w * c * ok, w * (1.0 - ok) / (1.0 - cc), w * odds,
-           w * (c - ok) ** 2, w * brier, w * log_loss, w * c * c,
-           w * sel, w * sel * ok, w * sel * c, w * sel * c * ok]
+    lin = [w, w * rc["correct"], w * rc["c"], w * rc["c_correct"], w * rc["csr"], w * odds,
+           w * (c - ok) ** 2, w * rc.get("brier", zeros), w * rc.get("log_loss", zeros),
+           w * c * c, w * sel, w * sel * ok, w * sel * c, w * sel * c * ok]
     s, y = p.view(None)
     s, y = s[rows], y[rows]
     nb = cfg.n_bins

@@ -19,16 +19,19 @@ from typing import Any
 
 import numpy as np
 
+from calreport._finishers import row_columns
 from calreport.profile import ConfidenceProfile
+from calreport.settings import Settings
 from calreport.stats._exact import FRAC_BITS, FixedSum, check_limbs, exact_bincount
 
 __all__ = ["StatsConfig", "StatsState", "check_state", "normalise_key", "state_layout"]
 
 #: Probabilities of the true class are clipped to [eps, 1 - eps] in the log loss
 #: (float64 machine epsilon, as the core and scikit-learn).
-_LOG_EPS = float(np.finfo(np.float64).eps)
 
 #: Per-group scalar sums; "w*" quantities are counts when the data are unweighted.
+#: Columns of :func:`calreport._finishers.row_columns` the scalar sums are made of.
+ROW_TERMS = ("correct", "c", "c_correct", "csr", "odds", "brier", "log_loss")
 SCALARS = ("w", "w2", "w_ok", "w_c", "w_c_ok", "w_c2", "csr_num", "sig_freq", "sig_imp",
            "top_brier", "brier", "log_loss")
 COUNTS = ("n", "n_positive_weight", "n_clipped", "n_one")
@@ -726,7 +729,6 @@ def _accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: n
         return exact_bincount(index[sel], w[sel], size)
 
     cc = np.clip(c, cfg.eps, 1.0 - cfg.eps)
-    odds = cc / (1.0 - cc)
     counts = {
         "n": np.bincount(codes, minlength=g).astype(np.int64),
         "n_positive_weight": np.bincount(codes, minlength=g).astype(np.int64) if w is None
@@ -735,23 +737,15 @@ def _accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: n
         "n_one": np.bincount(codes[c == 1.0], minlength=g).astype(np.int64),
     }
     zeros = np.zeros_like(c)
-    if p.has_proba:
-        if p.score is not None:
-            y1 = (p.y_true == 1).astype(np.float64)
-            brier = (p.score - y1) ** 2
-        else:
-            d = p.proba.copy()
-            d[np.arange(p.n), p.y_true] -= 1.0
-            brier = np.einsum("ij,ij->i", d, d)
-        p_true = p.true_class_proba()
-        log_loss = -np.log(np.clip(p_true, _LOG_EPS, 1.0 - _LOG_EPS))
-    else:
-        brier = log_loss = zeros
+    # the per-row terms of the metrics' sums, as the pandas path's (one definition)
+    rc = row_columns(p, Settings(eps=cfg.eps, tau=cfg.tau), set(ROW_TERMS))
+    odds = rc["odds"]
     scalar_parts = [
         total(None), total(None) if w is None else exact_bincount(codes, w * w, g),
-        total(ok), total(c), total(c * ok), total(c * c), total((1.0 - ok) / (1.0 - cc)),
-        total(odds), total(odds) if w is None else exact_bincount(codes, w * w * odds, g),
-        total((c - ok) ** 2), total(brier), total(log_loss),
+        total(rc["correct"]), total(rc["c"]), total(rc["c_correct"]), total(c * c),
+        total(rc["csr"]), total(odds),
+        total(odds) if w is None else exact_bincount(codes, w * w * odds, g),
+        total((c - ok) ** 2), total(rc.get("brier", zeros)), total(rc.get("log_loss", zeros)),
     ]
     sums: dict[str, FixedSum] = {"scalar": _stack(scalar_parts, (g,))}
 
