@@ -28,6 +28,7 @@ from calreport.interval_rules import interval_note
 from calreport.profile import ConfidenceProfile
 from calreport.stats import StatsConfig, StatsState
 from calreport.stats import finish as _finish
+from calreport.stats.config import Schema, normalise_key
 from calreport.stats.frames import calibration_error_frame, reliability_frame, risk_frame
 from calreport.stats.sampled import (
     dropped_metrics,
@@ -35,7 +36,6 @@ from calreport.stats.sampled import (
     sample_profiles,
     settings_of,
 )
-from calreport.stats.state import Schema, normalise_key
 from calreport.stats.store import (
     MAX_BYTES,
     check_budget,
@@ -886,7 +886,7 @@ def scaling_notes(result: Any, state: StatsState, source: str) -> dict[str, str]
 def _exact_errors(context: dict[str, Any], state: StatsState, result: Any, k: int,
                   max_groups: int) -> None:
     """Replace sample-based error counts and lists of the context by exact ones."""
-    from calreport.stats.state import SCALARS
+    from calreport.stats.config import SCALARS
 
     i_w, i_ok = SCALARS.index("w"), SCALARS.index("w_ok")
     states = {None if not result.grouped else key: state for key in state.keys}

@@ -9,9 +9,9 @@ from _profiles import labelled_frame
 import calreport  # noqa: F401
 from calreport.accumulator import Accumulator
 from calreport.registry import REGISTRY, SAMPLED_NO_INTERVAL
+from calreport.stats.config import key_seed
 from calreport.stats.poisson import poisson_counts, replicate_metrics
 from calreport.stats.scaling import scaling_of
-from calreport.stats.state import key_seed
 
 pytestmark = pytest.mark.filterwarnings("ignore::calreport.metrics.risk.ClippedConfidenceWarning")
 

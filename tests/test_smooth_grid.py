@@ -11,8 +11,9 @@ from calreport.accumulator import Accumulator
 from calreport.metrics.smooth import smece
 from calreport.profile import ConfidenceProfile
 from calreport.stats import smooth_grid as sg
+from calreport.stats.config import StatsConfig
 from calreport.stats.sampled import full_table
-from calreport.stats.state import StatsConfig, StatsState
+from calreport.stats.state import StatsState
 from calreport.stats.store import state_from_dict, state_to_dict
 
 

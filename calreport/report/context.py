@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+import calreport.report.verdict as vd
 from calreport import references
 from calreport._version import __version__
 from calreport.compare import Comparison
@@ -23,7 +24,6 @@ from calreport.interval_rules import base_method
 from calreport.profile import ConfidenceProfile
 from calreport.recalibration import RecalibrationResult
 from calreport.registry import COUNT_LABELS, REGISTRY
-from calreport.report import verdict as vd
 from calreport.report.actions import comparison_section, recalibration_section
 from calreport.report.exporters import SCHEMA_VERSION, Report
 from calreport.report.figures import build_figures

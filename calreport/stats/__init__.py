@@ -9,6 +9,7 @@ merged state by :func:`summary`, :func:`reliability`, :func:`selective` and
 :func:`confusion`.  NumPy only: importing it does not import pandas.
 """
 
+from calreport.stats.config import StatsConfig
 from calreport.stats.finish import (
     KINDS,
     SUMMARY_METRICS,
@@ -18,7 +19,7 @@ from calreport.stats.finish import (
     selective,
     summary,
 )
-from calreport.stats.state import StatsConfig, StatsState
+from calreport.stats.state import StatsState
 
 __all__ = [
     "KINDS",

@@ -20,13 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from calreport import _finishers
 from calreport.metrics.weighted import sample_sizes as sizes
 from calreport.registry import REGISTRY
-from calreport.stats.state import SCALARS, VIEWS, StatsState
+from calreport.stats.config import SCALARS, VIEWS
+from calreport.stats.poisson import intervals
+from calreport.stats.state import StatsState
+from calreport.stats.sums import SUM_FORM, StateSums, div, finish_sums
 
-__all__ = ["KINDS", "SUMMARY_METRICS", "MetricTable", "StateSums", "confusion", "finish_sums",
-           "reliability", "selective", "summary"]
+__all__ = ["KINDS", "SUMMARY_METRICS", "MetricTable", "confusion", "reliability", "selective",
+           "summary"]
 
 #: Summary metrics in output order, with how each is obtained from the state.
 KINDS: dict[str, str] = {
@@ -83,77 +85,6 @@ class MetricTable:
     verdicts: list[Any] | None = None
     interval_se: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
         default_factory=dict)
-
-
-class StateSums:
-    """A state's merged sums as the registry's finishers read them.
-
-    The same interface as the bootstrap's replicate sums
-    (:class:`calreport.bootstrap.kernels.ReplicateSums`): ``sum(col)`` and
-    ``ratio(num, den)`` of the per-row columns of
-    :func:`calreport._finishers.row_columns`, ``per_bin(col)`` and
-    ``bin_occupancy()`` of the uniform bins, so a metric's formula is its finisher's,
-    for the point values and for every Poisson replicate.
-
-    Parameters
-    ----------
-    sums : dict of str -> ndarray, shape (G,) or (G, B)
-        Weighted sums of the columns (``"one"`` = sum of weights).
-    bins : dict of str -> ndarray, shape (G, n_bins) or (G, B, n_bins)
-        Per-bin sums of ``"one"`` and ``"bin_diff"`` (outcome - score).
-    occupancy : ndarray
-        Rows per bin (Kish's size with sample weights), the shape of ``bins``.
-    """
-
-    def __init__(self, sums: dict[str, np.ndarray], bins: dict[str, np.ndarray],
-                 occupancy: np.ndarray) -> None:
-        lead = sums["one"].shape
-        self.shape = lead
-        self._sums = {k: np.asarray(a, dtype=np.float64).reshape(-1) for k, a in sums.items()}
-        nb = occupancy.shape[-1]
-        self._bins = {k: a.reshape(-1, nb) for k, a in bins.items()}
-        self._occ = occupancy.reshape(-1, nb)
-
-    def sum(self, col: str) -> np.ndarray:
-        """Weighted sum of a per-row column, flattened over the leading axes."""
-        return self._sums[col]
-
-    def ratio(self, num: str, den: str = "one") -> np.ndarray:
-        """Ratio of two weighted sums (NaN where the denominator is not positive)."""
-        return _div(self.sum(num), self.sum(den))
-
-    def per_bin(self, col: str) -> np.ndarray:
-        """Per-bin sums of a column, shape (flattened leading axes, bins)."""
-        return self._bins[col]
-
-    def bin_occupancy(self) -> np.ndarray:
-        """Rows per bin, or with sample weights Kish's (sum w)^2 / sum w^2."""
-        return self._occ
-
-
-def finish_sums(k: StateSums, cfg: Any, names: tuple[str, ...]) -> dict[str, np.ndarray]:
-    """The registry finisher of each metric of ``names`` on the sums ``k`` (P_risk is
-    Phi(z), :func:`calreport._finishers.p_risk`), in the sums' leading shape."""
-    out = {}
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for name in names:
-            fn = _finishers.p_risk if name == "p_risk" else REGISTRY[name].interval.finish
-            out[name] = np.asarray(fn(k, cfg), dtype=np.float64).reshape(k.shape)
-    return out
-
-
-#: Metrics finished from the sums by their registry finisher (the rest need the
-#: state's fine bins: AUC, cwAUC and AURC with their bounds).
-SUM_FORM = ("accuracy", "cwa", "gain", "csr", "sigma_csr", "z_csr", "p_risk", "ece", "mce",
-            "signed_ece", "brier", "log_loss", "cwsa", "cwsa_plus")
-
-
-def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
-    out = np.full(a.shape, np.nan)
-    ok = b > 0
-    out[ok] = a[ok] / b[ok]
-    return out
 
 
 def _view(state: StatsState, view: str | None) -> str:
@@ -248,7 +179,7 @@ def summary(state: StatsState, *, view: str | None = None,
         if not has_proba:
             v[name] = np.full(g, np.nan)
             reasons[name] = ["needs class probabilities and true labels"] * g
-    v["top_label_brier"] = _div(col("top_brier"), w)
+    v["top_label_brier"] = div(col("top_brier"), w)
     v["sharpness"] = np.asarray([
         float(f[_S["w_c2"]] / f[_S["w"]] - (f[_S["w_c"]] / f[_S["w"]]) ** 2)
         if f[_S["w"]] > 0 else math.nan for f in fr])
@@ -265,7 +196,7 @@ def summary(state: StatsState, *, view: str | None = None,
         v[name] = sel[name][:, j]
     v["aurc"], bounds["aurc"] = _aurc(state)
     # CORP's uncertainty term is the base rate's Brier score o (1 - o) on the view
-    base = _div(rel["sum_outcome"].sum(axis=1), rel["weight_sum"].sum(axis=1))
+    base = div(rel["sum_outcome"].sum(axis=1), rel["weight_sum"].sum(axis=1))
     v["corp_unc"] = base * (1.0 - base)
 
     for name, arr in v.items():
@@ -273,12 +204,9 @@ def summary(state: StatsState, *, view: str | None = None,
             reasons[name] = [_nan_reason(name) if math.isnan(x) else None for x in arr]
     iv, se = {}, {}
     if ci is not None:
-        from calreport.stats.poisson import intervals
-
         read = intervals(state, ci, v)
         if view != _view(state, None):
             # the replicates hold the default view's bins: not intervals of this view
-            from calreport.registry import REGISTRY
 
             read = {m: b for m, b in read.items()
                     if m not in REGISTRY or "view" not in REGISTRY[m].settings}
@@ -313,13 +241,13 @@ def _auc(state: StatsState) -> tuple[np.ndarray, ...]:
         below = np.cumsum(neg, axis=-1) - neg
         num = (pos * (below + 0.5 * neg)).sum(axis=-1)
         den = pos.sum(axis=-1) * neg.sum(axis=-1)
-        per = _div(num, den)
-        per_bound = _div(0.5 * (pos * neg).sum(axis=-1), den)
+        per = div(num, den)
+        per_bound = div(0.5 * (pos * neg).sum(axis=-1), den)
         with np.errstate(invalid="ignore"):
             have = ~np.isnan(per)
             cnt = have.sum(axis=1)
-            val = _div(np.where(have, per, 0.0).sum(axis=1), cnt)
-            bound = _div(np.where(have, per_bound, 0.0).sum(axis=1), cnt)
+            val = div(np.where(have, per, 0.0).sum(axis=1), cnt)
+            bound = div(np.where(have, per_bound, 0.0).sum(axis=1), cnt)
         out += [val, bound]
     return tuple(out)
 
@@ -339,7 +267,7 @@ def _aurc(state: StatsState) -> tuple[np.ndarray, np.ndarray]:
     low = np.where(m > 0, m * r_min, 0.0).sum(axis=1)
     high = np.where(m > 0, m * r_max, 0.0).sum(axis=1)
     bound = np.maximum(value - low, high - value)
-    return _div(value, total), _div(np.maximum(bound, 0.0), total)
+    return div(value, total), div(np.maximum(bound, 0.0), total)
 
 
 def reliability(state: StatsState, *, view: str | None = None,
@@ -367,8 +295,8 @@ def reliability(state: StatsState, *, view: str | None = None,
     nb = state.config.n_bins
     s = state.sums["bins"].to_float()[:, vi]  # (G, nb, 4)
     wsum, w2, ws, wy = s[..., 0], s[..., 1], s[..., 2], s[..., 3]
-    conf = _div(ws, wsum)
-    acc = _div(wy, wsum)
+    conf = div(ws, wsum)
+    acc = div(wy, wsum)
     n_eff = np.where(w2 > 0, wsum**2 / np.where(w2 > 0, w2, 1.0), 0.0)
     z = NormalDist().inv_cdf(1.0 - alpha / 2.0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -405,9 +333,9 @@ def selective(state: StatsState, *, exact_tau: float | None = None) -> dict[str,
     total = state.sums["scalar"].to_float()[:, _S["w"]][:, np.newaxis]
     cwsa_num = (2 * scok - sc - taus * (2 * sok - sw)) / (1 - taus)
     plus_num = (scok - taus * sok) / (1 - taus)
-    out = {"tau": taus, "selected_weight": sw, "coverage": _div(sw, total),
-           "selective_accuracy": _div(sok, sw),
-           "cwsa": _div(cwsa_num, sw), "cwsa_plus": _div(plus_num, sw)}
+    out = {"tau": taus, "selected_weight": sw, "coverage": div(sw, total),
+           "selective_accuracy": div(sok, sw),
+           "cwsa": div(cwsa_num, sw), "cwsa_plus": div(plus_num, sw)}
     if exact_tau is not None:
         j = state.config.taus.index(float(exact_tau))
         fr = raw[:, j:].to_fraction()  # (G, T - j, 4)

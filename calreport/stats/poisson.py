@@ -13,15 +13,20 @@ on which other groups exist.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from calreport._finishers import row_columns
 from calreport.interval_rules import Bounds, read_interval
 from calreport.profile import ConfidenceProfile
+from calreport.registry import REGISTRY
 from calreport.settings import Settings
-from calreport.stats.state import ROW_TERMS, StatsConfig, StatsState, key_seed
+from calreport.stats.sums import SUM_FORM, StateSums, finish_sums
+
+if TYPE_CHECKING:
+    from calreport.stats.state import StatsState
+from calreport.stats.config import ROW_TERMS, StatsConfig, key_seed
 
 __all__ = ["LINEAR", "QUADRATIC", "intervals", "poisson_counts", "replicate_sums"]
 
@@ -31,7 +36,7 @@ LINEAR = ("w", "w_ok", "w_c", "w_c_ok", "csr_num", "sig_freq", "top_brier", "bri
 #: are linear in the counts too (``sum_i k_ib w_i^2 ...``), as the pandas bootstrap's.
 QUADRATIC = ("w2", "sig_imp")
 #: Per-bin sums of a replicate: weight, weighted score, weighted outcome, squared weight.
-_BIN_BLOCKS = 4
+BIN_BLOCKS = 4
 _ROWS_PER_BLOCK = 1 << 22
 
 
@@ -93,7 +98,7 @@ def _columns(p: ConfidenceProfile, cfg: StatsConfig, rows: np.ndarray
     s, y = s[rows], y[rows]
     nb = cfg.n_bins
     idx = np.searchsorted(np.arange(1, nb, dtype=np.float64) / nb, s, side="left")
-    onehot = np.zeros((n, _BIN_BLOCKS * nb))
+    onehot = np.zeros((n, BIN_BLOCKS * nb))
     at = np.arange(n)
     onehot[at, idx] = w
     onehot[at, nb + idx] = w * s
@@ -110,7 +115,7 @@ def replicate_sums(p: ConfidenceProfile, cfg: StatsConfig, codes: np.ndarray,
     order, occupy stream positions ``(offset + rank) * n_boot + b``.
     """
     b = int(cfg.n_boot)
-    n_lin = len(LINEAR) + _BIN_BLOCKS * cfg.n_bins
+    n_lin = len(LINEAR) + BIN_BLOCKS * cfg.n_bins
     out = np.zeros((len(keys), b, n_lin + len(QUADRATIC)))
     block = max(1, _ROWS_PER_BLOCK // b)
     for gi, key in enumerate(keys):
@@ -136,7 +141,7 @@ def replicate_metrics(state: StatsState) -> dict[str, np.ndarray]:
             "StatsConfig(n_boot=200) (or pass n_boot= to the accessor)."
         )
     nb = cfg.n_bins
-    width = len(LINEAR) + _BIN_BLOCKS * nb + len(QUADRATIC)
+    width = len(LINEAR) + BIN_BLOCKS * nb + len(QUADRATIC)
     if state.boot.shape[-1] != width:
         raise ValueError(
             f"This state's bootstrap replicates hold {state.boot.shape[-1]} sums each, not "
@@ -148,10 +153,8 @@ def replicate_metrics(state: StatsState) -> dict[str, np.ndarray]:
     bs = state.boot[..., off + nb:off + 2 * nb]
     by = state.boot[..., off + 2 * nb:off + 3 * nb]
     bw2 = state.boot[..., off + 3 * nb:off + 4 * nb]
-    q.update({name: state.boot[..., off + _BIN_BLOCKS * nb + i]
+    q.update({name: state.boot[..., off + BIN_BLOCKS * nb + i]
               for i, name in enumerate(QUADRATIC)})
-    from calreport.stats.finish import SUM_FORM, StateSums, finish_sums
-
     t = float(cfg.tau)
     # Kish's occupancy of a bin with sample weights (MCE's min_count), as the point's
     occ = (np.where(bw2 > 0, bw * bw / np.where(bw2 > 0, bw2, 1.0), 0.0)
@@ -200,8 +203,6 @@ def intervals(state: StatsState, ci: float = 0.95,
     >>> bool(b.low[0] < 0.75 < b.high[0])
     True
     """
-    from calreport.registry import REGISTRY
-
     if not 0.0 < ci < 1.0:
         raise ValueError(f"`ci` must be in (0, 1), got {ci!r}.")
     out = {}

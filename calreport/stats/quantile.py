@@ -23,8 +23,8 @@ import numpy as np
 
 from calreport.profile import ConfidenceProfile
 from calreport.stats._exact import exact_bincount
-from calreport.stats.finish import StateSums, finish_sums
 from calreport.stats.state import StatsState
+from calreport.stats.sums import StateSums, finish_sums
 
 __all__ = ["Plan", "collect", "ece_quantile", "hosmer_lemeshow", "merge", "plan",
            "weight_max"]

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from calreport.profile import ConfidenceProfile
+from calreport.stats.config import key_seed
 
 __all__ = ["DEFAULT_SAMPLE_SIZE", "FINE", "draw", "heavy_rows", "merge", "profile_of",
            "top_errors", "uniforms"]
@@ -61,7 +62,6 @@ def uniforms(key: int, start: int, n: int) -> np.ndarray:
 def draw(profile: ConfidenceProfile, cfg: Any, codes: np.ndarray, keys: list[Any],
          offsets: dict[Any, int]) -> dict[Any, dict[str, np.ndarray]]:
     """The bottom-``cfg.sample_size`` sample of every group of a profile."""
-    from calreport.stats.state import key_seed
 
     k = int(cfg.sample_size)
     order = np.argsort(codes, kind="stable")

@@ -136,8 +136,8 @@ def _exact_smece(state: StatsState, view: str, values: dict[str, np.ndarray],
     """The smooth ECE of every group from its merged node masses, in place of the
     sample's value, when the state kept them for every group (see
     :mod:`calreport.stats.smooth_grid`); returns the kind it then has."""
+    from calreport.stats.config import SCALARS
     from calreport.stats.smooth_grid import smece_from_masses
-    from calreport.stats.state import SCALARS
 
     masses = state.smooth
     if "smece" not in values or masses is None or any(

@@ -11,10 +11,7 @@ scale-free, as the pandas path is.
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-import math
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -23,194 +20,28 @@ from calreport._finishers import row_columns
 from calreport.profile import ConfidenceProfile
 from calreport.settings import Settings
 from calreport.stats._exact import FRAC_BITS, FixedSum, check_limbs, exact_bincount
+from calreport.stats.config import (
+    AURC_SUMS,
+    BIN_SUMS,
+    COUNTS,
+    RISK_FLOAT,
+    RISK_SUMS,
+    ROW_TERMS,
+    SCALARS,
+    TAU_SUMS,
+    VIEWS,
+    Schema,
+    StatsConfig,
+    normalise_key,
+    sort_key,
+)
+from calreport.stats.poisson import BIN_BLOCKS, LINEAR, QUADRATIC, replicate_sums
+from calreport.stats.sample import FINE, draw, heavy_rows, merge, top_errors
+from calreport.stats.smooth_grid import grid_masses
+from calreport.stats.smooth_grid import merge as merge_smooth
+from calreport.stats.weight_scale import align, pooled_exponent, scale_profile, state_scale
 
 __all__ = ["StatsConfig", "StatsState", "check_state", "normalise_key", "state_layout"]
-
-#: Probabilities of the true class are clipped to [eps, 1 - eps] in the log loss
-#: (float64 machine epsilon, as the core and scikit-learn).
-
-#: Per-group scalar sums; "w*" quantities are counts when the data are unweighted.
-#: Columns of :func:`calreport._finishers.row_columns` the scalar sums are made of.
-ROW_TERMS = ("correct", "c", "c_correct", "csr", "odds", "brier", "log_loss")
-SCALARS = ("w", "w2", "w_ok", "w_c", "w_c_ok", "w_c2", "csr_num", "sig_freq", "sig_imp",
-           "top_brier", "brier", "log_loss")
-COUNTS = ("n", "n_positive_weight", "n_clipped", "n_one")
-BIN_SUMS = ("w", "w2", "w_s", "w_y", "w_s2", "w_sy")
-TAU_SUMS = ("w", "w_ok", "w_c", "w_c_ok")
-AUC_SUMS = ("w_pos", "w_neg", "wc_pos", "wc_neg")
-AURC_SUMS = ("w", "w_err")
-VIEWS = ("top_label", "positive")
-#: Sums of the risk verdict (:func:`calreport.metrics.risk.risk_summary` in sum form)
-#: over all rows (``a_``) and over the certainty claims (``c_``, raw confidence
-#: >= 1 - eps; few rows, so cheap); the rows below certainty are their exact
-#: difference.  ``k`` = copies (1, or the frequency weight), ``a`` = error size,
-#: ``p = 1 - c``, ``p1 = min(2p, 1)`` the alternative of the power.  Third cumulants
-#: and the Spiegelhalter numerator can be negative: positive and negative parts.
-RISK_SUMS = ("sp_num_pos", "sp_num_neg", "sp_var", "c_w", "c_w2", "c_w_wrong", "c_count",
-             "c_wrong", "c_s_obs", "c_var")
-#: Float sums of the verdict's validity and power terms (third cumulant, mean and
-#: variance under the alternative) over all rows (``a_``) and the rows below certainty
-#: (``r_``): compared with thresholds only, so float64 (added in any order: equal to
-#: a few ulps) rather than exact.
-RISK_FLOAT = ("a_k3", "a_mean1", "a_var1", "r_k3", "r_mean1", "r_var1")
-
-
-@dataclass(frozen=True)
-class StatsConfig:
-    """Settings fixed before any data is seen (states with different settings never merge).
-
-    Attributes
-    ----------
-    n_bins : int
-        Uniform calibration bins ``((m-1)/M, m/M]`` (0 in the first bin).
-    score_bins : int
-        Fine uniform score bins of AUC, cwAUC and AURC (error bound reported).
-    taus : tuple of float
-        Grid of selective thresholds; must start at 0 and contain ``tau``.
-    tau : float
-        Threshold of CWSA / CWSA+ / coverage in the summary.
-    eps : float
-        Confidence clipping of CSR.
-    weights : {"importance", "frequency"}
-        Meaning of sample weights for sigma_CSR: importance weights use
-        ``sum w^2 c/(1-c)`` (invariant to scaling the weights), frequency weights
-        ``sum w c/(1-c)`` (integer weights = repeated rows).
-    min_count : int
-        Minimum bin occupancy of MCE.
-    n_boot : int
-        Poisson bootstrap replicates accumulated with the state (0 = none).
-    seed : int
-        Master seed of the counter-based bootstrap streams.
-    sample_size : int
-        Rows per group kept in a uniform sample for the metrics that refit a curve
-        (see :mod:`calreport.stats.sample`); 0 = no sample.
-    top_errors : int
-        Errors of largest CSR contribution kept per group (exact top-k); 0 = none.
-    heavy_rows : int
-        Rows of largest null variance kept per group (all rows, and rows below
-        certainty) for the Monte Carlo null of P_risk where the normal approximation
-        is invalid (:mod:`calreport.stats.verdict`).
-    smooth_groups : int
-        Most groups whose smooth-ECE node masses are kept (the smooth ECE from all
-        rows, about 0.33 MB per group; :mod:`calreport.stats.smooth_grid`); above, or
-        with 0, the smooth ECE is computed on the sample.
-    """
-
-    n_bins: int = 15
-    score_bins: int = 1 << 16
-    taus: tuple[float, ...] = tuple(float(k) / 20.0 for k in range(20))
-    tau: float = 0.5
-    eps: float = 1e-8
-    weights: str = "importance"
-    min_count: int = 1
-    n_boot: int = 0
-    seed: int = 0
-    sample_size: int = 0
-    top_errors: int = 0
-    heavy_rows: int = 4096
-    smooth_groups: int = 64
-
-    def __post_init__(self) -> None:
-        if int(self.n_bins) < 1 or int(self.score_bins) < 2:
-            raise ValueError(
-                f"`n_bins` ({self.n_bins}) must be >= 1 and `score_bins` ({self.score_bins}) "
-                ">= 2."
-            )
-        taus = tuple(float(t) for t in self.taus)
-        if not taus or taus[0] != 0.0 or any(b <= a for a, b in itertools.pairwise(taus)) \
-                or taus[-1] >= 1.0:
-            raise ValueError(
-                "`taus` must be increasing, start at 0.0 and stay below 1; got "
-                f"{list(taus)[:5]}..."
-            )
-        if float(self.tau) not in taus:
-            raise ValueError(f"`tau`={self.tau} must be one of `taus`; add it to the grid.")
-        if self.weights not in ("importance", "frequency"):
-            raise ValueError(
-                f"`weights` must be 'importance' or 'frequency', got {self.weights!r}."
-            )
-        if not 0.0 < float(self.eps) < 0.5:
-            raise ValueError(f"`eps` must be in (0, 0.5), got {self.eps!r}.")
-        if int(self.n_boot) < 0:
-            raise ValueError(f"`n_boot` must be >= 0, got {self.n_boot!r}.")
-        if int(self.smooth_groups) < 0:
-            raise ValueError(f"`smooth_groups` must be >= 0, got {self.smooth_groups!r}.")
-        if int(self.top_errors) < 0:
-            raise ValueError(f"`top_errors` must be >= 0, got {self.top_errors!r}.")
-        if int(self.sample_size) < 0:
-            raise ValueError(f"`sample_size` must be >= 0 (0 = no sample), got "
-                             f"{self.sample_size!r}.")
-        object.__setattr__(self, "taus", taus)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain-dict form."""
-        d = asdict(self)
-        d["taus"] = list(self.taus)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Any) -> StatsConfig:
-        """Inverse of :meth:`to_dict` for stored settings: every field present, typed.
-
-        Raises
-        ------
-        ValueError
-            For anything but a mapping of exactly the fields of :meth:`to_dict`, a
-            value of the wrong type, or one out of its range.
-        """
-        names = [f.name for f in fields(cls)]
-        if not isinstance(d, dict):
-            raise ValueError(f"`config` must be an object of the settings {names}, got "
-                             f"{type(d).__name__}.")
-        unknown, missing = sorted(set(d) - set(names)), [n for n in names if n not in d]
-        if unknown or missing:
-            raise ValueError(
-                f"`config` has {'unknown settings ' + str(unknown) if unknown else ''}"
-                f"{' and ' if unknown and missing else ''}"
-                f"{'no ' + str(missing) if missing else ''}; a stored state holds exactly "
-                f"{names}. It was written by another calreport version or altered."
-            )
-
-        def number(v: Any) -> bool:
-            return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-        for f in fields(cls):
-            v, default = d[f.name], f.default
-            ok = (all(number(t) for t in v) if isinstance(v, list) else False) \
-                if f.name == "taus" else \
-                (isinstance(v, int) and not isinstance(v, bool)) if isinstance(default, int) \
-                else number(v) if isinstance(default, float) else isinstance(v, type(default))
-            if not ok:
-                want = {"taus": "a list of numbers"}.get(f.name, type(default).__name__)
-                raise ValueError(f"`config.{f.name}` must be {want}, got {v!r}.")
-        return cls(**{**d, "taus": tuple(d["taus"])})
-
-
-@dataclass(frozen=True)
-class Schema:
-    """What the data hold: it must agree between merged states."""
-
-    layout: str  # "proba", "labels" or "minimal"
-    classes: tuple[Any, ...] | None
-    binary: bool
-    weighted: bool
-
-    @property
-    def n_classes(self) -> int:
-        return 0 if self.classes is None else len(self.classes)
-
-    @property
-    def auc_rows(self) -> int:
-        if self.layout != "proba":
-            return 0
-        return 1 if self.binary else self.n_classes
-
-    @classmethod
-    def of(cls, p: ConfidenceProfile) -> Schema:
-        layout = "proba" if p.has_proba else ("labels" if p.has_labels else "minimal")
-        classes = None if p.classes is None else tuple(normalise_key(c) for c in p.classes)
-        return cls(layout, classes, p.score is not None, p.sample_weight is not None)
-
 
 def state_layout(config: StatsConfig, schema: Schema, g: int
                  ) -> dict[str, dict[str, tuple[tuple[int, ...], int | None]]]:
@@ -219,8 +50,6 @@ def state_layout(config: StatsConfig, schema: Schema, g: int
     Returns ``{"counts" | "sums" | "fsums" | "boot": {name: (shape, frac_bits)}}``;
     ``shape`` of a sum excludes its limb axis, ``frac_bits`` is None for plain arrays.
     """
-    from calreport.stats import poisson
-    from calreport.stats.sample import FINE
 
     nb, t, b = int(config.n_bins), len(config.taus), int(config.score_bins)
     real, tally = FRAC_BITS, FRAC_BITS if schema.weighted else 0
@@ -232,7 +61,7 @@ def state_layout(config: StatsConfig, schema: Schema, g: int
     if schema.layout != "minimal" and k:
         sums["confusion"] = ((g, k, k, 2), real)
     sums["risk"] = ((g, len(RISK_SUMS)), real)
-    width = len(poisson.LINEAR) + poisson._BIN_BLOCKS * nb + len(poisson.QUADRATIC)
+    width = len(LINEAR) + BIN_BLOCKS * nb + len(QUADRATIC)
     return {
         "counts": {**{c: ((g,), None) for c in COUNTS}, "bin_count": ((g, 2, nb), None)},
         "sums": sums,
@@ -350,31 +179,6 @@ def check_state(state: StatsState, where: str = "state") -> None:
                      over)
 
 
-def normalise_key(key: Any) -> Any:
-    """Group key as plain Python values (NumPy scalars unwrapped, tuples kept)."""
-    if isinstance(key, tuple):
-        return tuple(normalise_key(k) for k in key)
-    if isinstance(key, np.generic):
-        return key.item()
-    return key
-
-
-def _sort_key(key: Any) -> tuple:
-    if isinstance(key, tuple):
-        return (0, tuple(_sort_key(k) for k in key))
-    if key is None or (isinstance(key, float) and math.isnan(key)):
-        return (2, "", 0)
-    if isinstance(key, (bool, int, float)):
-        return (0, "number", key)
-    return (1, type(key).__name__, str(key))
-
-
-def key_seed(seed: int, key: Any) -> int:
-    """128-bit Philox key from the master seed and a group key (not its position)."""
-    text = repr((int(seed), normalise_key(key))).encode()
-    return int.from_bytes(hashlib.blake2b(text, digest_size=16).digest(), "little")
-
-
 @dataclass(eq=False)
 class StatsState:
     """Mergeable per-group statistics of a confidence profile.
@@ -475,11 +279,9 @@ class StatsState:
         codes = np.asarray(codes, dtype=np.intp)
         keys = [normalise_key(k) for k in (keys or [()])]
         g = len(keys)
-        from calreport.stats.weight_scale import scale_profile
 
         profile, scale = scale_profile(profile, codes, g)
         counts, sums, floats = _accumulate(profile, cfg, schema, codes, g)
-        from calreport.stats.sample import heavy_rows
 
         given = {normalise_key(k): int(v) for k, v in (row_offsets or {}).items()}
         row_offsets = {k: int(row_base) + given.get(k, 0) for k in keys}
@@ -490,22 +292,18 @@ class StatsState:
         fsums.update(floats)
         boot = None
         if cfg.n_boot:
-            from calreport.stats.poisson import replicate_sums
 
             boot = replicate_sums(profile, cfg, codes, keys, row_offsets or {})
         sample = None
         if cfg.sample_size:
-            from calreport.stats.sample import draw
 
             sample = draw(profile, cfg, codes, keys, row_offsets or {})
         top = None
         if cfg.top_errors:
-            from calreport.stats.sample import top_errors
 
             top = top_errors(profile, cfg, codes, keys, row_labels)
         smooth = None
         if 0 < int(np.count_nonzero(counts["n"])) <= cfg.smooth_groups:
-            from calreport.stats.smooth_grid import grid_masses
 
             smooth = grid_masses(profile, codes, keys)
         state = cls(cfg, schema, keys, counts, sums, boot, sample=sample,
@@ -517,7 +315,7 @@ class StatsState:
     def _canonical(self) -> StatsState:
         """Drop empty groups and order the keys canonically (so ``a + b == b + a``)."""
         keep = [i for i in range(len(self.keys)) if self.counts["n"][i] > 0]
-        order = sorted(keep, key=lambda i: _sort_key(self.keys[i]))
+        order = sorted(keep, key=lambda i: sort_key(self.keys[i]))
         if order == list(range(len(self.keys))):
             return self
         idx = np.asarray(order, dtype=np.intp)
@@ -548,7 +346,6 @@ class StatsState:
         ranks = _merge_ranks(self.ranks, other.ranks,
                              check=self.boot is not None or self.sample is not None)
         if self.scale is not None or other.scale is not None:
-            from calreport.stats.weight_scale import align, state_scale
 
             a, b = align(self, other)
             out = replace(a, scale=None) + replace(b, scale=None)
@@ -557,7 +354,7 @@ class StatsState:
             for st in (a, b):
                 scale[[pos[k] for k in st.keys]] = state_scale(st)
             return replace(out, scale=scale if scale.any() else None)
-        union = sorted({*self.keys, *other.keys}, key=_sort_key)
+        union = sorted({*self.keys, *other.keys}, key=sort_key)
         pos = {k: i for i, k in enumerate(union)}
         ia = np.asarray([pos[k] for k in self.keys], dtype=np.intp)
         ib = np.asarray([pos[k] for k in other.keys], dtype=np.intp)
@@ -585,15 +382,12 @@ class StatsState:
             maxima[name] = out_max
         sample = None
         if self.sample is not None and other.sample is not None:
-            from calreport.stats.sample import merge
 
             sample = merge(self.sample, other.sample, self.config.sample_size)
         top = None
         if self.top is not None and other.top is not None:
-            from calreport.stats.sample import merge
 
             top = merge(self.top, other.top, self.config.top_errors)
-        from calreport.stats.sample import merge
 
         heavy = merge(self.heavy or {}, other.heavy or {}, self.config.heavy_rows)
         fsums = {}
@@ -602,7 +396,6 @@ class StatsState:
             out_f[ia] += a
             out_f[ib] += other.fsums[name]
             fsums[name] = out_f
-        from calreport.stats.smooth_grid import merge as merge_smooth
 
         smooth = merge_smooth(self.smooth, other.smooth, self.config.smooth_groups)
         return StatsState(self.config, self.schema, union, counts, sums, boot, {}, maxima,
@@ -616,7 +409,6 @@ class StatsState:
         its share (otherwise approximately uniform).
         """
         if self.scale is not None:
-            from calreport.stats.weight_scale import pooled_exponent
 
             one = pooled_exponent(self)  # every group on one scale
             out = replace(one, scale=None).pooled(key)
@@ -628,7 +420,6 @@ class StatsState:
         maxima = {k: a.max(axis=0, keepdims=True) for k, a in self.maxima.items()}
         sample = top = None
         if self.sample is not None or self.top is not None:
-            from calreport.stats.sample import merge
 
             if self.sample is not None:
                 sample = {}
@@ -638,7 +429,6 @@ class StatsState:
                 top = {}
                 for part in self.top.values():
                     top = merge(top, {key: part}, self.config.top_errors)
-        from calreport.stats.sample import merge
 
         heavy: dict[Any, dict[str, np.ndarray]] = {}
         for (_, which), part in (self.heavy or {}).items():
@@ -646,7 +436,6 @@ class StatsState:
         fsums = {k: a.sum(axis=0, keepdims=True) for k, a in self.fsums.items()}
         smooth = None
         if self.smooth is not None and self.config.smooth_groups >= 1:
-            from calreport.stats.smooth_grid import merge as merge_smooth
 
             smooth = {}
             for part in self.smooth.values():

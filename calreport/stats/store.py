@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from calreport.stats._exact import FixedSum
-from calreport.stats.state import Schema, StatsConfig, StatsState, check_state, state_layout
+from calreport.stats.config import Schema, StatsConfig
+from calreport.stats.state import StatsState, check_state, state_layout
 from calreport.stats.weight_scale import check_scale
 
 __all__ = ["MAX_BYTES", "check_budget", "check_fields", "layout_bytes", "plain_value",

@@ -25,7 +25,8 @@ import numpy as np
 from scipy import special
 
 from calreport.metrics.weighted import kish_size
-from calreport.stats.state import RISK_FLOAT, RISK_SUMS, SCALARS, VIEWS, StatsState
+from calreport.stats.config import RISK_FLOAT, RISK_SUMS, SCALARS, VIEWS
+from calreport.stats.state import StatsState
 
 __all__ = ["murphy", "risk_verdicts", "spiegelhalter"]
 

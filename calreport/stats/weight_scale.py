@@ -32,7 +32,10 @@ from typing import Any
 
 import numpy as np
 
+from calreport._validate import zero_weights_message
 from calreport.stats._exact import FixedSum
+from calreport.stats.config import BIN_SUMS, RISK_FLOAT, RISK_SUMS, SCALARS
+from calreport.stats.poisson import LINEAR, QUADRATIC
 
 __all__ = ["MAX_RANGE", "align", "check_frequency", "check_positive", "check_scale",
            "exponents", "exponents_of", "on_scale", "pooled_exponent", "rescale",
@@ -116,18 +119,14 @@ def _degrees(names: tuple[str, ...], table: dict[str, int]) -> np.ndarray:
 
 def _sum_degrees(name: str) -> np.ndarray | None:
     """Degrees along the last axis of the exact sums ``name`` (None: all 1)."""
-    from calreport.stats import state as st
-
-    return {"scalar": lambda: _degrees(st.SCALARS, _SCALAR),
-            "bins": lambda: _degrees(st.BIN_SUMS, _BINS),
-            "risk": lambda: _degrees(st.RISK_SUMS, _RISK)}.get(name, lambda: None)()
+    return {"scalar": lambda: _degrees(SCALARS, _SCALAR),
+            "bins": lambda: _degrees(BIN_SUMS, _BINS),
+            "risk": lambda: _degrees(RISK_SUMS, _RISK)}.get(name, lambda: None)()
 
 
 def _boot_degrees(n_bins: int) -> np.ndarray:
-    from calreport.stats import poisson
-
     bins = [1] * (3 * n_bins) + [2] * n_bins  # weight, w s, w y, then w^2 per bin
-    return np.asarray([1] * len(poisson.LINEAR) + bins + [2] * len(poisson.QUADRATIC))
+    return np.asarray([1] * len(LINEAR) + bins + [2] * len(QUADRATIC))
 
 
 def _shift(s: FixedSum, bits: np.ndarray) -> FixedSum:
@@ -188,8 +187,6 @@ def rescale(state: Any, target: np.ndarray, *, coarser: bool = False) -> Any:
     def ldexp(a: np.ndarray, deg: np.ndarray | int) -> np.ndarray:
         with np.errstate(over="ignore"):
             return np.ldexp(a, per_group(deg, a.ndim))
-
-    from calreport.stats.state import RISK_FLOAT
 
     fsums = {name: ldexp(a, _degrees(RISK_FLOAT, _RISK_FLOAT) if name == "risk" else 2)
              for name, a in state.fsums.items()}
@@ -281,7 +278,6 @@ def check_positive(state: Any, name: Any) -> Any:
     ValueError
         Naming the weight column ``name``.
     """
-    from calreport._validate import zero_weights_message
 
     if state.schema.weighted and not state.counts["n_positive_weight"].any():
         raise ValueError(zero_weights_message(str(name or "sample_weight"),
