@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,6 +63,7 @@ from calreport import _validate as v
 from calreport.metrics._auc_kernels import sort_in_place
 from calreport.metrics._chunks import row_slices
 from calreport.metrics._fftconv import fft_convolve
+from calreport.metrics._lowess import _first_true, _lowess_at
 
 __all__ = [
     "AUTO_FRAC_CONSTANT",
@@ -259,26 +259,6 @@ def _default_grid(s_sorted: np.ndarray, n_grid: int) -> np.ndarray:
 # ------------------------------------------------------------------------- smoothers
 
 
-def _first_true(
-    pred: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.ndarray
-) -> np.ndarray:
-    """Vectorised bisection: smallest ``i`` in ``[lo, hi]`` with ``pred(i)``.
-
-    ``pred`` must be monotone (False then True) on each ``[lo, hi]`` and True at
-    ``hi``; it is evaluated element-wise on an index array.
-    """
-    lo = lo.copy()
-    hi = hi.copy()
-    active = lo < hi
-    while active.any():
-        mid = (lo + hi) // 2
-        t = pred(mid)
-        hi = np.where(active & t, mid, hi)
-        lo = np.where(active & ~t, mid + 1, lo)
-        active = lo < hi
-    return lo
-
-
 def _nn_local_mean(s: np.ndarray, y: np.ndarray, x: np.ndarray, k: int) -> np.ndarray:
     """Local mean of ``y`` over the rows within the k-th nearest-neighbour distance of x.
 
@@ -366,9 +346,6 @@ def _lowess_or_tied_mean(
             fitted = sm_lowess(y, s, frac=frac, it=0, delta=delta, is_sorted=True,
                                return_sorted=False, missing="none")
     else:
-        # the LOWESS engine lives beside the band, which imports this module
-        from calreport.metrics.local_band import _lowess_at
-
         fitted = _lowess_at(s, y, x, k, trees)
     ties = np.searchsorted(s, x, side="right") - np.searchsorted(s, x, side="left")
     bad = ~np.isfinite(fitted) | (ties >= k)
