@@ -748,7 +748,7 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
     from calreport.result import CalibrationResult, GroupResult
 
     grouped = bool(by)
-    view = _finish._view(state, view)
+    view = _finish.resolve_view(state, view)
     names = list(REGISTRY)
 
     def results(st: StatsState, keys: list[Any], labels: list[str]) -> list[Any]:

@@ -211,11 +211,11 @@ class _Base:
         :mod:`calreport.stats.quantile`).  The Cox fit is not computed out of core.
         """
         from calreport.stats import quantile
-        from calreport.stats.finish import _view
+        from calreport.stats.finish import resolve_view
 
         st = self.state()
         out = calibration_tests_frame(st, self._by)
-        pl, second = self._second_pass(st, _view(st, None), 15, n_groups, hl=True)
+        pl, second = self._second_pass(st, resolve_view(st, None), 15, n_groups, hl=True)
         hl = quantile.hosmer_lemeshow(st, second, pl, n_groups=n_groups)
         for k, v in hl.items():
             out[k] = v if self._by else float(v[0])

@@ -211,12 +211,12 @@ sample_size, exact_auc, strategy
         """Hosmer-Lemeshow deciles (exact, by a second pass over the same arrays) and
         Spiegelhalter's Z; the Cox fit is not computed on this path."""
         from calreport.stats import quantile
-        from calreport.stats.finish import _view
+        from calreport.stats.finish import resolve_view
 
         by_t = _by(by)
         st = self.state(by=by_t or None)
         out = calibration_tests_frame(st, by_t)
-        pl_, second = self._second(st, by_t, _view(st, None), 15, n_groups)
+        pl_, second = self._second(st, by_t, resolve_view(st, None), 15, n_groups)
         for k, v in quantile.hosmer_lemeshow(st, second, pl_, n_groups=n_groups).items():
             out[k] = v if by_t else float(v[0])
         return _to_polars(out, by_t)

@@ -27,8 +27,8 @@ from calreport.stats.poisson import intervals
 from calreport.stats.state import StatsState
 from calreport.stats.sums import SUM_FORM, StateSums, div, finish_sums
 
-__all__ = ["KINDS", "SUMMARY_METRICS", "MetricTable", "confusion", "reliability", "selective",
-           "summary"]
+__all__ = ["KINDS", "SUMMARY_METRICS", "MetricTable", "confusion", "reliability", "resolve_view",
+           "selective", "summary"]
 
 #: Summary metrics in output order, with how each is obtained from the state.
 KINDS: dict[str, str] = {
@@ -87,7 +87,9 @@ class MetricTable:
         default_factory=dict)
 
 
-def _view(state: StatsState, view: str | None) -> str:
+def resolve_view(state: StatsState, view: str | None) -> str:
+    """The calibration view of a state's binned metrics: ``view``, checked, or the
+    default (the positive class for binary input, else the top label)."""
     if view is None:
         return "positive" if state.schema.binary else "top_label"
     if view not in VIEWS:
@@ -147,7 +149,7 @@ def summary(state: StatsState, *, view: str | None = None,
     (0.75, 'bounded')
     """
     cfg, schema = state.config, state.schema
-    view = _view(state, view)
+    view = resolve_view(state, view)
     g = len(state.keys)
     sc = state.sums["scalar"].to_float()
     fr = state.sums["scalar"].to_fraction()
@@ -205,7 +207,7 @@ def summary(state: StatsState, *, view: str | None = None,
     iv, se = {}, {}
     if ci is not None:
         read = intervals(state, ci, v)
-        if view != _view(state, None):
+        if view != resolve_view(state, None):
             # the replicates hold the default view's bins: not intervals of this view
 
             read = {m: b for m, b in read.items()
@@ -291,7 +293,7 @@ def reliability(state: StatsState, *, view: str | None = None,
     >>> r["count"].tolist()
     [[2, 1]]
     """
-    vi = VIEWS.index(_view(state, view))
+    vi = VIEWS.index(resolve_view(state, view))
     nb = state.config.n_bins
     s = state.sums["bins"].to_float()[:, vi]  # (G, nb, 4)
     wsum, w2, ws, wy = s[..., 0], s[..., 1], s[..., 2], s[..., 3]

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from calreport.stats.finish import resolve_view
 from calreport.stats.state import StatsState
 
 __all__ = ["apply", "binned_auc_delong", "withdraw"]
@@ -95,11 +96,10 @@ def apply(table: Any, state: StatsState, ci: float) -> None:
     from scipy import special
 
     from calreport.registry import REGISTRY, SAMPLED_NO_INTERVAL
-    from calreport.stats.finish import _view
     from calreport.stats.scaling import scaling_of
 
     reasons, methods = {}, {}
-    default = _view(state, None)
+    default = resolve_view(state, None)
     for m in table.values:
         if m not in REGISTRY:
             continue

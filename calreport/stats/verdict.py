@@ -26,6 +26,7 @@ from scipy import special
 
 from calreport.metrics.weighted import kish_size
 from calreport.stats.config import RISK_FLOAT, RISK_SUMS, SCALARS, VIEWS
+from calreport.stats.finish import resolve_view
 from calreport.stats.state import StatsState
 
 __all__ = ["murphy", "risk_verdicts", "spiegelhalter"]
@@ -333,9 +334,8 @@ def murphy(state: StatsState, *, view: str | None = None) -> dict[str, np.ndarra
     >>> sorted(murphy(StatsState.from_profile(p)))[:2]
     ['brier', 'reliability']
     """
-    from calreport.stats.finish import _view
 
-    vi = VIEWS.index(_view(state, view))
+    vi = VIEWS.index(resolve_view(state, view))
     s = state.sums["bins"].to_float()[:, vi]  # (G, nb, 6)
     n, ws, wy, ws2, wsy = s[..., 0], s[..., 2], s[..., 3], s[..., 4], s[..., 5]
     tot = n.sum(axis=1)
