@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from dataclasses import fields as _fields
 from fractions import Fraction
 from statistics import NormalDist
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from calreport.metrics.weighted import sample_sizes as sizes
-from calreport.registry import REGISTRY
+from calreport.registry import REGISTRY, Metric
 from calreport.stats.config import SCALARS, VIEWS
 from calreport.stats.poisson import intervals
 from calreport.stats.state import StatsState
@@ -30,16 +31,18 @@ from calreport.stats.sums import SUM_FORM, StateSums, div, finish_sums
 __all__ = ["KINDS", "SUMMARY_METRICS", "MetricTable", "confusion", "reliability", "resolve_view",
            "selective", "summary"]
 
-#: Summary metrics in output order, with how each is obtained from the state.
+#: Metrics finished from the state's fine bins and per-bin sums, with their kind.
+_FROM_BINS = {"auc": "bounded", "cwauc": "bounded", "delta_auc": "bounded", "aurc": "bounded",
+              "corp_unc": "exact"}
+#: Summary metrics in output order, with how each is obtained from the state: the
+#: counts, the registry's metrics finished from the sums (in registry order) and the
+#: state's extra descriptive columns.
 KINDS: dict[str, str] = {
     "n": "exact", "n_clipped": "exact", "n_eff": "exact",
-    "accuracy": "exact", "cwa": "exact", "gain": "exact",
-    "csr": "exact", "sigma_csr": "exact", "z_csr": "exact", "p_risk": "exact",
-    "ece": "exact", "mce": "exact", "signed_ece": "exact", "brier": "exact",
-    "log_loss": "exact", "top_label_brier": "exact", "sharpness": "exact",
-    "auc": "bounded", "cwauc": "bounded", "delta_auc": "bounded",
-    "cwsa": "exact", "cwsa_plus": "exact", "coverage": "exact",
-    "selective_accuracy": "exact", "aurc": "bounded", "corp_unc": "exact",
+    **{m: "exact" if m in SUM_FORM else _FROM_BINS[m] for m in REGISTRY
+       if m in SUM_FORM or m in _FROM_BINS},
+    "top_label_brier": "exact", "sharpness": "exact", "coverage": "exact",
+    "selective_accuracy": "exact",
 }
 SUMMARY_METRICS = tuple(KINDS)
 _S = {name: i for i, name in enumerate(SCALARS)}
@@ -218,20 +221,17 @@ def summary(state: StatsState, *, view: str | None = None,
                        reasons, iv, view, cfg.to_dict(), interval_se=se)
 
 
+def _field_default(cls: type, name: str) -> Any:
+    """Default of the dataclass field ``name`` of ``cls``."""
+    return next(f.default for f in _fields(cls) if f.name == name)
+
+
 def _nan_reason(name: str) -> str:
-    return {
-        "auc": "needs both positives and negatives of at least one class",
-        "cwauc": "needs both positives and negatives of at least one class",
-        "delta_auc": "needs both positives and negatives of at least one class",
-        "cwsa": "no prediction has confidence >= tau",
-        "cwsa_plus": "no prediction has confidence >= tau",
-        "selective_accuracy": "no prediction has confidence >= tau",
-        "gain": "undefined when accuracy or cwA equals 1",
-        "z_csr": "sigma_CSR is 0 (all confidences are 0)",
-        "p_risk": "sigma_CSR is 0 (all confidences are 0)",
-        "mce": "no bin holds min_count rows",
-        "cwa": "every confidence is 0",
-    }.get(name, "no rows with positive weight")
+    """The registry's reason a metric is NaN; a generic reason means no weight."""
+    spec = REGISTRY.get(name)
+    why = "" if spec is None else spec.nan_reason
+    generic = _field_default(Metric, "nan_reason")
+    return why if why and why != generic else "no rows with positive weight"
 
 
 def _auc(state: StatsState) -> tuple[np.ndarray, ...]:

@@ -14,7 +14,7 @@ import numpy as np
 from calreport import _finishers
 from calreport.registry import REGISTRY
 
-__all__ = ["SUM_FORM", "StateSums", "div", "finish_sums"]
+__all__ = ["STATE_COLUMNS", "SUM_FORM", "StateSums", "div", "finish_sums"]
 
 
 def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -83,7 +83,23 @@ def finish_sums(k: StateSums, cfg: Any, names: tuple[str, ...]) -> dict[str, np.
     return out
 
 
-#: Metrics finished from the sums by their registry finisher (the rest need the
-#: state's fine bins: AUC, cwAUC and AURC with their bounds).
-SUM_FORM = ("accuracy", "cwa", "gain", "csr", "sigma_csr", "z_csr", "p_risk", "ece", "mce",
-            "signed_ece", "brier", "log_loss", "cwsa", "cwsa_plus")
+#: Per-row columns (:func:`calreport._finishers.row_columns`) whose sums a state holds.
+STATE_COLUMNS = frozenset({"one", "correct", "c", "c_correct", "csr", "csr_var2", "brier",
+                           "log_loss", "sel", "cwsa", "cwsa_plus", "bin_diff"})
+
+
+def _sum_form() -> tuple[str, ...]:
+    names = []
+    for name, spec in REGISTRY.items():
+        iv = spec.interval
+        sums = (iv.kind == "bootstrap" and iv.finish is not None and bool(iv.columns)
+                and set(iv.columns) <= STATE_COLUMNS)
+        if sums or name == "p_risk":
+            names.append(name)
+    return tuple(names)
+
+
+#: Registry metrics finished from a state's sums by their registry finisher: every
+#: metric whose finisher reads columns the state holds (P_risk is Phi(z)); the others
+#: need the state's fine bins (AUC, cwAUC, AURC with their bounds) or a sample.
+SUM_FORM = _sum_form()
