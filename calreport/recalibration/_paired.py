@@ -4,10 +4,10 @@ Every metric of the table but P_risk is a function of weighted row sums (AUC of
 cumulative sums in score order), so a block of replicates is a block of resampling
 counts times per-row columns.  The counts are drawn once per block, in the canonical
 row order, and applied to every method's profile, so a replicate of a difference is
-the difference of two metrics on the same resampled rows.  The columns reproduce
-calreport's metric functions (``log_loss``, ``brier_score``, ``ece``, ``csr``, ``cwa``,
-``auc``) with the counts as frequency weights; the tests check them against those
-functions.
+the difference of two metrics on the same resampled rows.  The per-row columns are
+:func:`calreport._finishers.row_columns` and the values the registry's finishers
+(the AUC's pairs are counted here, in score order), with the counts as frequency
+weights; the tests check them against the metric functions.
 """
 
 from __future__ import annotations
@@ -17,15 +17,17 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
+from calreport._finishers import row_columns
 from calreport.metrics.binned import assign_bins, bin_edges
 from calreport.profile import ConfidenceProfile
+from calreport.settings import Settings
+from calreport.stats.sums import StateSums, finish_sums
 
 __all__ = ["BOOT_METRICS", "paired_replicates"]
 
 #: Metrics with paired bootstrap differences, in table order.
 BOOT_METRICS = ("log_loss", "brier", "ece", "csr", "cwa", "auc")
 
-_LOG_EPS = float(np.finfo(np.float64).eps)
 #: Resampling counts held at once (replicates x rows).
 _BLOCK_CELLS = 1 << 22
 
@@ -35,37 +37,29 @@ class _Columns:
     """Per-row columns of one profile, every array in the canonical row order."""
 
     w: np.ndarray
-    log_loss: np.ndarray
-    brier: np.ndarray
-    csr: np.ndarray
-    conf: np.ndarray
-    conf_correct: np.ndarray
+    #: :func:`calreport._finishers.row_columns` of the table's metrics
+    cols: dict[str, np.ndarray]
+    #: rows x bins: each row's outcome - score in its uniform bin
     bin_gap: sparse.csr_matrix
+    bin_one: sparse.csr_matrix
     unweighted: bool
     auc: list[tuple[np.ndarray, ...]]
 
 
+#: The per-row columns the finishers of :data:`BOOT_METRICS` read.
+_COLUMNS = ("one", "log_loss", "brier", "csr", "c", "c_correct")
+
+
 def _columns(p: ConfidenceProfile, order: np.ndarray, n_bins: int, eps: float) -> _Columns:
     w = np.ones(p.n) if p.sample_weight is None else np.asarray(p.sample_weight)
-    y = p.y_true.astype(np.intp)
-    ll = -np.log(np.clip(p.true_class_proba(), _LOG_EPS, 1.0 - _LOG_EPS))
-    if p.proba_from_score:
-        brier = (p.score - (y == 1)) ** 2
-    else:
-        onehot = np.zeros_like(p.proba)
-        onehot[np.arange(p.n), y] = 1.0
-        brier = ((p.proba - onehot) ** 2).sum(axis=1)
-    conf = np.asarray(p.conf, dtype=np.float64)
-    correct = np.asarray(p.correct, dtype=bool)
-    clipped = np.clip(conf, eps, 1.0 - eps)
-    csr = np.where(correct, 0.0, 1.0 / (1.0 - clipped))
+    cols = row_columns(p, Settings(eps=eps, n_bins=n_bins), set(_COLUMNS))
     score, outcome = p.view()
     bins = assign_bins(score, bin_edges(score, n_bins=n_bins))[order]
-    bin_gap = sparse.csr_matrix(((outcome - score)[order], (np.arange(p.n), bins)),
-                                shape=(p.n, n_bins))
-    return _Columns(w[order], ll[order], brier[order], csr[order], conf[order],
-                    (conf * correct)[order], bin_gap, p.sample_weight is None,
-                    _auc_parts(p, order))
+    at = (np.arange(p.n), bins)
+    bin_gap = sparse.csr_matrix(((outcome - score)[order], at), shape=(p.n, n_bins))
+    bin_one = sparse.csr_matrix((np.ones(p.n), at), shape=(p.n, n_bins))
+    return _Columns(w[order], {k: cols[k][order] for k in _COLUMNS}, bin_gap, bin_one,
+                    p.sample_weight is None, _auc_parts(p, order))
 
 
 def _auc_parts(p: ConfidenceProfile, order: np.ndarray) -> list[tuple[np.ndarray, ...]]:
@@ -96,15 +90,11 @@ def _auc_parts(p: ConfidenceProfile, order: np.ndarray) -> list[tuple[np.ndarray
 def _block_metrics(c: _Columns, counts: np.ndarray) -> dict[str, np.ndarray]:
     # replicates x rows: frequency weights times the row weights
     V = counts if c.unweighted else counts * c.w
-    total = V.sum(axis=1)
-    out = {
-        "log_loss": V @ c.log_loss / total,
-        "brier": V @ c.brier / total,
-        "csr": V @ c.csr / total,
-        "cwa": (V @ c.conf_correct) / (V @ c.conf),
-    }
-    gap = (c.bin_gap.T @ V.T).T  # per bin, the weighted sum of outcome - score
-    out["ece"] = np.abs(gap).sum(axis=1) / total
+    per_bin = (c.bin_one.T @ V.T).T
+    # the bins' occupancy is read by the MCE only, which is not in the table
+    k = StateSums({name: V @ col for name, col in c.cols.items()},
+                  {"one": per_bin, "bin_diff": (c.bin_gap.T @ V.T).T}, per_bin)
+    out = finish_sums(k, Settings(), ("log_loss", "brier", "ece", "csr", "cwa"))
     aucs = []
     for neg_rows, pos_rows, lo, hi in c.auc:
         # C[:, m]: weight of the m lowest-scored negatives; a positive row wins over
