@@ -22,15 +22,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from calreport.accumulator import (
-    add_states,
-    frame_state,
-    full_table,
-    group_counts,
-    report_from_state,
-    resolve_spec,
-    summary_frame,
-)
+from calreport._frames import add_states, frame_state, group_counts, resolve_spec, summary_frame
+from calreport._state_results import report_from_state
 from calreport.stats import StatsConfig, StatsState
 from calreport.stats import finish as _finish
 from calreport.stats.frames import (
@@ -40,6 +33,7 @@ from calreport.stats.frames import (
     risk_frame,
     scores_frame,
 )
+from calreport.stats.sampled import full_table
 from calreport.stats.weight_scale import check_positive, exponents_of, on_scale
 
 __all__ = ["DaskCalibAccessor", "DaskGroupByCalibAccessor", "register"]
@@ -468,7 +462,7 @@ def compute_score_table(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable
 
 
 def _collect_part(part: Any, spec: Any, pl: Any, exps: dict[Any, int]) -> Any:
-    from calreport.accumulator import frame_profile
+    from calreport._frames import frame_profile
     from calreport.stats import quantile
 
     got = frame_profile(part, spec)
@@ -479,7 +473,7 @@ def _collect_part(part: Any, spec: Any, pl: Any, exps: dict[Any, int]) -> Any:
 
 
 def _wmax_part(part: Any, spec: Any, exps: dict[Any, int]) -> Any:
-    from calreport.accumulator import frame_profile
+    from calreport._frames import frame_profile
     from calreport.stats import quantile
 
     got = frame_profile(part, spec)
@@ -508,7 +502,7 @@ def _merge_many(*tables: Any) -> Any:
 
 
 def _score_part(part: Any, spec: Any, exps: dict[Any, int]) -> Any:
-    from calreport.accumulator import frame_profile
+    from calreport._frames import frame_profile
     from calreport.stats.exact_auc import score_tables
 
     got = frame_profile(part, spec)

@@ -17,13 +17,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from calreport.accumulator import (
-    frame_profile,
-    frame_state,
-    full_table,
-    report_from_state,
-    resolve_spec,
-)
+from calreport._frames import frame_profile, frame_state, resolve_spec
+from calreport._state_results import report_from_state
 from calreport.stats import StatsConfig, StatsState
 from calreport.stats import finish as _finish
 from calreport.stats.frames import (
@@ -33,6 +28,7 @@ from calreport.stats.frames import (
     risk_frame,
     scores_frame,
 )
+from calreport.stats.sampled import full_table
 from calreport.stats.weight_scale import check_positive, exponents_of, on_scale
 
 __all__ = ["PolarsCalibNamespace", "register"]

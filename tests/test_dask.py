@@ -209,7 +209,7 @@ def test_auc_delong_interval_and_reasons_for_the_others(client, frame):
     why = got.attrs["no_interval"]
     assert "auc" not in why and set(why) >= {"cwauc", "aurc", "lcs", "smece"}
     assert got[("cwauc", "ci_low")].isna().all()
-    from calreport.accumulator import evaluate_state
+    from calreport._state_results import evaluate_state
 
     st = dd.from_pandas(frame, npartitions=3).calib.state(n_boot=20)
     result = evaluate_state(st, ci=0.9)

@@ -20,7 +20,8 @@ LAYERS = {
     "bootstrap": 4, "result": 4,
     "_grouping": 5, "_engine": 5, "_tables": 5, "_metric_methods": 5,
     "accessor": 6, "plotting": 6, "accumulator": 6, "dask": 6, "polars": 6,
-    "_segmented": 5, "report": 7, "cli": 8, "_lazy": 8, "__main__": 9, "__init__": 9, "_labels": 1,
+    "_segmented": 5, "_frames": 5, "_state_results": 6,
+    "report": 7, "cli": 8, "_lazy": 8, "__main__": 9, "__init__": 9, "_labels": 1,
     "_warnings": 0, "_result_display": 0, "_progress": 0, "_coverage_data": 0, "interval_rules": 1,
     "_calibration_tests": 2, "compare": 5,
     "recalibration": 5,
@@ -35,7 +36,7 @@ def _module_of(path: Path) -> str:
 #: Convenience entry points that import a higher layer lazily, inside one function
 #: (they return objects of that layer); every other import flows downwards.
 LAZY_UPWARD = {("accessor", "report"), ("accessor", "plotting"), ("summary", "bootstrap"),
-               ("accumulator", "report"), ("dask", "report")}
+               ("_state_results", "report"), ("dask", "report")}
 
 
 def _imports(path: Path, *, lazy: bool = False) -> set[str]:
@@ -94,7 +95,7 @@ def test_imports_flow_one_way(path):
 
 #: Modules that grew past the cap with the validated saved states and the quotable
 #: P_risk; to be split (the lean-core work), listed here so the cap holds for the rest.
-OVER_CAP = {"accumulator.py": 950, "stats/state.py": 900, "metrics/_risk_null.py": 800}
+OVER_CAP = {"stats/state.py": 900, "metrics/_risk_null.py": 800}
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(PACKAGE)))

@@ -9,9 +9,10 @@ from _profiles import labelled_frame
 from sklearn.metrics import roc_auc_score
 
 import calreport  # noqa: F401
-from calreport.accumulator import Accumulator, full_table
+from calreport.accumulator import Accumulator
 from calreport.registry import REGISTRY, Metric
 from calreport.stats import KINDS as FINISH_KINDS
+from calreport.stats.sampled import full_table
 from calreport.stats.scaling import INTERVALS, KINDS, Scaling, scaling_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::calreport.metrics.risk.ClippedConfidenceWarning")

@@ -16,6 +16,9 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import hashlib
+import hmac
+import json
 import math
 import zlib
 from typing import Any
@@ -483,3 +486,58 @@ def state_from_dict(s: Any, config: StatsConfig, *, max_bytes: int = MAX_BYTES,
                        kept["top"], heavy, fsums, smooth, ranks, scale)
     check_state(state, where)
     return state
+
+
+# ------------------------------------------------------------ stored bytes
+#: Bytes inflated per read: the first read shows whether the payload opens a JSON object.
+_CHUNK = 1 << 20
+
+
+def check_max_bytes(max_bytes: Any) -> None:
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) \
+            or max_bytes < 1:
+        raise ValueError(f"`max_bytes` must be a positive integer, got {max_bytes!r}.")
+
+
+def no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a stored value (states hold finite numbers)")
+
+
+def inflate(data: bytes, max_bytes: int) -> str:
+    """The text of zlib ``data``, read in pieces and refused past ``max_bytes`` (peak
+    memory about ``max_bytes``: a bomb is never inflated further)."""
+    z, text, pending = zlib.decompressobj(), bytearray(), data
+    try:
+        while pending and not z.eof:
+            text += z.decompress(pending, _CHUNK)
+            pending = z.unconsumed_tail
+            if text[:_CHUNK].lstrip()[:1] not in (b"{", b""):
+                raise ValueError("Not a calreport statistics state: the bytes do not inflate "
+                                 "to a JSON object. Pass the bytes returned by to_bytes().")
+            if len(text) > max_bytes:
+                check_budget(len(text), max_bytes, "The inflated payload")
+    except zlib.error as exc:
+        raise ValueError(f"Not a calreport statistics state: the bytes are not zlib data "
+                         f"({exc}). Pass the bytes returned by to_bytes().") from None
+    if not z.eof:
+        raise ValueError("Not a calreport statistics state: the bytes end before the "
+                         "compressed stream does (truncated). Pass the whole to_bytes() "
+                         "payload.")
+    if z.unused_data:
+        raise ValueError(f"The stored bytes go on {len(z.unused_data):,} bytes past the "
+                         "compressed state. Pass exactly the to_bytes() payload.")
+    return text.decode("utf-8", errors="replace")
+
+
+def key_bytes(key: bytes | str) -> bytes:
+    k = key.encode() if isinstance(key, str) else bytes(key)
+    if not k:
+        raise ValueError("`key` is empty: pass the secret bytes (or str) of the digest.")
+    return k
+
+
+def digest(payload: dict[str, Any], key: bytes | str) -> str:
+    """HMAC-SHA256 of the payload (without its digest), over canonical JSON."""
+    body = {k: v for k, v in payload.items() if k != "hmac_sha256"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hmac.new(key_bytes(key), text.encode(), hashlib.sha256).hexdigest()
