@@ -15,7 +15,7 @@ import numpy as np
 
 from calreport import _validate as v
 
-__all__ = ["P_RISK_METHODS", "Settings", "SummarySettings"]
+__all__ = ["P_RISK_METHODS", "SETTING_DOCS", "Settings", "SummarySettings"]
 
 #: Methods of the P_risk null distribution; "auto" picks the normal approximation only
 #: where it is valid (see :func:`calreport.metrics.risk.risk_summary`).
@@ -100,3 +100,24 @@ class Settings:
 
 #: The former name of :class:`Settings`.
 SummarySettings = Settings
+
+
+#: How a metric method's ``Parameters`` section shows each setting: the numpydoc type
+#: line (type and default) and the description (the methods of
+#: :class:`calreport._metric_methods.MetricMethods` are generated from these and the
+#: registry).
+SETTING_DOCS: dict[str, tuple[str, str]] = {
+    "eps": ("float, default 1e-8", "Confidences are clipped to ``[eps, 1 - eps]``."),
+    "p_risk_method": ('{"auto", "normal", "monte_carlo"}, default "auto"',
+                      'Null distribution; "auto" uses the normal approximation only where '
+                      "it is valid."),
+    "seed": ("int, optional", "Seed of the Monte Carlo null (default 0)."),
+    "view": ('{"top_label", "positive"}, optional',
+             "Calibration view (default: positive class for binary input with a score "
+             "column)."),
+    "n_bins": ("int, default 15", "Number of bins."),
+    "strategy": ('{"uniform", "quantile"}, default "uniform"',
+                 "Equal-width or equal-mass bins."),
+    "min_count": ("int, default 1", "Minimum rows of a bin."),
+    "tau": ("float, default 0.5", "Selective threshold."),
+}
