@@ -26,16 +26,12 @@ from calreport.recalibration import (
 )
 from calreport.registry import REGISTRY
 from calreport.result import CalibrationResult, UndefinedGateError, check
-from calreport.settings import Settings, SummarySettings
+from calreport.settings import Settings
 from calreport.summary import summarize, summary
 
 _lazy.install()  # ddf.calib and pl_df.calib, once Dask or Polars is imported
 
-#: Former name of :data:`REGISTRY` (metric name -> registry entry).
-METRICS = REGISTRY
-
 __all__ = [
-    "METRICS",
     "REGISTRY",
     "Accumulator",
     "BetaCalibrator",
@@ -50,7 +46,6 @@ __all__ = [
     "Recalibrator",
     "RiskAwareIsotonicCalibrator",
     "Settings",
-    "SummarySettings",
     "TemperatureScaling",
     "UndefinedGateError",
     "UndefinedMetricWarning",

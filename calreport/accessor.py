@@ -12,7 +12,6 @@ indexed by the group keys on a GroupBy; structured results as Series/DataFrames.
 from __future__ import annotations
 
 import datetime as _dt
-import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -314,13 +313,6 @@ class _Base(MetricMethods):
         """
         Settings(view=view)
         return self._frame(lambda p: _tables.lowess_frame(p, view, kwargs))
-
-    def calibration_curve(self, *, view: str | None = None, **kwargs: Any) -> pd.DataFrame:
-        """Deprecated name of :meth:`lowess_curve` (scikit-learn's is binned)."""
-        warnings.warn("`calibration_curve()` is deprecated; use `lowess_curve()` "
-                      "(scikit-learn's calibration_curve is a binned curve).",
-                      FutureWarning, stacklevel=2)
-        return self.lowess_curve(view=view, **kwargs)
 
     def classification_metrics(self, *, average: str = "macro") -> Any:
         """Classical and confidence-weighted precision, recall, F1, MCC...

@@ -15,7 +15,7 @@ import numpy as np
 
 from calreport import _validate as v
 
-__all__ = ["P_RISK_METHODS", "SETTING_DOCS", "Settings", "SummarySettings"]
+__all__ = ["P_RISK_METHODS", "SETTING_DOCS", "Settings"]
 
 #: Methods of the P_risk null distribution; "auto" picks the normal approximation only
 #: where it is valid (see :func:`calreport.metrics.risk.risk_summary`).
@@ -96,10 +96,6 @@ class Settings:
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict form (reports and JSON)."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
-
-
-#: The former name of :class:`Settings`.
-SummarySettings = Settings
 
 
 #: How a metric method's ``Parameters`` section shows each setting: the numpydoc type

@@ -19,7 +19,7 @@ from calreport.bootstrap import BootstrapResult, bootstrap_intervals, bootstrap_
 from calreport.bootstrap.kernels import _Kernels
 from calreport.bootstrap.resampling import _add_hits, _Resampler
 from calreport.registry import REGISTRY as METRICS
-from calreport.settings import Settings as SummarySettings
+from calreport.settings import Settings
 from calreport.summary import summarize
 
 BATCHED = [m for m, spec in METRICS.items() if spec.interval.kind == "bootstrap"]
@@ -140,7 +140,7 @@ def test_integer_path_equals_real_weight_path(name):
     Both are exact on integer-valued weights, so they agree bit for bit.
     """
     prof = PROFILES[name]()
-    k = _Kernels(prof, SummarySettings(n_bins=10, tau=0.6, min_count=3), BATCHED)
+    k = _Kernels(prof, Settings(n_bins=10, tau=0.6, min_count=3), BATCHED)
     counts = _counts(6, prof.n)
     base = 1.0 if prof.sample_weight is None else prof.sample_weight
     ref = k.evaluate(counts * base)
@@ -161,7 +161,7 @@ def test_replicate_equals_summary_of_the_materialised_resample(name):
     sample weights), not that of the counts read as weights.
     """
     prof = PROFILES[name]()
-    s = SummarySettings(n_bins=8, tau=0.55, min_count=4, p_risk_method="normal")
+    s = Settings(n_bins=8, tau=0.55, min_count=4, p_risk_method="normal")
     k = _Kernels(prof, s, BATCHED)
     counts = _counts(4, prof.n, seed=9)
     got = k.evaluate_counts(counts[:, k.first_rows])
@@ -187,9 +187,9 @@ def test_tiles_split_runs_of_ties_correctly(monkeypatch):
     prof = _binary(n=3000, ties=True)  # 11 distinct scores: groups longer than a tile
     prof2 = ConfidenceProfile.from_arrays(prof.y_true, np.round(_binary(n=3000).score, 3))
     for p in (prof, prof2):
-        ref = _Kernels(p, SummarySettings(p_risk_method="normal"), BATCHED)
+        ref = _Kernels(p, Settings(p_risk_method="normal"), BATCHED)
         monkeypatch.setattr(tiles, "_TILE_ROWS", 128)
-        small = _Kernels(p, SummarySettings(p_risk_method="normal"), BATCHED)
+        small = _Kernels(p, Settings(p_risk_method="normal"), BATCHED)
         monkeypatch.undo()
         assert len(small.orders[0].tiles) > len(ref.orders[0].tiles) == 1
         counts = _counts(5, p.n)
@@ -205,7 +205,7 @@ def test_tiles_split_runs_of_ties_correctly(monkeypatch):
 def test_columns_formed_per_tile_equal_the_held_matrix(monkeypatch, name):
     """Above ``_MATRIX_BYTES`` the per-row columns are formed tile by tile: same sums."""
     prof = PROFILES[name]()
-    s = SummarySettings(n_bins=8, tau=0.55, min_count=4, p_risk_method="normal")
+    s = Settings(n_bins=8, tau=0.55, min_count=4, p_risk_method="normal")
     monkeypatch.setattr(tiles, "_TILE_ROWS", 128)  # several tiles
     held = _Kernels(prof, s, BATCHED)
     monkeypatch.setattr(bs, "_MATRIX_BYTES", 0)
@@ -222,7 +222,7 @@ def test_canonical_order_is_read_through_not_copied():
     """``order=`` gives the kernels of ``p.take(order)``: same sort orders, same values."""
     prof = _weighted()
     order = bs.canonical_order(prof)
-    s = SummarySettings(n_bins=8, p_risk_method="normal")
+    s = Settings(n_bins=8, p_risk_method="normal")
     through = _Kernels(prof, s, BATCHED, order=order)
     copied = _Kernels(prof.take(order), s, BATCHED)
     np.testing.assert_array_equal(through.first_rows, copied.first_rows)
@@ -246,7 +246,7 @@ def test_chunks_of_weighted_rows_keep_the_scale_of_the_sample(monkeypatch):
     w = np.r_[rng.uniform(0.1, 0.5, 50), rng.uniform(0.5, 8.0, n - 50)]
     prof = ConfidenceProfile.from_arrays(y, p, sample_weight=w)
     monkeypatch.setattr(bs, "_COLUMN_CHUNK", 50)
-    s = SummarySettings(n_bins=6, min_count=3, p_risk_method="normal")
+    s = Settings(n_bins=6, min_count=3, p_risk_method="normal")
     k = _Kernels(prof, s, BATCHED, order=bs.canonical_order(prof))
     canon = prof.take(bs.canonical_order(prof))
     counts = _counts(3, n, seed=13)

@@ -134,13 +134,6 @@ def test_reliability_draws_on_given_axes(binary):
 
 
 # ------------------------------------------------------------------ calibration curve
-def test_calibration_curve_old_name_warns(binary):
-    with pytest.warns(FutureWarning, match="renamed lowess_curve_plot"):
-        plotting.calibration_curve_plot(binary)
-    with pytest.warns(FutureWarning, match="renamed lowess_curve_plot"):
-        plotting.CalibPlots({"all": binary}).calibration_curve_plot()
-
-
 def test_lowess_curve_is_the_lowess_curve_with_lcs(groups):
     ax = plotting.lowess_curve_plot(groups)
     for name, prof in groups.items():

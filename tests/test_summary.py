@@ -10,7 +10,7 @@ from sklearn.metrics import brier_score_loss, log_loss, roc_auc_score
 
 from calreport import ConfidenceProfile, summary
 from calreport.registry import REGISTRY as METRICS
-from calreport.settings import Settings as SummarySettings
+from calreport.settings import Settings
 from calreport.summary import summarize
 
 
@@ -56,7 +56,7 @@ def test_unknown_metric():
 )
 def test_settings_validation(kw, match):
     with pytest.raises(ValueError, match=match):
-        SummarySettings(**kw)
+        Settings(**kw)
 
 
 def test_reasons_for_undefined_metrics():

@@ -32,7 +32,6 @@ from calreport.plotting._base import (
 )
 from calreport.plotting.accessor import CalibPlots
 from calreport.plotting.calibration import (
-    calibration_curve_plot,
     confidence_histogram,
     lowess_curve_plot,
     reliability_caption,
@@ -50,7 +49,6 @@ __all__ = [
     "PALETTE",
     "CalibPlots",
     "band_key",
-    "calibration_curve_plot",
     "confidence_histogram",
     "corp_caption",
     "corp_diagram",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
@@ -66,13 +65,6 @@ class CalibPlots:
 
     def lowess_curve_plot(self, *, group: Hashable | None = None, **kwargs: Any) -> Axes:
         """:func:`lowess_curve_plot` of every group (or of ``group``)."""
-        return lowess_curve_plot(self._data(group), **kwargs)
-
-    def calibration_curve_plot(self, *, group: Hashable | None = None,
-                               **kwargs: Any) -> Axes:
-        """Deprecated name of :meth:`lowess_curve_plot` (warns with FutureWarning)."""
-        warnings.warn("calibration_curve_plot is renamed lowess_curve_plot; the old name "
-                      "will be removed.", FutureWarning, stacklevel=2)
         return lowess_curve_plot(self._data(group), **kwargs)
 
     def confidence_histogram(self, *, group: Hashable | None = None, **kwargs: Any) -> Axes:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
@@ -24,7 +23,7 @@ from calreport.plotting._base import (
     _view_labels,
 )
 
-__all__ = ["calibration_curve_plot", "confidence_histogram", "lowess_curve_plot",
+__all__ = ["confidence_histogram", "lowess_curve_plot",
            "reliability_caption", "reliability_diagram"]
 
 # ----------------------------------------------------------------- reliability diagram
@@ -191,8 +190,8 @@ def lowess_curve_plot(
 ) -> Axes:
     """Smooth calibration curve (LOWESS) with its Local Calibration Score in the legend.
 
-    Formerly ``calibration_curve_plot`` (scikit-learn's ``calibration_curve`` is the
-    binned curve; this one is a LOWESS smoother).
+    A LOWESS smoother (scikit-learn's ``calibration_curve`` is the binned curve:
+    :func:`reliability_diagram`).
 
     Parameters
     ----------
@@ -274,13 +273,6 @@ def lowess_curve_plot(
     else:
         _legend_outside(ax)
     return ax
-
-
-def calibration_curve_plot(profile: ProfileData, **kwargs: Any) -> Axes:
-    """Deprecated name of :func:`lowess_curve_plot` (warns with FutureWarning)."""
-    warnings.warn("calibration_curve_plot is renamed lowess_curve_plot; the old name will "
-                  "be removed.", FutureWarning, stacklevel=2)
-    return lowess_curve_plot(profile, **kwargs)
 
 
 # ---------------------------------------------------------------- confidence histogram
