@@ -1,0 +1,144 @@
+"""Numerical pieces of the TCE_bpm integral: diagonal crossings, quantiles, quadrature.
+
+:func:`calreport.metrics.bpm.tce_integral` integrates ``|g(x) - x|^p`` in quantile
+space; this module holds what it is built from: the points where a calibration curve
+crosses the diagonal (exactly for the beta-calibration family, on a logit grid for any
+other curve), the quantile and distribution functions of the confidence density
+(a Beta pair with safe tail quantiles, or a distribution object) and the tanh-sinh
+quadrature rule applied between the crossings.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+from scipy import optimize, special
+
+from calreport import _validate as v
+from calreport.metrics._bpm_fit import CLIP
+
+
+def _family_crossings(a: float, b: float, c: float) -> list[float]:
+    """Points of ``[CLIP, 1 - CLIP]`` where ``g(x) = x`` for the beta-calibration family.
+
+    On the logit scale ``g(x) = x`` is ``d(x) = c + (a - 1) ln x - (b - 1) ln(1 - x) = 0``;
+    ``d'`` vanishes at most once, at ``x = (a - 1) / (a - b)``, so there are at most two
+    roots, one on each monotone piece.
+    """
+    def d(t: float) -> float:  # t = logit x
+        return (c + a * -np.logaddexp(0.0, -t) + b * np.logaddexp(0.0, t) - t).item()
+
+    t_lo, t_hi = float(special.logit(CLIP)), float(special.logit(1.0 - CLIP))
+    knots = [t_lo, t_hi]
+    if a != b:
+        xc = (a - 1.0) / (a - b)
+        if CLIP < xc < 1.0 - CLIP:
+            knots.insert(1, float(special.logit(xc)))
+    return _roots_between(d, knots)
+
+
+def _roots_between(d: Callable[[float], float], knots: list[float]) -> list[float]:
+    """Roots (as x = expit(t)) of ``d`` on each interval of ``knots`` with a sign change."""
+    roots = []
+    for lo, hi in itertools.pairwise(knots):
+        d_lo, d_hi = d(lo), d(hi)
+        if d_lo == 0.0:
+            roots.append(lo)
+        elif d_lo * d_hi < 0.0:
+            roots.append(optimize.brentq(d, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps))
+    if d(knots[-1]) == 0.0:
+        roots.append(knots[-1])
+    return sorted({float(special.expit(t)) for t in roots})
+
+
+def _grid_crossings(curve: Callable[[np.ndarray], np.ndarray]) -> list[float]:
+    """Crossings of an arbitrary curve with the diagonal, from a logit-spaced grid."""
+    t = np.linspace(special.logit(CLIP), special.logit(1.0 - CLIP), 4001)
+    x = special.expit(t)
+    gap = np.asarray(curve(x), dtype=np.float64) - x
+    change = np.flatnonzero(np.sign(gap[:-1]) * np.sign(gap[1:]) < 0)
+
+    def d(tt: float) -> float:
+        xx = float(special.expit(tt))
+        return float(np.asarray(curve(np.array([xx])), dtype=np.float64)[0]) - xx
+
+    roots = [optimize.brentq(d, float(t[i]), float(t[i + 1]), xtol=1e-14) for i in change]
+    return sorted({float(special.expit(r)) for r in roots})
+
+
+class _Quantiles(NamedTuple):
+    ppf: Callable[[np.ndarray], np.ndarray]
+    cdf: Callable[[np.ndarray], np.ndarray]
+
+
+def _beta_ppf(alpha: float, beta: float, u: np.ndarray) -> np.ndarray:
+    """Beta quantile function, with the tail asymptotes where ``betaincinv`` fails.
+
+    ``scipy.special.betaincinv`` returns NaN for some tiny tail probabilities (seen
+    for ``1e-124 < u < 1e-16`` with alpha near 1).  There the leading term
+    ``I_x(alpha, beta) ~ x^alpha / (alpha B(alpha, beta))`` (and its mirror at 1) is
+    used; the quadrature weights of such nodes are below 1e-16, so it only has to be
+    a point of [0, 1] near the true quantile.
+    """
+    u = np.asarray(u, dtype=np.float64)
+    x = special.betaincinv(alpha, beta, u)
+    bad = np.isnan(x)
+    if bad.any():
+        log_b = special.betaln(alpha, beta)
+        with np.errstate(divide="ignore"):
+            low = np.exp((np.log(u) + np.log(alpha) + log_b) / alpha)
+            high = -np.expm1((np.log1p(-u) + np.log(beta) + log_b) / beta)
+        x = np.where(bad, np.where(u < 0.5, low, high), x)
+    return x
+
+
+def _density(density: Any) -> tuple[_Quantiles, Any]:
+    """Quantile and distribution functions of a Beta pair or a distribution object."""
+    if isinstance(density, tuple | list | np.ndarray) and len(density) == 2:
+        al, be = v.check_beta_shape(density[0], density[1], "`density`")
+        return _Quantiles(lambda u: _beta_ppf(al, be, u),
+                          lambda x: special.betainc(al, be, x)), (al, be)
+    dist = v.check_unit_distribution(density, "density")
+    return _Quantiles(lambda u: np.asarray(dist.ppf(u), dtype=np.float64),
+                      lambda x: np.asarray(dist.cdf(x), dtype=np.float64)), dist
+
+
+#: Beta densities with alpha + beta above this (sd < 1e-6) are treated as point masses.
+_POINT_MASS = 1e12
+
+# tanh-sinh (double exponential) rule on [-T, T]: exact to double precision for
+# integrands analytic inside the interval, whatever their endpoint singularities.
+_TS_T = 4.0
+_TS_LEVELS = 9
+_TS_TOL = 1e-12
+
+
+def _tanh_sinh(fun: Callable[[np.ndarray], np.ndarray], lo: float, hi: float) -> float:
+    """Integral of ``fun`` over ``[lo, hi]`` by the tanh-sinh rule, halving the step
+    until two successive levels agree to ``_TS_TOL``."""
+    width = hi - lo
+    if width <= 0.0:
+        return 0.0
+
+    def rule(t: np.ndarray) -> float:
+        s = 0.5 * np.pi * np.sinh(t)
+        left, right = special.expit(2.0 * s), special.expit(-2.0 * s)
+        # distance to the nearer endpoint is computed directly (no cancellation)
+        x = np.where(t < 0.0, lo + width * left, hi - width * right)
+        w = width * np.pi * np.cosh(t) * left * right
+        return float(np.sum(w * fun(x)))
+
+    h = 0.5
+    total = rule(np.arange(-_TS_T, _TS_T + h / 2, h))
+    estimate = h * total
+    for _ in range(_TS_LEVELS):
+        h /= 2.0
+        total += rule(np.arange(-_TS_T + h, _TS_T, 2.0 * h))  # the new, odd nodes
+        new = h * total
+        if abs(new - estimate) <= _TS_TOL * max(1.0, abs(new)):
+            return new
+        estimate = new
+    return estimate
