@@ -428,16 +428,23 @@ def test_scatter_of_segments_equals_bincount_bit_for_bit():
     np.testing.assert_array_equal(empty, np.zeros(5))
 
 
-@pytest.mark.parametrize("pairs", [1, 1 << 12, 1 << 30])
-def test_pooled_null_draws_do_not_depend_on_the_tile_size(pairs, monkeypatch):
-    # one group per tile, a few, or all at once: the same draws to the last bit
+@pytest.mark.parametrize("per_tile", ["one", "a few", "all"])
+def test_pooled_null_draws_do_not_depend_on_the_tile_size(per_tile, monkeypatch):
+    # one group per tile, a few, or all at once: the same draws to the last bit.  A
+    # tile holds _PAIRS // (draws x largest group) groups and its key table about
+    # 2 x _PAIRS int32 entries, so "all" is the least _PAIRS that puts the 30 groups
+    # in one tile at the full 20,000 draws (about 0.3 GB), not 2**30 (8 GB)
     from calreport.metrics import _risk_null
+    from calreport.metrics._risk_rows import N_SIM
 
     rng = np.random.default_rng(12)
     codes = np.repeat(np.arange(30), rng.integers(5, 60, 30))
     c = rng.beta(5, 2, codes.size)
     ok = rng.random(c.size) < c ** 3.0  # overconfident: most groups are simulated
     want = grouped_p_risk(c, ok, None, codes, 30, eps=1e-8, seed=2)
+    n_max = int(np.bincount(codes).max())
+    # "a few": 4 groups a tile at the first look's 1,000 draws, 1 at 20,000
+    pairs = {"one": 1, "a few": 4 * n_max * 1000, "all": 30 * n_max * N_SIM}[per_tile]
     monkeypatch.setattr(_risk_null, "_PAIRS", pairs)
     got = grouped_p_risk(c, ok, None, codes, 30, eps=1e-8, seed=2)
     assert (want[1] == "monte_carlo").sum() >= 10
