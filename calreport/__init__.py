@@ -13,6 +13,7 @@ from calreport._version import __version__
 from calreport.accessor import CalibAccessor, GroupByCalibAccessor, UndefinedMetricWarning
 from calreport.accumulator import Accumulator
 from calreport.compare import Comparison
+from calreport.functional import summary
 from calreport.profile import ConfidenceProfile
 from calreport.recalibration import (
     BetaCalibrator,
@@ -27,7 +28,7 @@ from calreport.recalibration import (
 from calreport.registry import REGISTRY
 from calreport.result import CalibrationResult, UndefinedGateError, check
 from calreport.settings import Settings
-from calreport.summary import summarize, summary
+from calreport.summary import summarize
 
 _lazy.install()  # ddf.calib and pl_df.calib, once Dask or Polars is imported
 
