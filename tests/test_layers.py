@@ -20,7 +20,7 @@ LAYERS = {
     "bootstrap": 4, "result": 4,
     "_grouping": 5, "_engine": 5, "_tables": 5, "_metric_methods": 5,
     "accessor": 6, "plotting": 6, "accumulator": 6, "dask": 6, "polars": 6,
-    "_segmented": 5, "_frames": 5, "_state_results": 6,
+    "_segmented": 5, "functional": 5, "_frames": 5, "_state_results": 6,
     "report": 7, "cli": 8, "_lazy": 8, "__main__": 9, "__init__": 9, "_labels": 1,
     "_warnings": 0, "_result_display": 0, "_progress": 0, "_coverage_data": 0, "interval_rules": 1,
     "_calibration_tests": 2, "compare": 5, "_paired_test": 5,
@@ -35,7 +35,7 @@ def _module_of(path: Path) -> str:
 
 #: Convenience entry points that import a higher layer lazily, inside one function
 #: (they return objects of that layer); every other import flows downwards.
-LAZY_UPWARD = {("accessor", "report"), ("accessor", "plotting"), ("summary", "bootstrap"),
+LAZY_UPWARD = {("accessor", "report"), ("accessor", "plotting"),
                ("_state_results", "report"), ("dask", "report")}
 
 
