@@ -16,7 +16,7 @@ LAYERS = {
     "_version": 0, "references": 0, "_validate": 0,
     "metrics": 1, "profile": 1,
     "settings": 2, "registry": 2, "_finishers": 2, "summary": 3, "_roles": 3, "synthetic": 3,
-    "stats": 3, "datasets": 3,
+    "stats": 3, "datasets": 3, "_role_errors": 3,
     "bootstrap": 4, "result": 4,
     "_grouping": 5, "_engine": 5, "_tables": 5, "_metric_methods": 5,
     "accessor": 6, "plotting": 6, "accumulator": 6, "dask": 6, "polars": 6,
