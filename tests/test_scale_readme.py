@@ -1,4 +1,7 @@
-"""The README's out-of-core table is the registry's, and its examples name real API."""
+"""The README's out-of-core table is the registry's, and its examples name real API.
+
+After a registry change, ``python tests/test_scale_readme.py`` writes the table.
+"""
 
 import re
 from pathlib import Path
@@ -6,6 +9,7 @@ from pathlib import Path
 from calreport.stats.scaling import markdown_table
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+_TABLE = re.compile(r"(<!-- scaling-table: begin -->\n)(.*?)(\n<!-- scaling-table: end -->)", re.S)
 
 
 def _section() -> str:
@@ -15,9 +19,8 @@ def _section() -> str:
 
 def test_scaling_table_is_generated_from_the_registry():
     section = _section()
-    table = re.search(r"<!-- scaling-table: begin -->\n(.*?)\n<!-- scaling-table: end -->",
-                      section, re.S).group(1)
-    assert table == markdown_table()
+    table = _TABLE.search(section).group(2)
+    assert table == markdown_table(), "run `python tests/test_scale_readme.py` to write it"
 
 
 def test_examples_use_existing_api():
@@ -42,3 +45,8 @@ def test_examples_use_existing_api():
         assert kw in cdask.DaskGroupByCalibAccessor.summary.__code__.co_varnames
     for kw in ("sample_size", "top_errors"):
         assert kw in Accumulator.__init__.__code__.co_varnames
+
+
+if __name__ == "__main__":
+    README.write_text(_TABLE.sub(lambda m: m.group(1) + markdown_table() + m.group(3),
+                                 README.read_text(), count=1))

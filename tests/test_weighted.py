@@ -169,3 +169,58 @@ def test_mcc_of_a_single_true_class_is_zero_at_every_weight_scale(scale):
     out = weighted.classification_metrics(y, pred, np.array([0.5, 1.0, 0.75, 1.0]),
                                           n_classes=2, sample_weight=w)
     assert out["mcc"] == 0.0
+
+
+# ----------------------------------------------------------------- overconfidence
+def test_overconfidence_hand_worked_and_by_brute_force():
+    # mean confidence 0.8, accuracy 2/3
+    assert weighted.overconfidence([0.9, 0.8, 0.7], [1, 0, 1]) == pytest.approx(0.8 - 2 / 3)
+    # weights 2, 1, 1: (2 * -0.1 + 0.8 - 0.3) / 4
+    assert weighted.overconfidence([0.9, 0.8, 0.7], [1, 0, 1], sample_weight=[2, 1, 1]) \
+        == pytest.approx(0.075)
+    with pytest.raises(ValueError, match="sample_weight"):
+        weighted.overconfidence([0.9], [1], sample_weight=[0.0])
+    y, pred, conf = _data()
+    ok = y == pred
+    w = np.random.default_rng(1).gamma(2.0, 1.0, y.size)
+    assert weighted.overconfidence(conf, ok) == pytest.approx(conf.mean() - ok.mean(),
+                                                              rel=1e-12)
+    assert weighted.overconfidence(conf, ok, sample_weight=w) == pytest.approx(
+        np.average(conf, weights=w) - np.average(ok, weights=w), rel=1e-12)
+
+
+@pytest.mark.parametrize("n_bins", [1, 7, 15])
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_overconfidence_is_the_top_label_signed_ece_on_any_bins(n_bins, strategy):
+    """The bins' confidence - accuracy gaps, weighted by their mass, add up to it."""
+    from calreport.metrics import binned
+
+    y, pred, conf = _data(seed=n_bins)
+    ok = y == pred
+    assert weighted.overconfidence(conf, ok) == pytest.approx(
+        binned.signed_ece(conf, ok, n_bins=n_bins, strategy=strategy), abs=1e-12)
+
+
+def test_overconfidence_in_the_summary_and_out_of_core():
+    """The accessor's column and its method, grouped and from a merged state, agree
+    with the core function on the same rows."""
+    import pandas as pd
+
+    from calreport.accumulator import Accumulator
+
+    rng = np.random.default_rng(3)
+    p = rng.beta(2, 2, 600)
+    df = pd.DataFrame({"y": (rng.random(600) < p ** 0.7).astype(int), "p": p,
+                       "g": rng.choice(["a", "b"], 600)})
+    conf, ok = np.maximum(p, 1 - p), (p >= 0.5) == df["y"].to_numpy()
+    want = weighted.overconfidence(conf, ok)
+    assert df.calib(y="y", proba="p").overconfidence() == pytest.approx(want, rel=1e-12)
+    assert df.calib(y="y", proba="p").summary()["overconfidence"] == pytest.approx(want)
+    by = df.groupby("g").calib(y="y", proba="p").overconfidence()
+    for g in ("a", "b"):
+        m = (df["g"] == g).to_numpy()
+        assert by[g] == pytest.approx(weighted.overconfidence(conf[m], ok[m]), rel=1e-12)
+    acc = Accumulator(y="y", proba="p", classes=[0, 1])
+    for part in np.array_split(np.arange(600), 3):
+        acc.update(df.iloc[part])
+    assert acc.summary()["overconfidence"] == pytest.approx(want, rel=1e-12)

@@ -164,6 +164,44 @@ def cwa(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
     return float((w * c * ok).sum() / den) if den > 0 else math.nan
 
 
+def overconfidence(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
+    """Mean confidence in the predicted class minus accuracy.
+
+    Parameters
+    ----------
+    conf : array-like of float, shape (N,)
+        Confidence in the predicted class.
+    correct : array-like of bool or 0/1, shape (N,)
+    sample_weight : array-like, optional
+
+    Returns
+    -------
+    float
+        ``sum_i w_i (c_i - 1[correct_i]) / sum_i w_i``: > 0 overconfident, < 0
+        underconfident, 0 in expectation under calibration.
+
+    Notes
+    -----
+    The gap between the average confidence and the accuracy that Guo et al. (2017,
+    section 2) set side by side; the top-label calibration-in-the-large.  It is the
+    top-label view's signed ECE on any bins (the bins' gaps add up to it); for binary
+    input the summary's signed ECE reads the positive-class view instead.
+
+    Examples
+    --------
+    >>> overconfidence([0.9, 0.6, 0.5], [1, 0, 1])  # 2.0 / 3 - 2 / 3
+    0.0
+    >>> round(overconfidence([0.9, 0.8, 0.7], [1, 0, 1]), 12)  # 0.8 - 2 / 3
+    0.133333333333
+    """
+    c = v.check_probability(conf, "conf")
+    ok = lab.check_binary_indicator(correct, "correct")
+    v.check_consistent_length(conf=len(c), correct=len(ok))
+    w = _weights(sample_weight, len(c))
+    total = float(w.sum())
+    return float((w * (c - ok)).sum() / total) if total > 0 else math.nan
+
+
 def gain(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
     """Share of the gap to perfect accuracy closed by confidence weighting.
 
