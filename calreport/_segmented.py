@@ -315,22 +315,12 @@ def _corp(which: int) -> Callable[..., Any]:
     return compute
 
 
-def _tce_bpm(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
-             cache: dict[str, Any]) -> tuple[np.ndarray, dict[int, str]] | None:
-    from calreport.metrics._grouped_bpm import grouped_tce_bpm
-
-    if p.sample_weight is not None:
-        return None  # frequency weights: computed per group
-    return grouped_tce_bpm(*p.view(s.view), codes, n_groups)
-
-
 #: Grouped kernel of each refitted metric; it returns None where these data need the
 #: per-group computation.
 _REFITS: dict[str, Callable[..., Any]] = {
     "smece": _smece, "classwise_ece": _classwise_ece, "debiased_ece": _debiased_ece,
     "lcs": _local(0), "eci": _local(1),
     "corp_mcb": _corp(0), "corp_dsc": _corp(1), "corp_unc": _corp(2),
-    "tce_bpm": _tce_bpm,
     # the calibration tests: each group's test on its own rows
     "ecce_ks_p": grouped_test("ecce_ks_p"), "ecce_kuiper_p": grouped_test("ecce_kuiper_p"),
     "tcal_p": grouped_test("tcal_p"),

@@ -9,9 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from calreport.metrics import bpm, calibration_index, classwise, corp, debiased, local, risk, smooth
+from calreport.metrics import calibration_index, classwise, corp, debiased, local, risk, smooth
 from calreport.metrics._grouped_binned import grouped_classwise_ece, grouped_debiased_ece
-from calreport.metrics._grouped_bpm import grouped_tce_bpm
 from calreport.metrics._grouped_corp import grouped_corp, grouped_pav
 from calreport.metrics._grouped_local import grouped_lcs_eci
 from calreport.metrics._grouped_risk import grouped_p_risk
@@ -184,26 +183,6 @@ def test_grouped_pav_matches_scipy_per_group():
         m = group == g
         ref = isotonic_regression(vals[m], weights=wts[m]).x
         np.testing.assert_allclose(got[m], ref, rtol=1e-12, atol=1e-14)
-
-
-def test_grouped_tce_bpm_equals_each_group_alone():
-    rng = np.random.default_rng(8)
-    sizes = [59, 60, 150, 5, 80, 70]
-    s = np.concatenate([rng.beta(4, 1, n) for n in sizes])
-    s[-70:] = 0.9  # constant scores: the Beta fit of the density fails
-    y = (rng.random(s.size) < s).astype(float)
-    codes = np.repeat(np.arange(len(sizes)), sizes)
-    perm = rng.permutation(s.size)
-    values, why = grouped_tce_bpm(s[perm], y[perm], codes[perm], len(sizes) + 1)
-    for g in range(len(sizes)):
-        m = codes == g
-        try:
-            ref, ref_why = bpm.tce_bpm(s[m], y[m]), None
-        except ValueError as exc:
-            ref, ref_why = np.nan, str(exc)
-        assert values[g] == pytest.approx(ref, rel=1e-12, nan_ok=True), g
-        assert why.get(g) == ref_why, g
-    assert set(why) == {0, 3, 5} and np.isnan(values[len(sizes)])
 
 
 @pytest.mark.parametrize("weighted", [False, True])
