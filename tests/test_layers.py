@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "calreport"
 #: Layer of each top-level module or package (lower layers never import higher ones).
 LAYERS = {
     "_version": 0, "references": 0, "_validate": 0, "_validate_options": 0,
-    "metrics": 1, "profile": 1,
+    "metrics": 1, "profile": 1, "_profile_arrays": 1,
     "settings": 2, "registry": 2, "_finishers": 2, "summary": 3, "_roles": 3, "synthetic": 3,
     "stats": 3, "datasets": 3, "_role_errors": 3,
     "bootstrap": 4, "result": 4,
