@@ -5,17 +5,17 @@ For every kernel of ``calreport.metrics._grouped_*`` this times
 kernel computes) as dispatched, and with the kernel switched off so that those
 metrics go through the per-group loop (each group's rows alone).  The switch is a
 monkeypatch in this script only: ``calreport._segmented.segmentable`` answers False
-for the kernel's metrics, and P_risk's grouped assessment is called with
-``batched=False``.  The two variants alternate within each repeat; the table gives
-the medians and the ratio loop / kernel.
+for the kernel's metrics.  The two variants alternate within each repeat; the
+table gives the medians and the ratio loop / kernel.  (The kernels of TCE_bpm and
+P_risk were timed by the first version of this script, commit d64c8d4, and
+deleted: benchmarks/RESULTS.md.)
 
-Run: ``python benchmarks/bench_grouped_engines.py [--repeat 3] [--quick]``.
+Run: ``python benchmarks/bench_grouped_engines.py [--repeat 3] [--full] [--ci]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import statistics
 import time
 import warnings
@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 import calreport  # noqa: F401  (registers the accessor)
-from calreport import _engine, _segmented
+from calreport import _segmented
 
 #: kernel module -> the metrics it computes for all groups at once
 KERNELS: dict[str, tuple[str, ...]] = {
@@ -35,8 +35,6 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "_grouped_binned": ("classwise_ece", "debiased_ece"),
     "_grouped_local": ("lcs", "eci"),
     "_grouped_corp": ("corp_mcb", "corp_dsc", "corp_unc"),
-    "_grouped_bpm": ("tce_bpm",),
-    "_grouped_risk": ("p_risk",),
 }
 
 #: the subgroup audits: (groups, rows a group)
@@ -79,14 +77,6 @@ def plain_loop(kernel: str) -> Iterator[None]:
     None
     """
     names = set(KERNELS[kernel])
-    if kernel == "_grouped_risk":
-        saved = _engine._grouped_p_risk
-        _engine._grouped_p_risk = functools.partial(saved, batched=False)
-        try:
-            yield
-        finally:
-            _engine._grouped_p_risk = saved
-        return
     original = _segmented.segmentable
 
     def patched(name: str, s: Any, refits: bool = True) -> bool:

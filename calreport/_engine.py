@@ -135,8 +135,8 @@ def _warn_undefined(results: list[GroupResult], names: list[str], split: Split,
     _warnings.warn("; ".join(clauses) + ".", UndefinedMetricWarning)
 
 
-#: Mean rows per group up to which the refitted metrics and P_risk are computed for all
-#: groups at once (above, each group alone is faster: its sorts are shared).
+#: Mean rows per group up to which the refitted metrics are computed for all groups at
+#: once (above, each group alone is faster: its sorts are shared).
 _ROWS_PER_GROUP = 5000
 
 
@@ -312,8 +312,8 @@ def _segmented(split: Split, names: list[str], s: Settings, with_risk: bool = Fa
     codes = np.full(p.n, n_groups, dtype=np.int64)  # rows in no group (a dropped key)
     for i, g in enumerate(split.groups):
         codes[g.rows] = i
-    # the batched kernels of the refitted metrics and of P_risk pay off over many
-    # groups; a few large groups keep the single-group code (its shared presort)
+    # the batched kernels of the refitted metrics pay off over many groups; a few large
+    # groups keep the single-group code (its shared presort)
     many = p.n <= _ROWS_PER_GROUP * max(1, n_groups)
     fast = [m for m in names if segmentable(m, s, refits=many)]
     risk_job = None
@@ -321,7 +321,7 @@ def _segmented(split: Split, names: list[str], s: Settings, with_risk: bool = Fa
             p.sample_weight is None or p.weights == "importance"):
         # P_risk's Monte Carlo null beside the other metrics: both read the validated
         # arrays only, and their NumPy work runs outside the GIL
-        risk_job = _Background(_grouped_p_risk, split, s, codes, batched=many)
+        risk_job = _Background(_grouped_p_risk, split, s)
     values = segmented_values(p, codes, n_groups + 1, s, fast)
     out: dict[str, np.ndarray] = {k: v[:n_groups] for k, v in values.items()}
     if risk_job is not None:
@@ -353,16 +353,13 @@ class _Background:
         return self._out
 
 
-def _grouped_p_risk(split: Split, s: Settings, codes: np.ndarray, batched: bool = True
+def _grouped_p_risk(split: Split, s: Settings
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """P_risk of every group from the frame's validated arrays (no profile per group).
 
     Each group's value is that of ``risk.p_risk`` on its rows with the summary's seed,
     so it does not depend on the other groups or their order; groups of one seed share
     the blocks of uniforms of the Monte Carlo null (drawn once, not once per group).
-    With ``method="auto"`` every group is assessed at once over the group codes
-    (:func:`calreport.metrics._grouped_risk.grouped_p_risk`); only the groups whose
-    Monte Carlo null needs more than its first look go through the single-group code.
     """
     p = split.profile
     n = len(split.groups)
@@ -372,13 +369,6 @@ def _grouped_p_risk(split: Split, s: Settings, codes: np.ndarray, batched: bool 
     w_all = p.sample_weight
     todo = [i for i, g in enumerate(split.groups) if g.size and (
         w_all is None or np.any(w_all[g.rows] > 0))]
-    if batched and s.p_risk_method == "auto" and isinstance(s.mc_seed, (int, np.integer)):
-        from calreport.metrics._grouped_risk import grouped_p_risk
-
-        got, how, rest = grouped_p_risk(p.conf, p.correct, w_all, codes, n + 1,
-                                        eps=s.eps, seed=int(s.mc_seed))
-        values[:], methods[:] = got[:n], how[:n]
-        todo = [i for i in rest.tolist() if i < n]
     got = risk._p_risk_trusted(
         [(p.conf[g.rows], p.correct[g.rows], None if w_all is None else w_all[g.rows])
          for g in (split.groups[i] for i in todo)],

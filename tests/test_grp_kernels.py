@@ -13,7 +13,6 @@ from calreport.metrics import calibration_index, classwise, corp, debiased, loca
 from calreport.metrics._grouped_binned import grouped_classwise_ece, grouped_debiased_ece
 from calreport.metrics._grouped_corp import grouped_corp, grouped_pav
 from calreport.metrics._grouped_local import grouped_lcs_eci
-from calreport.metrics._grouped_risk import grouped_p_risk
 from calreport.metrics._grouped_smooth import grouped_smece
 
 
@@ -185,70 +184,6 @@ def test_grouped_pav_matches_scipy_per_group():
         np.testing.assert_allclose(got[m], ref, rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize("weighted", [False, True])
-@pytest.mark.parametrize("power", [0.5, 1.0, 2.0])
-def test_grouped_p_risk_equals_each_group_alone(weighted, power):
-    rng = np.random.default_rng(int(power * 10) + weighted)
-    sizes = rng.integers(1, 120, 150)
-    sizes[:3] = [1, 2, 300]  # the 300-row group goes to the single-group code
-    codes = np.repeat(np.arange(150), sizes)
-    c = rng.beta(5, 2, codes.size)
-    c = np.where(rng.random(c.size) < 0.15, np.round(c, 1), c)  # ties
-    ok = rng.random(c.size) < c**power
-    w = rng.uniform(0.0, 2.0, c.size) if weighted else None
-    perm = rng.permutation(c.size)
-    c, ok, codes = c[perm], ok[perm], codes[perm]
-    w = None if w is None else w[perm]
-    values, methods, rest = grouped_p_risk(c, ok, w, codes, 151, eps=1e-8, seed=3)
-    ref = risk._p_risk_trusted(
-        [(c[codes == g], ok[codes == g], None if w is None else w[codes == g])
-         for g in range(150)], eps=1e-8, method="auto", seed=3)
-    # the 300-row group goes to the single-group code (P_risk is read on both sides of
-    # CSR = 1, so every group whose normal reading is invalid is simulated)
-    assert 2 in rest and rest.size < 60
-    assert "monte_carlo" in set(methods[:150])
-    for g in set(range(150)) - set(rest.tolist()):
-        # bit for bit: Monte Carlo counts, and Φ(z) / the Chernoff floor from the
-        # single-group sums
-        assert values[g] == ref[g][0] or (np.isnan(values[g]) and np.isnan(ref[g][0])), g
-        assert methods[g] == ref[g][1], g
-
-
-def test_grouped_p_risk_simulates_groups_on_both_sides_of_one(monkeypatch):
-    """Every group simulated, on either side of CSR = 1 (P_risk is the paper's
-    P(CSR* < CSR) there too), draws in the one pooled first look, and its value and
-    method are those of the single-group code."""
-    from calreport.metrics import _risk_null
-
-    rng = np.random.default_rng(8)
-    codes = np.repeat(np.arange(40), 50)
-    c = rng.beta(5, 2, codes.size)
-    power = np.where(codes % 2 == 0, 0.4, 3.0)  # even groups underconfident
-    ok = rng.random(c.size) < c ** power
-    seen = []
-    real = _risk_null._pooled_sums
-
-    def spy(group, rows, atom, p, n_groups, *args):
-        seen.append(n_groups)
-        return real(group, rows, atom, p, n_groups, *args)
-
-    monkeypatch.setattr(_risk_null, "_pooled_sums", spy)
-    values, methods, rest = grouped_p_risk(c, ok, None, codes, 40, eps=1e-8, seed=5)
-    csr = np.array([risk.csr(c[codes == g], ok[codes == g]) for g in range(40)])
-    mc = methods == "monte_carlo"
-    assert rest.size == 0 and mc.sum() >= 30
-    assert (csr[mc] <= 1.0).sum() >= 10 and (csr[mc] > 1.0).sum() >= 10
-    assert seen and max(seen) == mc.sum()  # the first look: every simulated group
-    monkeypatch.setattr(_risk_null, "_pooled_sums", real)
-    ref = risk._p_risk_trusted([(c[codes == g], ok[codes == g], None) for g in range(40)],
-                               eps=1e-8, method="auto", seed=5)
-    assert [v for v, _ in ref] == values.tolist()
-    assert [m for _, m in ref] == methods.tolist()
-    # CSR <= 1: a simulated P(CSR* < CSR), below one half here, not a conventional 0
-    assert np.all(values[mc & (csr <= 1.0)] < 0.5)
-    assert np.any(values[mc & (csr <= 1.0)] > 0.0)
-
-
 def test_grouped_pav_large_groups_use_the_single_group_fit():
     rng = np.random.default_rng(4)
     group = np.repeat([0, 1, 2], [5000, 30, 2500])
@@ -342,52 +277,6 @@ def test_grouped_lcs_eci_scores_on_the_grid_and_kernel_widths(reach, monkeypatch
         assert why.get(g) == ref_why, g
 
 
-def test_grouped_chernoff_floors_match_the_single_group_bound():
-    from calreport.metrics import _grouped_risk, _risk_null, _risk_rows
-
-    rng = np.random.default_rng(12)
-    sizes = rng.integers(5, 120, 60)
-    gl = np.repeat(np.arange(60), sizes)
-    c = rng.uniform(0.5, 0.99, gl.size)
-    order = np.lexsort((c, gl))
-    c = c[order]
-    wrong = rng.random(c.size) < np.where(gl % 3 == 0, 3.0, 1.5) * (1 - c)
-    atom, p = 1.0 / (1.0 - c), 1.0 - c
-    s_obs = np.bincount(gl, weights=atom * wrong)
-    var = np.bincount(gl, weights=atom ** 2 * p * c)
-    tol = 1e-10 * np.maximum(s_obs, sizes)
-    want = np.ones(60, bool)
-    starts = np.cumsum(sizes) - sizes
-    approx = _grouped_risk._approx_floors(gl, starts, sizes, atom, p, want, s_obs - tol, var)
-    exact = []
-    for g in range(60):
-        r, _ = _risk_rows._rows(c[gl == g], ~wrong[gl == g], None, 1e-8, "importance",
-                                warn=False)
-        t = 1e-10 * max(r.s_obs, r.denom)
-        exact.append(1.0 - _risk_null.chernoff_upper_tail(r, r.s_obs - t))
-    exact = np.array(exact)
-    assert (exact > 0.5).sum() >= 10  # strongly overconfident groups: floors that bite
-    np.testing.assert_allclose(approx, exact, rtol=0, atol=1e-12)
-
-
-def test_grouped_p_risk_with_certified_groups_equals_each_group_alone():
-    rng = np.random.default_rng(13)
-    codes = np.repeat(np.arange(80), 40)
-    c = rng.uniform(0.6, 0.95, codes.size)
-    # a third of the groups err five times as often as claimed: Chernoff-certified
-    rate = np.where(codes % 3 == 0, np.minimum(5 * (1 - c), 1.0), 1.2 * (1 - c))
-    ok = rng.random(c.size) >= rate
-    values, methods, rest = grouped_p_risk(c, ok, None, codes, 80, eps=1e-8, seed=4)
-    ref = risk._p_risk_trusted([(c[codes == g], ok[codes == g], None) for g in range(80)],
-                               eps=1e-8, method="auto", seed=4)
-    assert rest.size == 0
-    assert [v for v, _ in ref] == values.tolist()
-    assert [m for _, m in ref] == methods.tolist()
-    from calreport.metrics._risk_rows import P_RISKY
-
-    assert (values[codes[::40] % 3 == 0] > P_RISKY).sum() >= 10
-
-
 def test_scatter_of_segments_equals_bincount_bit_for_bit():
     # the GIL-releasing scatter of the Monte Carlo null adds the same terms in the
     # same order as bincount of the repeated values: equal to the last bit
@@ -420,15 +309,15 @@ def test_pooled_null_draws_do_not_depend_on_the_tile_size(per_tile, monkeypatch)
     codes = np.repeat(np.arange(30), rng.integers(5, 60, 30))
     c = rng.beta(5, 2, codes.size)
     ok = rng.random(c.size) < c ** 3.0  # overconfident: most groups are simulated
-    want = grouped_p_risk(c, ok, None, codes, 30, eps=1e-8, seed=2)
+    groups = [(c[codes == g], ok[codes == g], None) for g in range(30)]
+    want = risk._p_risk_trusted(groups, eps=1e-8, method="auto", seed=2)
     n_max = int(np.bincount(codes).max())
     # "a few": 4 groups a tile at the first look's 1,000 draws, 1 at 20,000
     pairs = {"one": 1, "a few": 4 * n_max * 1000, "all": 30 * n_max * N_SIM}[per_tile]
     monkeypatch.setattr(_risk_null, "_PAIRS", pairs)
-    got = grouped_p_risk(c, ok, None, codes, 30, eps=1e-8, seed=2)
-    assert (want[1] == "monte_carlo").sum() >= 10
-    np.testing.assert_array_equal(got[0], want[0])
-    np.testing.assert_array_equal(got[1], want[1])
+    got = risk._p_risk_trusted(groups, eps=1e-8, method="auto", seed=2)
+    assert sum(m == "monte_carlo" for _, m in want) >= 10
+    assert got == want
 
 
 @pytest.mark.parametrize("block", [2, 5, 4096])
