@@ -35,7 +35,7 @@ class UndefinedMetricWarning(UserWarning):
     """A metric is NaN on this data (the message says why)."""
 
 
-class _Collector:
+class Collector:
     """Collect the warnings of a call's groups and re-issue each kind once.
 
     Each is re-issued from the caller's line (:func:`calreport._warnings.warn`), with
@@ -182,7 +182,7 @@ def evaluate(
         _iv._check(ci, ci_method, resampling)
         if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
             raise ValueError(f"`n_boot` must be an integer >= 2, got {n_boot!r}.")
-    collector = _Collector()
+    collector = Collector()
     # grouped: the segmented point estimates, with or without intervals (each group's
     # bootstrap then starts from them)
     fast = _segmented(split, names, settings, with_risk) if split.grouped else None
@@ -557,7 +557,7 @@ def per_group(split: Split, fn: Callable[[Any], Any], *, kind: str) -> Any:
     ``attrs["reasons"]``.  Ungrouped, the single result is returned as is and a
     ValueError propagates.
     """
-    collector = _Collector()
+    collector = Collector()
     if not split.grouped:
         out = collector.run("all", lambda: fn(split.profile))
         collector.flush(1)

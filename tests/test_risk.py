@@ -38,7 +38,7 @@ def test_paper_table6_phi_of_z(csr_value, sigma, expected):
     """The paper's P_risk = Phi(z) on both sides of CSR = 1 (section 2.1): Table 6's
     second row, and Phi(-0.361) = 0.359 for its first (the table prints 0.00 %)."""
     z = (csr_value - 1) / sigma
-    assert risk._p_normal(csr_value, z) == pytest.approx(expected, abs=5e-5)
+    assert risk.p_normal(csr_value, z) == pytest.approx(expected, abs=5e-5)
 
 
 def test_risk_band_edges():

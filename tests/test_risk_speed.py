@@ -239,7 +239,7 @@ def test_batched_first_look_equals_each_profile_alone():
     got = null._first_looks(profiles, risk.N_SIM, 3)
     for r, (h0, h1) in zip(profiles, got, strict=True):
         assert (h0 == null._look_draws(r, r.p, 1000, 3, 0, 0)).all()
-        assert (h1 == null._look_draws(r, null._alt_p(r.p), 1000, 3, 0, 1)).all()
+        assert (h1 == null._look_draws(r, null.alt_p(r.p), 1000, 3, 0, 1)).all()
     # and the batch gives each group's p_risk exactly
     data = [(rng.uniform(0.5, 0.99, n), rng.random(n) < 0.7, None) for n in (30, 80, 150)]
     batch = risk._p_risk_trusted(data, eps=risk.EPS, method="auto", seed=0)

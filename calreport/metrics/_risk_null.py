@@ -36,12 +36,12 @@ from calreport.metrics._risk_rows import (
     SKEWNESS_MAX,
     TAIL_SKEWNESS_MAX,
     TAIL_Z,
+    Rows,
     _dot,
     _lattice_ratio,
     _null_moments,
-    _p_normal,
-    _Rows,
     _rows,
+    p_normal,
 )
 
 
@@ -111,10 +111,10 @@ def normal_validity(conf: Any, *, sample_weight: Any = None, eps: float = EPS,
     r, _ = _rows(c, np.ones(len(c), bool), sample_weight, eps, weights, warn=False)
     var, k3, share = _null_moments(r)
     skew = _skew(k3, var)
-    return _is_valid(share, skew, _lattice_ratio(r, var)), share, skew
+    return is_valid(share, skew, _lattice_ratio(r, var)), share, skew
 
 
-def _is_valid(share: Any, skew: Any, lattice: Any, z: Any = 0.0) -> Any:
+def is_valid(share: Any, skew: Any, lattice: Any, z: Any = 0.0) -> Any:
     """Whether the normal reading holds: one rule for one profile or arrays of groups.
 
     NaN fails every limit (no variance: not valid); a z beyond ``TAIL_Z`` also needs
@@ -166,7 +166,7 @@ def certain_error_upper(n_errors: float, n: float, *, level: float = CERTAIN_LEV
 # --- the null distribution of S = sum_i a_i Y_i -------------------------------------------
 
 
-def _draw(r: _Rows, p: np.ndarray, n_sim: int, rng: np.random.Generator) -> np.ndarray:
+def _draw(r: Rows, p: np.ndarray, n_sim: int, rng: np.random.Generator) -> np.ndarray:
     """``n_sim`` draws of ``S`` with error probabilities ``p``, in memory-bounded tiles.
 
     Rows enter in their canonical order (increasing confidence, then error size), so
@@ -197,7 +197,7 @@ def _draw(r: _Rows, p: np.ndarray, n_sim: int, rng: np.random.Generator) -> np.n
 
 
 @dataclass(frozen=True)
-class _Test:
+class NullTest:
     p_risk: float
     power: float
     method: str
@@ -209,14 +209,14 @@ class _Test:
     se: float = 0.0
 
 
-def _alt_p(p: np.ndarray) -> np.ndarray:
+def alt_p(p: np.ndarray) -> np.ndarray:
     return np.minimum(POWER_RHO * p, 1.0)
 
 
-def _normal_power(r: _Rows, var0: float) -> float:
+def _normal_power(r: Rows, var0: float) -> float:
     mean1 = var1 = 0.0
     for sl in r.chunks():  # no N-row temporaries
-        p1 = _alt_p(1.0 - r.c[sl])
+        p1 = alt_p(1.0 - r.c[sl])
         ka = r.ka[sl]
         mean1 += _dot(ka, p1)
         var1 += _dot(ka * r.atom[sl], p1 * (1.0 - p1))
@@ -230,7 +230,7 @@ def _normal_power(r: _Rows, var0: float) -> float:
 _HEAVY_FIRST = 64
 
 
-def _heavy_split(r: _Rows) -> np.ndarray | None:
+def _heavy_split(r: Rows) -> np.ndarray | None:
     """Mask of the fewest rows of largest variance to simulate so the rest is near normal.
 
     The rest must pass the limits of the light part (no row above ``LIGHT_SHARE_MAX``
@@ -281,11 +281,11 @@ def _heavy_split(r: _Rows) -> np.ndarray | None:
     return heavy
 
 
-def _monte_carlo(r: _Rows, n_sim: int, rng: np.random.Generator) -> tuple[float, float]:
+def _monte_carlo(r: Rows, n_sim: int, rng: np.random.Generator) -> tuple[float, float]:
     """P(S* < S_obs) and the power from ``n_sim`` draws of every row."""
     s_obs = r.s_obs
     p0 = r.p
-    p1 = _alt_p(p0)
+    p1 = alt_p(p0)
     n_alt = max(n_sim // 4, 1000)
     # a draw equal to the observed sum up to rounding is a tie, not "below": the
     # tolerance keeps P_risk invariant to the weight scale
@@ -298,7 +298,7 @@ def _monte_carlo(r: _Rows, n_sim: int, rng: np.random.Generator) -> tuple[float,
 
 
 @dataclass(frozen=True)
-class _Light:
+class LightRows:
     """Exact cumulants of the rows left out of a conditional Monte Carlo.
 
     Null mean, variance and third cumulant, and mean and variance under the
@@ -312,7 +312,7 @@ class _Light:
     var1: float
 
 
-def _light_of(r: _Rows, heavy: np.ndarray) -> tuple[_Light, float]:
+def _light_of(r: Rows, heavy: np.ndarray) -> tuple[LightRows, float]:
     """The cumulants of the rows of ``r`` outside ``heavy`` and the observed sum.
 
     Summed in the canonical order of the rows, so that they do not change in the last
@@ -322,11 +322,11 @@ def _light_of(r: _Rows, heavy: np.ndarray) -> tuple[_Light, float]:
     o = r.canonical
     atom, c = r.atom[o], r.c[o]
     p0 = 1.0 - c
-    p1 = _alt_p(p0)
+    p1 = alt_p(p0)
     ka_all = r.ka[o]
     ka = np.where(heavy[o], 0.0, ka_all)
     ua = ka * atom
-    light = _Light(_dot(ka, p0), _dot(ua, p0 * c), _dot(ua * atom, p0 * c * (c - p0)),
+    light = LightRows(_dot(ka, p0), _dot(ua, p0 * c), _dot(ua * atom, p0 * c * (c - p0)),
                    _dot(ka, p1), _dot(ua, p1 * (1.0 - p1)))
     return light, float(ka_all[r.wrong[o]].sum())
 
@@ -347,7 +347,7 @@ def _edgeworth_cdf(x: np.ndarray, skew: float) -> np.ndarray:
     return np.clip(f, 0.0, 1.0)
 
 
-def _conditional(top: _Rows, light: _Light, s_obs: float, n_sim: int, base: int,
+def conditional_p_risk(top: Rows, light: LightRows, s_obs: float, n_sim: int, base: int,
                  above: bool) -> tuple[float, float, int, float]:
     """Sequential conditional Monte Carlo: the ``top`` rows drawn, the rest exact in law.
 
@@ -363,7 +363,7 @@ def _conditional(top: _Rows, light: _Light, s_obs: float, n_sim: int, base: int,
     sd0 = math.sqrt(light.var0)
     skew0 = _skew(light.k3, light.var0) if light.var0 > 0 else 0.0
     sd1 = math.sqrt(max(light.var1, 0.0))
-    p1 = _alt_p(top.p)
+    p1 = alt_p(top.p)
     vals: list[np.ndarray] = []
     h0: list[np.ndarray] = []
     h1: list[np.ndarray] = []
@@ -573,7 +573,7 @@ def _pooled_sums(group: np.ndarray, rows: np.ndarray, atom: np.ndarray, p: np.nd
     return out
 
 
-def _look_draws(r: _Rows, p: np.ndarray, b: int, base: int, look: int, kind: int
+def _look_draws(r: Rows, p: np.ndarray, b: int, base: int, look: int, kind: int
                 ) -> np.ndarray:
     """``b`` draws of ``S`` with error probabilities ``p`` for one look.
 
@@ -609,7 +609,7 @@ def _look_draws(r: _Rows, p: np.ndarray, b: int, base: int, look: int, kind: int
 _CHERNOFF_GRID = np.geomspace(0.02, 50.0, 48)[:, None]
 
 
-def chernoff_upper_tail(r: _Rows, s: float) -> float:
+def chernoff_upper_tail(r: Rows, s: float) -> float:
     """Chernoff bound ``P(S* >= s) <= min_t exp(K(t) - t s)`` under calibration.
 
     ``K(t) = sum_i k_i ln(1 - p_i + p_i e^{t a_i})`` is the cumulant generating
@@ -644,7 +644,7 @@ def _settled(prob: float, m: int, power: float, m_alt: int, csr_above_one: bool,
     return far(power, POWER_MIN, m_alt)
 
 
-def _sequential(r: _Rows, n_sim: int, base: int,
+def _sequential(r: Rows, n_sim: int, base: int,
                 first: tuple[np.ndarray, np.ndarray] | None = None
                 ) -> tuple[float, float, int, float]:
     """P(S* < S_obs), the power, the draws used and the standard error of P.
@@ -659,7 +659,7 @@ def _sequential(r: _Rows, n_sim: int, base: int,
     s_obs = r.s_obs
     tol = 1e-10 * max(s_obs, r.denom)
     above = s_obs / r.denom > 1.0
-    p0, p1 = r.p, _alt_p(r.p)
+    p0, p1 = r.p, alt_p(r.p)
     floor, certified = 0.0, False
     h0: list[np.ndarray] = []
     h1: list[np.ndarray] = []
@@ -703,27 +703,27 @@ def _seed_base(rng: np.random.Generator) -> int:
     return -1 - int(rng.integers(2 ** 62))
 
 
-def _test(r: _Rows, method: str, n_sim: int, rng: np.random.Generator,
+def null_test(r: Rows, method: str, n_sim: int, rng: np.random.Generator,
           base: int | None = None, first: tuple[np.ndarray, np.ndarray] | None = None
-          ) -> _Test:
+          ) -> NullTest:
     """P_risk, power and the method actually used for the rows ``r``."""
     var, k3, share = _null_moments(r)
     skew = _skew(k3, var)
     lattice = r.lattice
     csr_value = r.s_obs / r.denom
     z = (r.s_obs - r.denom) / math.sqrt(var) if var > 0 else math.nan
-    valid = _is_valid(share, skew, lattice, z)
+    valid = is_valid(share, skew, lattice, z)
     facts = (f"the largest row carries {share:.1%} of the null variance (limit "
              f"{LINDEBERG_MAX:.0%}), the null skewness is {skew:.2f} (limit "
              f"{SKEWNESS_MAX:g}, {TAIL_SKEWNESS_MAX:g} where z > {TAIL_Z:g}) and tied "
              f"rows jump by {lattice:.2f} sd (limit {LATTICE_MAX:g})")
     if math.isnan(z):
-        return _Test(math.nan, math.nan, "normal", "no null variance: every weight is 0",
+        return NullTest(math.nan, math.nan, "normal", "no null variance: every weight is 0",
                      0, share, skew, lattice)
     if method == "normal" or (method == "auto" and valid):
         why = ("normal approximation valid: " + facts if valid else
                "normal approximation as requested, although it is not valid here: " + facts)
-        return _Test(_p_normal(csr_value, z), _normal_power(r, var), "normal", why, 0,
+        return NullTest(p_normal(csr_value, z), _normal_power(r, var), "normal", why, 0,
                      share, skew, lattice)
     heavy = None
     if method == "auto" and len(r.c) > FULL_MONTE_CARLO_ROWS:
@@ -735,31 +735,31 @@ def _test(r: _Rows, method: str, n_sim: int, rng: np.random.Generator,
         why = (f"normal approximation invalid ({facts}): Monte Carlo null, {used} draws "
                f"(sequential: stopped when the band was settled, at most {n_sim}), "
                f"Monte Carlo standard error of P_risk {se:.4f}")
-        return _Test(prob, power, "monte_carlo", why, used, share, skew, lattice, se)
+        return NullTest(prob, power, "monte_carlo", why, used, share, skew, lattice, se)
     if method == "auto":
         assert heavy is not None
         n_heavy = int(heavy.sum())
         light, s_obs = _light_of(r, heavy)
-        prob, power, used, se = _conditional(
+        prob, power, used, se = conditional_p_risk(
             r.subset(heavy), light, s_obs, n_sim, _seed_base(rng) if base is None else base,
             above)
         why = (f"normal approximation invalid ({facts}): Monte Carlo null, {used} draws "
                f"(sequential, at most {n_sim}) of the {n_heavy} rows of largest variance, "
                f"exact cumulants (Edgeworth law) of the other {len(r.c) - n_heavy}, "
                f"Monte Carlo standard error of P_risk {se:.4f}")
-        return _Test(prob, power, "monte_carlo", why, used, share, skew, lattice, se)
+        return NullTest(prob, power, "monte_carlo", why, used, share, skew, lattice, se)
     prob, power = _monte_carlo(r, n_sim, rng)
     se = math.sqrt(prob * (1.0 - prob) / n_sim)
     why = f"Monte Carlo null as requested ({n_sim} draws); " + facts
-    return _Test(prob, power, "monte_carlo", why, n_sim, share, skew, lattice, se)
+    return NullTest(prob, power, "monte_carlo", why, n_sim, share, skew, lattice, se)
 
 
-def _batched_first(r: _Rows, method: str, n_sim: int, base: int) -> bool:
-    """Whether ``_test`` would start the sequential null on pooled Bernoulli draws."""
+def _batched_first(r: Rows, method: str, n_sim: int, base: int) -> bool:
+    """Whether ``null_test`` would start the sequential null on pooled Bernoulli draws."""
     if method != "auto" or len(r.c) > FULL_MONTE_CARLO_ROWS or not r.moments[0] > 0:
         return False
     var, k3, share = r.moments
-    if _is_valid(share, _skew(k3, var), r.lattice, (r.s_obs - r.denom) / math.sqrt(var)):
+    if is_valid(share, _skew(k3, var), r.lattice, (r.s_obs - r.denom) / math.sqrt(var)):
         return False
     b = min(SEQ_FIRST, n_sim)
     first, _ = r.ties
@@ -767,7 +767,7 @@ def _batched_first(r: _Rows, method: str, n_sim: int, base: int) -> bool:
             and _pooled(base, len(r.c), b))
 
 
-def _first_looks(profiles: list[_Rows], n_sim: int, base: int
+def _first_looks(profiles: list[Rows], n_sim: int, base: int
                  ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The first look of :func:`_sequential` for many profiles in one pass.
 
@@ -784,5 +784,5 @@ def _first_looks(profiles: list[_Rows], n_sim: int, base: int
     p0 = np.concatenate([r.p[r.canonical] for r in profiles])
     null_draws, alt_draws = (
         _pooled_sums(group, rows, atom, p, len(profiles), bb, base, 0, kind)
-        for kind, p, bb in ((0, p0, b), (1, _alt_p(p0), b_alt)))
+        for kind, p, bb in ((0, p0, b), (1, alt_p(p0), b_alt)))
     return list(zip(null_draws, alt_draws, strict=True))

@@ -182,7 +182,7 @@ def _check_weights(sample_weight: Any, n: int, kind: str) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class _Rows:
+class Rows:
     """Rows with positive weight, in the sum form ``S = sum_i a_i Y_i``.
 
     ``Y_i`` is the number of errors among the ``k_i`` copies of row i (``k_i = 1`` for
@@ -205,9 +205,9 @@ class _Rows:
     def p(self) -> np.ndarray:
         return 1.0 - self.c
 
-    def subset(self, mask: np.ndarray) -> _Rows:
+    def subset(self, mask: np.ndarray) -> Rows:
         w = self.w[mask]
-        return _Rows(self.c[mask], self.raw[mask], self.wrong[mask], self.atom[mask],
+        return Rows(self.c[mask], self.raw[mask], self.wrong[mask], self.atom[mask],
                      self.k[mask], w, float(w.sum()), self.kind)
 
     @cached_property
@@ -308,7 +308,7 @@ class _Rows:
 
 
 def _rows(conf: Any, correct: Any, sample_weight: Any, eps: float, kind: str,
-          warn: bool = True) -> tuple[_Rows, int]:
+          warn: bool = True) -> tuple[Rows, int]:
     raw = v.check_probability(conf, "conf")
     c, n_clipped = clip_confidence(raw, eps=eps, warn=warn)
     ok = lab.check_binary_indicator(correct, "correct")
@@ -320,11 +320,11 @@ def _rows(conf: Any, correct: Any, sample_weight: Any, eps: float, kind: str,
 
 
 def _trusted_rows(raw: np.ndarray, c: np.ndarray, ok: np.ndarray, w: np.ndarray | None,
-                  kind: str) -> _Rows:
+                  kind: str) -> Rows:
     """The rows of validated arrays: confidences, clipped ones, bool hits, weights."""
     if w is None:
         k = _ones(len(c))
-        return _Rows(c, raw, ~ok, _reciprocal_error(c), k, k, float(len(c)), kind)
+        return Rows(c, raw, ~ok, _reciprocal_error(c), k, k, float(len(c)), kind)
     keep = w > 0
     if not keep.all():
         c, raw, ok, w = c[keep], raw[keep], ok[keep], w[keep]
@@ -336,7 +336,7 @@ def _trusted_rows(raw: np.ndarray, c: np.ndarray, ok: np.ndarray, w: np.ndarray 
         k = _ones(len(c))
         atom = np.subtract(1.0, c)
         np.divide(w, atom, out=atom)
-    return _Rows(c, raw, ~ok, atom, k, w, float(w.sum()), kind)
+    return Rows(c, raw, ~ok, atom, k, w, float(w.sum()), kind)
 
 
 def _reciprocal_error(c: np.ndarray) -> np.ndarray:
@@ -356,7 +356,7 @@ def _dot(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.einsum("i,i->", x, y))
 
 
-def _null_moments(r: _Rows) -> tuple[float, float, float]:
+def _null_moments(r: Rows) -> tuple[float, float, float]:
     """Variance, third central moment and largest single-unit share of ``S``'s null."""
     return r.moments
 
@@ -395,7 +395,7 @@ def _tie_sort(atom: np.ndarray, c: np.ndarray, by_c: bool) -> tuple[np.ndarray, 
 _HASH_BUCKETS = 1 << 16
 
 
-def _lattice_ratio(r: _Rows, var: float, mask: np.ndarray | None = None) -> float:
+def _lattice_ratio(r: Rows, var: float, mask: np.ndarray | None = None) -> float:
     """Largest error size / null sd among tie groups with >= 10 % of the variance.
 
     ``mask`` restricts the rows (the rest of a heavy split).  No sort is needed when
@@ -449,12 +449,12 @@ def _lattice_ratio(r: _Rows, var: float, mask: np.ndarray | None = None) -> floa
     return float(r.atom[cand][first][big].max() / math.sqrt(var)) if big.any() else 0.0
 
 
-def _z(r: _Rows) -> float:
+def _z(r: Rows) -> float:
     var = _null_moments(r)[0]
     return (r.s_obs - r.denom) / math.sqrt(var) if var > 0 else math.nan
 
 
-def _p_normal(csr_value: float, z: float) -> float:
+def p_normal(csr_value: float, z: float) -> float:
     """The paper's P_risk by the normal approximation: ``Phi(z)`` (also when CSR <= 1).
 
     ``csr_value`` is kept for the callers' signature; the value does not depend on it.

@@ -46,11 +46,11 @@ __all__ = [
 ]
 
 from calreport.metrics._risk_null import (
+    NullTest,
     _seed_base,
-    _Test,
-    _test,
     certain_error_upper,
     normal_validity,
+    null_test,
 )
 from calreport.metrics._risk_rows import (
     _METHODS,
@@ -63,11 +63,11 @@ from calreport.metrics._risk_rows import (
     _check_eps,
     _check_weights,
     _null_moments,
-    _p_normal,  # noqa: F401  (re-exported for tests)
     _rows,
     _trusted_rows,
     _z,
     clip_confidence,
+    p_normal,  # noqa: F401  (re-exported for tests)
 )
 from calreport.metrics.bands import (
     BAND_RULE,
@@ -337,7 +337,7 @@ class RiskResult:
         return asdict(self)
 
 
-def _note(csr_value: float, p: float, z: float, test: _Test) -> str:
+def verdict_note(csr_value: float, p: float, z: float, test: NullTest) -> str:
     if math.isnan(p):
         return "P_risk undefined: no null variance"
     if test.method == "normal":
@@ -447,7 +447,7 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
     # streams of the sequential null: the int seed itself, so that the draws of
     # method="monte_carlo" stay those of default_rng(seed)
     base = int(seed) if isinstance(seed, (int, np.integer)) else _seed_base(rng)
-    test = _test(r, method, n_sim, rng, base)
+    test = null_test(r, method, n_sim, rng, base)
     rest = r
     n_cert = n_cw = 0.0
     upper = math.nan
@@ -465,7 +465,7 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
             upper = certain_error_upper(ne * wrong_share, ne)
         # the power is that of the rows below certainty: a certainty claim has no
         # alternative to detect (twice an error rate of 0 is 0)
-        power = (_test(rest, method, n_sim, rng, base).power if len(rest.c)
+        power = (null_test(rest, method, n_sim, rng, base).power if len(rest.c)
                  else math.nan)
     band, reason = band_and_reason(test.p_risk, power, test.method, csr_all, z_all, n_cert, n_cw,
                             upper, eps)
@@ -475,7 +475,7 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
         csr=csr_all, sigma_csr=sig_all, z_csr=z_all, p_risk=test.p_risk,
         p_risk_method=test.method, band=band, band_label=BANDS[band][0],
         n=r.count, n_clipped=n_clipped, n_clipped_one=int(n_one), eps=float(eps),
-        p_risk_note=_note(csr_all, test.p_risk, z_all, test),
+        p_risk_note=verdict_note(csr_all, test.p_risk, z_all, test),
         method_reason=test.reason, band_reason=reason, weights=weights,
         n_eff=float(kish), n_certain=n_cert, n_certain_wrong=n_cw,
         certain_error_upper=upper, power=power, n_for_power=_rows_for_power(rest),
@@ -571,7 +571,7 @@ def _p_risk_trusted(groups: list[tuple[np.ndarray, np.ndarray, np.ndarray | None
             out.append(r)
             continue
         try:
-            test = _test(r, method, N_SIM, np.random.default_rng(seed), base,
+            test = null_test(r, method, N_SIM, np.random.default_rng(seed), base,
                          first.get(i))
         except ValueError as exc:
             out.append(str(exc))

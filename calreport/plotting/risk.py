@@ -42,10 +42,10 @@ def _risks(data: Any) -> dict[str, Any]:
     if not isinstance(data, Mapping) or not data:
         raise TypeError("`risks` must be a non-empty mapping of group -> RiskResult "
                         "(or -> ConfidenceProfile).")
-    from calreport._engine import _Collector
+    from calreport._engine import Collector
 
     # the groups' warnings (clipped confidences) once, with the groups named
-    collector = _Collector()
+    collector = Collector()
     out = {}
     for key, val in data.items():
         if isinstance(val, ConfidenceProfile):

@@ -168,7 +168,7 @@ class _RowSet:
         """The heavy rows as the core's row set: in the data's order (``by="rank"``)
         or heaviest first (``"variance"``, ties by confidence); ``first``: only the
         ``first`` heaviest, in the data's order."""
-        from calreport.metrics._risk_rows import _Rows
+        from calreport.metrics._risk_rows import Rows
 
         h = self.heavy
         order = np.lexsort((h["conf"], h["u"]))
@@ -178,7 +178,7 @@ class _RowSet:
             order = order[np.argsort(h["rank"][order], kind="stable")]
         w = h["w"][order]
         denom = self.denom if len(h["u"]) >= self.n_rows else float(w.sum())
-        return _Rows(h["conf"][order], h["raw"][order], h["wrong"][order], h["atom"][order],
+        return Rows(h["conf"][order], h["raw"][order], h["wrong"][order], h["atom"][order],
                      h["k"][order], w, denom, self.kind)
 
 
@@ -190,13 +190,13 @@ def _test(rs: _RowSet, n_sim: int, rng: np.random.Generator, cap: int, base: int
     ``base`` as ``risk_summary(seed=...)``); otherwise it is rebuilt from the sums and
     the kept rows of largest variance.
     """
-    from calreport.metrics._risk_null import _is_valid, _Test
-    from calreport.metrics._risk_null import _test as core_test
+    from calreport.metrics._risk_null import NullTest, is_valid
+    from calreport.metrics._risk_null import null_test as core_test
     from calreport.metrics._risk_rows import (
         LATTICE_MAX,
         LINDEBERG_MAX,
         SKEWNESS_MAX,
-        _p_normal,
+        p_normal,
     )
 
     var = rs.var
@@ -213,18 +213,18 @@ def _test(rs: _RowSet, n_sim: int, rng: np.random.Generator, cap: int, base: int
     csr_value = rs.s_obs / rs.denom if rs.denom > 0 else math.nan
     z = (rs.s_obs - rs.denom) / math.sqrt(var) if var > 0 else math.nan
     if math.isnan(z):
-        return _Test(math.nan, math.nan, "normal", "no null variance: every weight is 0",
+        return NullTest(math.nan, math.nan, "normal", "no null variance: every weight is 0",
                      0, share, skew, lattice)
-    valid = _is_valid(share, skew, 0.0 if math.isnan(lattice) else lattice, z)
+    valid = is_valid(share, skew, 0.0 if math.isnan(lattice) else lattice, z)
     power_normal = (float(special.ndtr((rs.mean1 - rs.denom - math.sqrt(var))
                                        / math.sqrt(rs.var1))) if rs.var1 > 0
                     else float(rs.mean1 > rs.denom + math.sqrt(var)))
     if valid:
-        return _Test(_p_normal(csr_value, z), power_normal, "normal",
+        return NullTest(p_normal(csr_value, z), power_normal, "normal",
                      "normal approximation valid: " + facts, 0, share, skew, lattice)
     heavy = _heavy_split_sums(rs)
     if heavy < 0:
-        return _Test(_p_normal(csr_value, z), power_normal, "normal",
+        return NullTest(p_normal(csr_value, z), power_normal, "normal",
                      "normal approximation, although it is not valid here and the "
                      f"Monte Carlo null needs more than the {cap} rows of largest "
                      f"variance kept out of core: " + facts, 0, share, skew, lattice)
@@ -233,7 +233,7 @@ def _test(rs: _RowSet, n_sim: int, rng: np.random.Generator, cap: int, base: int
            f"(sequential, at most {n_sim}) of the {heavy} rows of largest variance, "
            f"exact cumulants (Edgeworth law) of the other {rs.n_rows - heavy:g}, "
            f"Monte Carlo standard error of P_risk {se:.4f}")
-    return _Test(prob, power, "monte_carlo", why, used, share, skew, lattice, se)
+    return NullTest(prob, power, "monte_carlo", why, used, share, skew, lattice, se)
 
 
 def _lattice_certificate(rs: _RowSet, var: float, removed: float) -> tuple[float, str]:
@@ -275,23 +275,23 @@ def _heavy_monte_carlo(rs: _RowSet, heavy: int, n_sim: int, base: int, above: bo
     """The core's conditional Monte Carlo: the ``heavy`` rows drawn (in the core's
     canonical order, from the same streams), the cumulants of the rest from the
     exact totals."""
-    from calreport.metrics._risk_null import _alt_p, _conditional, _Light
+    from calreport.metrics._risk_null import LightRows, alt_p, conditional_p_risk
 
     top = rs.rows(first=heavy)
     p0, c0 = top.p, top.c
-    p1 = _alt_p(p0)
+    p1 = alt_p(p0)
     ka = top.k * top.atom
-    light = _Light(
+    light = LightRows(
         mean0=rs.denom - float((ka * p0).sum()),
         var0=max(rs.var - float((ka * top.atom * p0 * c0).sum()), 0.0),
         k3=rs.k3 - float((ka * top.atom ** 2 * p0 * c0 * (c0 - p0)).sum()),
         mean1=rs.mean1 - float((ka * p1).sum()),
         var1=max(rs.var1 - float((ka * top.atom * p1 * (1.0 - p1)).sum()), 0.0))
-    return _conditional(top, light, rs.s_obs, n_sim, base, above)
+    return conditional_p_risk(top, light, rs.s_obs, n_sim, base, above)
 
 
 def _note(csr_value: float, test: Any, z: float) -> str:
-    from calreport.metrics.risk import _note as core_note
+    from calreport.metrics.risk import verdict_note as core_note
 
     return core_note(csr_value, test.p_risk, z, test)
 
