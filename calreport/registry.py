@@ -393,15 +393,6 @@ _ENTRIES: tuple[Metric, ...] = (
         nan_reason="undefined when accuracy or cwA equals 1", bounds=(-math.inf, 1.0),
         scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
-        "overconfidence", "Overconfidence (mean confidence − accuracy)", "calibration",
-        "target", "Σ wᵢ·(cᵢ − 1[ŷᵢ = yᵢ]) / Σ wᵢ; > 0 overconfident, < 0 underconfident",
-        (Reference("Guo2017", "section 2"),),
-        lambda p, s, c: weighted.overconfidence(p.conf, p.correct, sample_weight=_w(p)),
-        Interval(columns=("c", "correct"),
-                 finish=lambda k, s: k.ratio("c") - k.ratio("correct")),
-        nan_reason="all sample weights are zero", target=0.0, bounds=(-1.0, 1.0),
-        scaling=("exact", _MERGED, *_CI_POISSON)),
-    Metric(
         "csr", "Calibrated Size Ratio (CSR)", "risk", "target",
         "CSR = (1/N) Σ_{i wrong} 1/(1 − cᵢ), confidences clipped to [ε, 1 − ε]; "
         "1 under calibration",

@@ -199,28 +199,3 @@ def test_overconfidence_is_the_top_label_signed_ece_on_any_bins(n_bins, strategy
     ok = y == pred
     assert weighted.overconfidence(conf, ok) == pytest.approx(
         binned.signed_ece(conf, ok, n_bins=n_bins, strategy=strategy), abs=1e-12)
-
-
-def test_overconfidence_in_the_summary_and_out_of_core():
-    """The accessor's column and its method, grouped and from a merged state, agree
-    with the core function on the same rows."""
-    import pandas as pd
-
-    from calreport.accumulator import Accumulator
-
-    rng = np.random.default_rng(3)
-    p = rng.beta(2, 2, 600)
-    df = pd.DataFrame({"y": (rng.random(600) < p ** 0.7).astype(int), "p": p,
-                       "g": rng.choice(["a", "b"], 600)})
-    conf, ok = np.maximum(p, 1 - p), (p >= 0.5) == df["y"].to_numpy()
-    want = weighted.overconfidence(conf, ok)
-    assert df.calib(y="y", proba="p").overconfidence() == pytest.approx(want, rel=1e-12)
-    assert df.calib(y="y", proba="p").summary()["overconfidence"] == pytest.approx(want)
-    by = df.groupby("g").calib(y="y", proba="p").overconfidence()
-    for g in ("a", "b"):
-        m = (df["g"] == g).to_numpy()
-        assert by[g] == pytest.approx(weighted.overconfidence(conf[m], ok[m]), rel=1e-12)
-    acc = Accumulator(y="y", proba="p", classes=[0, 1])
-    for part in np.array_split(np.arange(600), 3):
-        acc.update(df.iloc[part])
-    assert acc.summary()["overconfidence"] == pytest.approx(want, rel=1e-12)
