@@ -18,7 +18,7 @@ import pytest
 from statsmodels.nonparametric.smoothers_lowess import lowess as sm_lowess
 
 import calreport.registry as registry
-from calreport.metrics import calibration_index, corp, debiased, local, local_band, smooth
+from calreport.metrics import _lowess, calibration_index, corp, debiased, local, smooth
 from calreport.profile import ConfidenceProfile
 from calreport.settings import Settings
 from calreport.summary import summarize
@@ -55,7 +55,7 @@ def test_lowess_equals_statsmodels(kind, n, frac):
     x = np.unique(np.r_[np.linspace(s[0], s[-1], 211), s[:: max(1, n // 150)]])
     k = int(np.floor(frac * n + 1e-10))
     ref = _statsmodels_at(s, y, x, frac)
-    got = local_band._lowess_at(s, y, x, k)
+    got = _lowess._lowess_at(s, y, x, k)
     # NaN exactly where statsmodels has no local line (fewer than 2 non-zero weights)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
     np.testing.assert_allclose(got[~np.isnan(ref)], ref[~np.isnan(ref)], rtol=0, atol=1e-9)
@@ -65,15 +65,15 @@ def test_lowess_equals_statsmodels(kind, n, frac):
                                                  ("gap", 300, 0.5)])
 def test_moment_tree_equals_statsmodels_on_small_windows(monkeypatch, kind, n, frac):
     # force the tree (and its leaf-size edge cases) on windows the direct path would take
-    monkeypatch.setattr(local_band, "_BLOCK_MIN_K", 2)
-    monkeypatch.setattr(local_band, "_leaf_size", lambda k: 8)
+    monkeypatch.setattr(_lowess, "_BLOCK_MIN_K", 2)
+    monkeypatch.setattr(_lowess, "_leaf_size", lambda k: 8)
     s, y = _sample(kind, n, seed=3)
     order = np.argsort(s)
     s, y = s[order], y[order]
     x = np.unique(np.r_[np.linspace(s[0], s[-1], 97), s[::7]])
     k = int(np.floor(frac * n + 1e-10))
     ref = _statsmodels_at(s, y, x, frac)
-    got = local_band._lowess_at(s, y, x, k)
+    got = _lowess._lowess_at(s, y, x, k)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
     np.testing.assert_allclose(got[~np.isnan(ref)], ref[~np.isnan(ref)], rtol=0, atol=1e-9)
 
@@ -82,7 +82,7 @@ def test_moment_tree_nodes_hold_their_rows_moments():
     rng = np.random.default_rng(2)
     s = np.sort(rng.random(1000))
     y = (rng.random(1000) < s).astype(np.float64)
-    tree = local_band._MomentTree(s, y, 16)
+    tree = _lowess._MomentTree(s, y, 16)
     for level, (centre, moments) in enumerate(tree.levels[:5]):
         for node in (0, centre.size // 2, centre.size - 1):
             rows = slice(node * 16 * 2**level, (node + 1) * 16 * 2**level)
@@ -258,14 +258,14 @@ def test_summary_shares_one_sort_and_one_tree(monkeypatch):
     y = (rng.random(n) < p**1.2).astype(int)
     prof = ConfidenceProfile.from_arrays(y, p)
     built = []
-    tree = local_band._MomentTree
+    tree = _lowess._MomentTree
 
     class Counting(tree):
         def __init__(self, *args, **kwargs):
             built.append(1)
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(local_band, "_MomentTree", Counting)
+    monkeypatch.setattr(_lowess, "_MomentTree", Counting)
     sorts = []
     sorted_sample = local._sorted_sample
     monkeypatch.setattr(local, "_sorted_sample",
