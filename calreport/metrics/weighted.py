@@ -129,6 +129,15 @@ def accuracy(correct: Any, *, sample_weight: Any = None) -> float:
     return float((w * ok).sum() / w.sum())
 
 
+def _conf_correct(conf: Any, correct: Any, sample_weight: Any
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Checked confidences, correctness indicators and row weights of equal length."""
+    c = v.check_probability(conf, "conf")
+    ok = lab.check_binary_indicator(correct, "correct")
+    v.check_consistent_length(conf=len(c), correct=len(ok))
+    return c, ok, _weights(sample_weight, len(c))
+
+
 def cwa(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
     """Confidence-weighted accuracy: the share of confidence mass on correct predictions.
 
@@ -156,10 +165,7 @@ def cwa(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
     >>> cwa([0.9, 0.6, 0.5], [1, 0, 1])  # (0.9 + 0.5) / 2.0
     0.7
     """
-    c = v.check_probability(conf, "conf")
-    ok = lab.check_binary_indicator(correct, "correct")
-    v.check_consistent_length(conf=len(c), correct=len(ok))
-    w = _weights(sample_weight, len(c))
+    c, ok, w = _conf_correct(conf, correct, sample_weight)
     den = float((w * c).sum())
     return float((w * c * ok).sum() / den) if den > 0 else math.nan
 
@@ -194,10 +200,7 @@ def overconfidence(conf: Any, correct: Any, *, sample_weight: Any = None) -> flo
     >>> round(overconfidence([0.9, 0.8, 0.7], [1, 0, 1]), 12)  # 0.8 - 2 / 3
     0.133333333333
     """
-    c = v.check_probability(conf, "conf")
-    ok = lab.check_binary_indicator(correct, "correct")
-    v.check_consistent_length(conf=len(c), correct=len(ok))
-    w = _weights(sample_weight, len(c))
+    c, ok, w = _conf_correct(conf, correct, sample_weight)
     total = float(w.sum())
     return float((w * (c - ok)).sum() / total) if total > 0 else math.nan
 
