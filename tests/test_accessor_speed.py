@@ -14,8 +14,6 @@ from calreport import _validate as v
 from calreport.metrics import risk, selective
 from calreport.metrics._bins import _assign, _assign_uniform, _uniform_edges
 from calreport.profile import ConfidenceProfile
-from calreport.registry import resolve_metrics
-from calreport.settings import Settings
 
 summary_module = importlib.import_module("calreport.summary")
 
@@ -188,55 +186,3 @@ def test_frame_is_not_mutated_and_profile_does_not_follow_it() -> None:
     assert prof.y_true.tolist() == [0, 1, 1, 0]
     assert df.calib.profile().score[0] == 0.9  # a new call reads the new values
 
-
-# ------------------------------------------------------------------------ presort
-def _frames() -> list[pd.DataFrame]:
-    rng = np.random.default_rng(3)
-    n = 3000
-    p = np.round(rng.beta(2, 2, n), 3)  # ties
-    y = (rng.random(n) < p).astype(int)
-    binary = pd.DataFrame({"y_true": y, "proba": p})
-    weighted = binary.assign(w=rng.integers(0, 4, n).astype(float))
-    q = rng.dirichlet(np.ones(3), size=n)
-    yk = np.array([rng.choice(3, p=row) for row in q[:300]])
-    multi = pd.DataFrame(q[:300], columns=["proba_0", "proba_1", "proba_2"]).assign(
-        y_true=yk)
-    return [binary, weighted, multi]
-
-
-@pytest.mark.parametrize("case", [0, 1, 2])
-def test_presorted_summary_equals_the_summary_in_row_order(case: int,
-                                                           monkeypatch) -> None:
-    df = _frames()[case]
-    acc = df.calib(weight="w") if "w" in df else df.calib
-    monkeypatch.setattr(summary_module, "PRESORT_MIN_ROWS", 10**12)
-    plain = acc.summary(metrics=["auc", "cwauc", "aurc", "ece", "p_risk", "corp_mcb",
-                                 "debiased_ece", "smece", "lcs", "eci"])
-    monkeypatch.setattr(summary_module, "PRESORT_MIN_ROWS", 0)
-    fast = acc.summary(metrics=["auc", "cwauc", "aurc", "ece", "p_risk", "corp_mcb",
-                                "debiased_ece", "smece", "lcs", "eci"])
-    pd.testing.assert_series_equal(fast, plain, rtol=1e-10, atol=1e-12)
-    # P_risk is computed in row order (its Monte Carlo null draws one variate per row)
-    assert fast["p_risk"] == plain["p_risk"]
-
-
-def test_presort_only_when_two_metrics_sort() -> None:
-    df = _frames()[0]
-    prof = df.calib.profile()
-    s = Settings()
-    old = summary_module.PRESORT_MIN_ROWS
-    try:
-        summary_module.PRESORT_MIN_ROWS = 0
-        assert summary_module._presorted(prof, ["auc"], s)[0] is prof
-        assert summary_module._presorted(prof, ["ece", "brier", "auc"], s)[0] is prof
-        both, users = summary_module._presorted(prof, resolve_metrics(None), s)
-        assert both is not prof and np.all(np.diff(both.score) >= 0)
-        # the view-only metrics read the sorted view too (one copy of its outcomes);
-        # P_risk's Monte Carlo null keeps the rows' own order
-        assert {"auc", "lcs", "corp_mcb", "ece", "smece"} <= users
-        assert not users & {"p_risk", "csr", "brier"}
-        top, users = summary_module._presorted(prof, ["auc", "aurc", "lcs"],
-                                               Settings(view="top_label"))
-        assert np.all(np.diff(top.conf) >= 0) and users == {"aurc", "lcs"}
-    finally:
-        summary_module.PRESORT_MIN_ROWS = old

@@ -78,29 +78,6 @@ def test_a_profile_sorted_in_a_summary_derives_what_it_does_not_hold():
         ConfidenceProfile(conf=prof.conf, correct=None)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("threshold", [0.5, 0.3])
-def test_the_profile_a_summary_sorts_holds_score_and_labels(threshold):
-    import importlib
-
-    from calreport.registry import resolve_metrics
-    from calreport.settings import Settings
-
-    y, p = _binary(30_000, seed=4)
-    prof = ConfidenceProfile.from_arrays(y, p, threshold=threshold)
-    summary_module = importlib.import_module("calreport.summary")
-    ordered, sorting = summary_module._presorted(prof, resolve_metrics(None), Settings())
-    assert {"cwauc", "aurc"} <= sorting and _held(ordered) <= 9 * y.size + 64
-    assert np.all(np.diff(ordered.score) >= 0)
-    # the same (score, label) rows, and what they derive is what from_arrays stored
-    np.testing.assert_array_equal(np.lexsort((ordered.y_true, ordered.score)),
-                                  np.arange(y.size))
-    order = np.lexsort((prof.y_true, prof.score))
-    np.testing.assert_array_equal(ordered.score, prof.score[order])
-    np.testing.assert_array_equal(ordered.y_true, prof.y_true[order])
-    for name in ("conf", "correct", "y_pred"):
-        np.testing.assert_array_equal(getattr(ordered, name), getattr(prof, name)[order])
-
-
 def test_a_two_column_matrix_is_held_and_read_column_by_column():
     # p0 + p1 within the tolerance of 1 but not 1: log loss reads column 0 itself
     m = np.array([[0.7 + 1e-9, 0.3], [0.2, 0.8], [1e-12, 1.0 - 1e-9]])

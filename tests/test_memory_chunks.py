@@ -98,7 +98,7 @@ def test_binary_summary_auc_equals_scikit_learn_in_chunks(monkeypatch):
     s, y = _data(30_011)
     df = pd.DataFrame({"y_true": y.astype(int), "proba": s})
     names = ["auc", "cwauc", "accuracy"]
-    whole = df.calib.summary(metrics=names)  # presorted rows, one chunk of pairs
+    whole = df.calib.summary(metrics=names)  # one chunk of pairs
     monkeypatch.setattr(_chunks, "ROWS", 1000)
     got = df.calib.summary(metrics=names)
     assert got["auc"] == pytest.approx(roc_auc_score(y, s), rel=1e-12)

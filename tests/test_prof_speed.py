@@ -4,7 +4,6 @@ sum changes), and the memory of a summary stays within its bounds."""
 
 from __future__ import annotations
 
-import importlib
 import tracemalloc
 
 import numpy as np
@@ -16,12 +15,7 @@ import calreport  # noqa: F401  (registers the accessor)
 from calreport._roles import _float_matrix, build_profile, resolve_roles
 from calreport.metrics import _auc_kernels, bpm, classwise, corp, local, ranking, scoring, selective
 from calreport.profile import ConfidenceProfile
-from calreport.registry import resolve_metrics
-from calreport.settings import Settings
 from calreport.summary import summarize
-
-# the package's `calreport.summary` is the function: the module by its full name
-summary_module = importlib.import_module("calreport.summary")
 
 
 def _scores(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -215,38 +209,6 @@ def test_take_drops_only_the_named_fields():
     np.testing.assert_array_equal(bsub.proba, [[0.6, 0.4], [0.8, 0.2]])
 
 
-@pytest.mark.parametrize("case", ["binary", "binary ties", "binary top-label", "multiclass"])
-def test_presorted_summary_equals_the_unsorted_one(case, monkeypatch):
-    rng = np.random.default_rng(10)
-    # 4,000 rows with the presort switched on from 0 rows: the same paths as at the
-    # default 20,000-row threshold, a seventh of the rows
-    n = 4_000
-    monkeypatch.setattr(summary_module, "PRESORT_MIN_ROWS", 0)
-    if case.startswith("binary"):
-        p = rng.beta(2, 2, n)
-        if case == "binary ties":
-            p = np.round(p, 2)
-        prof = ConfidenceProfile.from_arrays((rng.random(n) < p).astype(int), p)
-    else:
-        pm = rng.dirichlet(np.ones(5), n)
-        prof = ConfidenceProfile.from_arrays(rng.integers(0, 5, n), pm)
-    view = "top_label" if case == "binary top-label" else None
-    settings = Settings.from_kwargs(view=view, p_risk_method="normal")
-    names = resolve_metrics(None)
-    ordered, sorting = summary_module._presorted(prof, names, settings)
-    assert ordered is not prof and len(sorting) >= 2
-    # not copied: no probability matrix or predicted labels; a binary profile sorted by
-    # its score holds the score and the labels alone (9 bytes a row)
-    held = sum(a.nbytes for a in vars(ordered).values() if isinstance(a, np.ndarray))
-    assert held <= (9 if case.startswith("binary") else 10) * n + 1024  # + the classes
-    assert not ordered.has_proba or ordered.proba_from_score
-    fast = summarize(prof, settings=settings).values
-    monkeypatch.setattr(summary_module, "PRESORT_MIN_ROWS", 10**12)
-    slow = summarize(prof, settings=settings).values
-    for name, value in slow.items():
-        assert fast[name] == pytest.approx(value, rel=1e-12, abs=1e-15, nan_ok=True), name
-
-
 def test_multiclass_summary_memory_is_about_one_copy_of_the_input():
     rng = np.random.default_rng(11)
     n, k = 40_000, 50
@@ -261,5 +223,5 @@ def test_multiclass_summary_memory_is_about_one_copy_of_the_input():
     finally:
         tracemalloc.stop()
     # one copy of the probabilities (the profile's) plus row-sized temporaries: it
-    # was 3.1 copies before (a pandas copy, a C-ordered copy, the presort's copy)
+    # was 3.1 copies before (a pandas copy, a C-ordered copy, a sorted copy)
     assert peak < 1.6 * p.nbytes, peak / p.nbytes
