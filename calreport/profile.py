@@ -34,10 +34,6 @@ from calreport._profile_arrays import (
     _small_codes,
 )
 
-#: Key of ``ConfidenceProfile.notes`` set when the confidence, correctness and
-#: predicted labels are those the threshold gives from the binary score.
-CONF_FROM_SCORE = "conf_from_score"
-
 
 @dataclass(frozen=True, eq=False)
 class ConfidenceProfile:
@@ -79,21 +75,19 @@ class ConfidenceProfile:
 
     Notes
     -----
-    Derived fields: ``proba`` passed as None beside a ``score`` reads as
-    ``[1 - score, score]``, and ``conf``, ``correct`` and ``y_pred`` passed as None
-    (with ``notes[CONF_FROM_SCORE]``, ``score`` and ``y_true``) read as the threshold
-    gives them; each read builds them afresh and the profile holds only the score
-    (:attr:`proba_from_score`; :attr:`has_proba` and :attr:`proba_width` answer
-    without building the matrix).  The values are those a stored copy would hold.
+    A derived field: ``proba`` passed as None beside a ``score`` reads as
+    ``[1 - score, score]``, built afresh on each read; the profile holds only the
+    score (:attr:`proba_from_score`; :attr:`has_proba` and :attr:`proba_width`
+    answer without building the matrix).  The values are those a stored copy would
+    hold.
     """
 
-    # conf, correct and y_pred may be passed as None when notes[CONF_FROM_SCORE] says
-    # they follow from (score, y_true, threshold); proba as None when score is given
-    # (a _Derivable is a descriptor of the class, not a shared mutable default)
-    conf: np.ndarray = _Derivable()  # type: ignore[assignment]  # noqa: RUF009
-    correct: np.ndarray = _Derivable()  # type: ignore[assignment]  # noqa: RUF009
+    conf: np.ndarray
+    correct: np.ndarray
     y_true: np.ndarray | None = None
-    y_pred: np.ndarray | None = _Derivable(None)  # type: ignore[assignment]  # noqa: RUF009
+    y_pred: np.ndarray | None = None
+    # proba may be passed as None when score is given: it is derived from the score
+    # (a _Derivable is a descriptor of the class, not a shared mutable default)
     proba: np.ndarray | None = _Derivable(None)  # type: ignore[assignment]  # noqa: RUF009
     classes: np.ndarray | None = None
     score: np.ndarray | None = None
@@ -114,40 +108,20 @@ class ConfidenceProfile:
                 view = arr.view()
                 view.flags.writeable = False
                 object.__setattr__(self, name, view)
-        for name in ("conf", "correct"):
-            if self._stored(name) is None and not self._from_score:
-                raise TypeError(
-                    f"ConfidenceProfile needs `{name}`: it can be left out only when "
-                    "notes[CONF_FROM_SCORE] is set and `score` and `y_true` are given.")
 
     def _stored(self, name: str) -> np.ndarray | None:
         """The array held for field ``name`` (None when it is derived on reading)."""
         return self.__dict__.get("_stored_" + name, self.__dict__.get(name))
 
-    @property
-    def _from_score(self) -> bool:
-        return bool(self.notes.get(CONF_FROM_SCORE)) and self.score is not None \
-            and self.y_true is not None
-
     def _derive(self, name: str) -> np.ndarray | None:
-        """Field ``name`` of a binary profile, from its score (None if it does not follow).
-
-        The same operations :meth:`from_arrays` uses, so the values are the same bits.
-        """
+        """Field ``name`` (``"proba"``) of a binary profile, ``[1 - score, score]``
+        (None without a score), as :meth:`from_arrays` would have stored it."""
         s = self.score
-        if s is None or (name != "proba" and not self._from_score):
+        if s is None:
             return None
-        if name == "proba":
-            out = np.empty((s.shape[0], 2), order="F")  # column-major [1 - p, p]
-            np.subtract(1.0, s, out=out[:, 0])
-            out[:, 1] = s
-        elif name == "conf":
-            out = _binary_conf(s, s >= self.threshold)
-        else:
-            predicted = s >= self.threshold
-            # y_pred: the codes 0/1 are the bytes of the boolean array (int8, no copy)
-            out = predicted.view(np.int8) if name == "y_pred" else \
-                (self.y_true == 1) == predicted
+        out = np.empty((s.shape[0], 2), order="F")  # column-major [1 - p, p]
+        np.subtract(1.0, s, out=out[:, 0])
+        out[:, 1] = s
         out.flags.writeable = False
         return out
 
@@ -167,20 +141,14 @@ class ConfidenceProfile:
         kw = {f.name: self._stored(f.name) for f in fields(self) if f.init}
         return ConfidenceProfile(**{**kw, **changes})
 
-    def take(self, rows: np.ndarray, *, drop: tuple[str, ...] = ()) -> ConfidenceProfile:
+    def take(self, rows: np.ndarray) -> ConfidenceProfile:
         """The profile restricted to ``rows`` (integer positions or a boolean mask).
 
         Classes, the positive class, the threshold and the weight meaning are kept,
         so a group's numbers equal those of the same rows computed with the same
-        classes.  ``drop`` names optional fields (``"proba"``, ``"y_pred"``,
-        ``"y_true"``) left out of the result, for a caller that does not read them:
-        they are not copied (one derived from the score stays readable).  Fields
-        derived from the score stay derived, from the taken score.
+        classes.  A probability matrix derived from the score stays derived, from the
+        taken score.
         """
-        unknown = set(drop) - {"proba", "y_pred", "y_true"}
-        if unknown:
-            raise ValueError(f"`drop` names fields {sorted(unknown)} that cannot be left "
-                             "out; choose from 'proba', 'y_pred', 'y_true'.")
         rows = np.asarray(rows)
         if rows.dtype == bool:
             if rows.shape != (self.n,):
@@ -188,11 +156,11 @@ class ConfidenceProfile:
                                  f"the profile's {self.n} rows")
             rows = np.flatnonzero(rows)
 
-        def sub(a: np.ndarray | None, name: str = "") -> np.ndarray | None:
+        def sub(a: np.ndarray | None) -> np.ndarray | None:
             # np.take: fancy indexing of an (N, K) array copies row by row (10x slower);
             # a column-major array is taken through its transpose, as np.take would
             # first copy all of it into row-major order
-            if a is None or name in drop:
+            if a is None:
                 return None
             if a.ndim == 2 and a.flags.f_contiguous and not a.flags.c_contiguous:
                 return np.take(a.T, rows, axis=1).T
@@ -204,15 +172,15 @@ class ConfidenceProfile:
             if top > 0 and top != 1.0:
                 w = v.divide_weights(w, top)  # each group on its own scale
 
-        # fields derived from the score stay derived (from the taken score)
+        # a proba derived from the score stays derived (from the taken score)
         held = self._stored("proba")
-        proba = sub(held, "proba")
+        proba = sub(held)
         # a binary profile's score held as the second column of its proba: gathered once
         score = proba[:, 1] if proba is not None and _is_column(self.score, held, 1) \
             else sub(self.score)
         return ConfidenceProfile(
-            conf=sub(self._stored("conf")), correct=sub(self._stored("correct")),
-            y_true=sub(self.y_true, "y_true"), y_pred=sub(self._stored("y_pred"), "y_pred"),
+            conf=sub(self.conf), correct=sub(self.correct),
+            y_true=sub(self.y_true), y_pred=sub(self.y_pred),
             proba=proba, classes=self.classes,
             score=score, sample_weight=w,
             threshold=self.threshold, weights=self.weights, notes=dict(self.notes),
@@ -222,8 +190,7 @@ class ConfidenceProfile:
     @property
     def n(self) -> int:
         """Number of predictions."""
-        held = self._stored("conf")
-        return int((held if held is not None else self.score).shape[0])
+        return int(self.conf.shape[0])
 
     @property
     def n_classes(self) -> int | None:
@@ -282,8 +249,7 @@ class ConfidenceProfile:
     @property
     def has_labels(self) -> bool:
         """True when true and predicted labels are known."""
-        return self.y_true is not None and (self._stored("y_pred") is not None
-                                            or self._from_score)
+        return self.y_true is not None and self.y_pred is not None
 
     @property
     def default_view(self) -> str:
@@ -572,10 +538,6 @@ class ConfidenceProfile:
                 lab.check_top_label_confidence(c, len(cl), nm["conf"])
         elif p.ndim == 1:
             c = _binary_conf(score, predicted if yp is None else pred_codes == 1)
-            if yp is None:
-                # conf, correct and the predicted labels follow from (score, y_true):
-                # a summary may sort the two alone (calreport.summary._presorted)
-                notes[CONF_FROM_SCORE] = True
         else:
             c = np.take_along_axis(full, pred_codes[:, None], axis=1)[:, 0]
         return dict(conf=c, correct=codes_true == pred_codes, y_true=codes_true,

@@ -1,10 +1,9 @@
 """What a binary profile holds, and the metrics that read a chunk of rows at a time.
 
 A binary profile read from one score column holds the score and derives ``[1 - p, p]``
-from it on each read; a profile sorted inside a summary also derives the confidence,
-correctness and predicted labels.  The derived arrays are the bits ``from_arrays``
-computed when it stored them.  The CORP and TCE_bpm fits read their bins or rows in
-chunks (``calreport.metrics._chunks.ROWS``, set small here).
+from it on each read: the bits ``from_arrays`` computed when it stored them.  The
+CORP and TCE_bpm fits read their bins or rows in chunks
+(``calreport.metrics._chunks.ROWS``, set small here).
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ from calreport._grouping import split_frame
 from calreport._roles import resolve_roles
 from calreport.metrics import _chunks, bpm, corp, scoring
 from calreport.metrics.classwise import classwise_ece
-from calreport.profile import CONF_FROM_SCORE
 
 
 def _binary(n: int = 2_000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -54,28 +52,6 @@ def test_binary_profile_derives_the_stored_arrays_bit_for_bit(threshold):
     weighted = prof.replace(sample_weight=np.ones(y.size))
     assert weighted.proba_from_score and _held(weighted) <= 27 * y.size + 64
     assert np.array_equal(weighted.proba, full)
-
-
-def test_a_profile_sorted_in_a_summary_derives_what_it_does_not_hold():
-    y, p = _binary()
-    prof = ConfidenceProfile.from_arrays(y, p)
-    order = np.argsort(p, kind="stable")
-    sorted_prof = ConfidenceProfile(conf=None, correct=None,  # type: ignore[arg-type]
-                                    y_true=prof.y_true[order], score=p[order],
-                                    classes=prof.classes, notes={CONF_FROM_SCORE: True})
-    assert np.array_equal(sorted_prof.conf, prof.conf[order])
-    assert np.array_equal(sorted_prof.correct, prof.correct[order])
-    assert np.array_equal(sorted_prof.y_pred, prof.y_pred[order])
-    assert sorted_prof.has_labels and sorted_prof.n == y.size
-    assert _held(sorted_prof) <= 9 * y.size + 64
-    # taken rows derive from the taken score
-    sub = sorted_prof.take(np.arange(0, y.size, 3))
-    assert np.array_equal(sub.conf, prof.conf[order][::3])
-    with pytest.raises(TypeError, match="needs `conf`"):
-        ConfidenceProfile(conf=None, correct=None,  # type: ignore[arg-type]
-                          y_true=prof.y_true, score=p)  # no CONF_FROM_SCORE note
-    with pytest.raises(TypeError, match="needs `correct`"):
-        ConfidenceProfile(conf=prof.conf, correct=None)  # type: ignore[arg-type]
 
 
 def test_a_two_column_matrix_is_held_and_read_column_by_column():

@@ -187,15 +187,12 @@ def test_probability_columns_are_copied_once_and_owned():
                                 fresh)
 
 
-def test_take_drops_only_the_named_fields():
+def test_take_keeps_the_score_column_and_the_derived_probabilities():
     pm = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6], [0.5, 0.3, 0.2]])
-    prof = ConfidenceProfile.from_arrays([0, 1, 1, 0], pm)
-    sub = prof.take(np.array([2, 0]), drop=("proba", "y_pred"))
-    assert sub.proba is None and sub.y_pred is None and not sub.has_proba
+    sub = ConfidenceProfile.from_arrays([0, 1, 1, 0], pm).take(np.array([2, 0]))
     np.testing.assert_array_equal(sub.y_true, [1, 0])
     np.testing.assert_array_equal(sub.conf, [0.6, 0.7])
-    with pytest.raises(ValueError, match="cannot be left out"):
-        prof.take(np.array([0]), drop=("conf",))
+    np.testing.assert_array_equal(sub.proba, pm[[2, 0]])
     # a two-column binary matrix: the score stays the second column when taken
     two = ConfidenceProfile.from_arrays([0, 1, 1], [[0.8, 0.2], [0.1, 0.9], [0.6, 0.4]])
     assert np.shares_memory(two.score, two.proba)
