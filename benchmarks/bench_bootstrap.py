@@ -1,7 +1,7 @@
 """Bootstrap confidence intervals: calreport vs fairlearn's MetricFrame, in one run.
 
 1. B = 1000 bootstrap of the full summary on 1e6 binary rows (target <= 20 s), with
-   the bootstrap alone broken down by resampling scheme and thread count, and the
+   the bootstrap alone broken down by resampling scheme, and the
    peak traced memory.
 2. The fairlearn-style case: 3 groups x 1e5 rows, 100 replicates, the same metric
    set computed by fairlearn ``MetricFrame(n_boot=100)`` and by
@@ -36,7 +36,6 @@ from _common import machine, median_time, table, version, write_section
 
 import calreport  # noqa: F401
 import calreport.bootstrap as bs
-import calreport.bootstrap.kernels as bk
 from calreport.registry import REGISTRY
 
 #: Metrics with batched bootstrap replicates (every summary metric but the refits)
@@ -127,18 +126,11 @@ def bench_full_summary(n: int, n_boot: int) -> list[list]:
     prof = df.calib.profile()
     names = BATCHED
     cells = n * n_boot
-    threads = bk._THREADS
-    for label, resampling, n_threads in (("multinomial", "multinomial", threads),
-                                         ("poisson", "poisson", threads),
-                                         ("multinomial, 1 thread", "multinomial", 1)):
-        bk._THREADS = n_threads
-        try:
-            t, _ = median_time(lambda r=resampling: bs.bootstrap_replicates(
-                prof, metrics=names, n_boot=n_boot, seed=0, resampling=r), repeat=1)
-        finally:
-            bk._THREADS = threads
+    for resampling in ("multinomial", "poisson"):
+        t, _ = median_time(lambda r=resampling: bs.bootstrap_replicates(
+            prof, metrics=names, n_boot=n_boot, seed=0, resampling=r), repeat=1)
         rows.append([f"bootstrap_replicates({len(names)} metrics, n_boot={n_boot}), "
-                     f"{label}, N={n:.0e} [{t / cells * 1e9:.1f} ns per row x replicate]",
+                     f"{resampling}, N={n:.0e} [{t / cells * 1e9:.1f} ns per row x replicate]",
                      t])
     rows.append([f"peak traced memory of summary(ci, n_boot=20), N={n:.0e} (MiB)",
                  _peak_mib(lambda: df.calib.summary(ci=0.95, n_boot=20, seed=0,
@@ -239,10 +231,10 @@ def main() -> None:
         "score order (Poisson counts two cells per 16-bit code from an inverse-CDF "
         "table of the pair, topped up to "
         "exactly N draws for the multinomial bootstrap) and evaluates every metric "
-        "from cache-sized tiles: weighted column sums by matrix products, exact "
-        "integer running sums for AUC and AURC, blocked running sums for cwAUC, on "
-        "two threads with the BLAS kept on one. The summary time includes the point "
-        "estimates (lcs and tce_bpm refit curves and get no interval)."
+        "from cache-sized tiles: weighted column sums by matrix products and "
+        "running sums (np.cumsum) for AUC, cwAUC and AURC, on one thread. The "
+        "summary time includes the point estimates (lcs and tce_bpm refit curves "
+        "and get no interval)."
     )
     if not args.quick:
         write_section("bootstrap", body)

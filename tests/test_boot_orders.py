@@ -162,19 +162,3 @@ def test_canonical_order_equals_the_stable_lexsort(kind):
     got = canonical_order(prof)
     np.testing.assert_array_equal(got, _full_lexsort(prof))
     assert got.dtype == np.int32
-
-
-def test_column_matrix_filled_on_two_threads_equals_one_thread(monkeypatch):
-    rng = np.random.default_rng(10)
-    n = 5000
-    p = rng.beta(2, 2, n)
-    y = (rng.random(n) < p).astype(int)
-    prof = ConfidenceProfile.from_arrays(y, p, sample_weight=rng.uniform(0.5, 2, n))
-    monkeypatch.setattr(bs, "_COLUMN_CHUNK", 512)  # ten chunks
-    s = Settings(p_risk_method="normal")
-    monkeypatch.setattr(bs, "_THREADS", 1)
-    one = _Kernels(prof, s, BATCHED, order=canonical_order(prof))
-    monkeypatch.setattr(bs, "_THREADS", 2)
-    two = _Kernels(prof, s, BATCHED, order=canonical_order(prof))
-    assert one.sums.matrix is not None
-    np.testing.assert_array_equal(one.sums.matrix, two.sums.matrix)

@@ -1,8 +1,7 @@
 """Tile kernels of the bootstrap against brute-force sums, replicate by replicate.
 
-Each kernel that replaced a direct computation (running sums formed and multiplied)
-is compared with that computation on small data, with several tiles so that the
-carries between tiles are exercised.
+The running sums are carried from tile to tile: small tiles must give the numbers
+of one tile, and every replicate the pair sums of its resample.
 """
 
 from __future__ import annotations
@@ -14,90 +13,11 @@ from _profiles import beta_profile
 import calreport.bootstrap._tiles as tiles
 import calreport.bootstrap.kernels as bs
 from calreport import ConfidenceProfile
-from calreport.bootstrap._tiles import _Buffers, _count_pairs, _padded, _prefix_dot
 from calreport.bootstrap.kernels import _Kernels, bootstrap_replicates, canonical_order
 from calreport.registry import REGISTRY
 from calreport.settings import Settings
 
 BATCHED = [m for m, spec in REGISTRY.items() if spec.interval.kind == "bootstrap"]
-
-
-def _brute_prefix_dot(w, left, right, carry):
-    """sum_i w_i left_i (carry + sum_{j <= i} w_j right_j), in exact fractions."""
-    from fractions import Fraction
-
-    out = []
-    for r in range(w.shape[0]):
-        run, tot = Fraction(carry[r]), Fraction(0)
-        for i in range(w.shape[1]):
-            run += Fraction(w[r, i]) * Fraction(right[i])
-            tot += Fraction(w[r, i]) * Fraction(left[i]) * run
-        out.append(float(tot))
-    return np.array(out)
-
-
-@pytest.mark.parametrize("disjoint", [True, False])
-def test_prefix_dot_equals_the_running_sum(disjoint):
-    """Chunks of 8 columns, a carry from earlier tiles, real weights."""
-    rng = np.random.default_rng(0)
-    b, m = 3, _padded(200)
-    w = rng.gamma(1.0, 1.0, (b, m))
-    w[:, 190:] = 0.0  # a padded tail
-    flag = rng.random(m) < 0.5
-    conf = rng.uniform(0.5, 1.0, m)
-    if disjoint:  # the AUC's use: a row is positive or negative
-        left, right = conf * flag, conf * ~flag
-    else:
-        left, right = rng.random(m), rng.random(m)
-    carry = rng.random(b) * 10
-    ref = _brute_prefix_dot(w, left, right, carry)
-    carry_in = carry.copy()
-    got, total = _prefix_dot(w, left, right, carry, _Buffers())
-    np.testing.assert_allclose(got, ref, rtol=1e-13)
-    np.testing.assert_allclose(total, w @ left, rtol=1e-13)
-    np.testing.assert_allclose(carry, carry_in + w @ right, rtol=1e-13)
-
-
-def test_prefix_dot_is_exact_on_integer_weights():
-    rng = np.random.default_rng(1)
-    b, m = 4, _padded(300)
-    w = rng.poisson(1.0, (b, m)).astype(np.float64)
-    flag = (rng.random(m) < 0.4).astype(np.float64)
-    carry = rng.integers(0, 50, b).astype(np.float64)
-    ref = [sum(w[r, i] * flag[i] * (carry[r] + (w[r, :i + 1] * (1 - flag[:i + 1])).sum())
-               for i in range(m)) for r in range(b)]
-    got, total = _prefix_dot(w, flag, 1.0 - flag, carry.copy(), _Buffers())
-    np.testing.assert_array_equal(got, ref)
-    np.testing.assert_array_equal(total, w @ flag)
-
-
-@pytest.mark.parametrize("big", [False, True])
-def test_count_pairs_equals_the_direct_sum(big):
-    """Summation by parts on the counts (and, for totals too large for exact
-    squares, the direct sum): the exact number of (positive, negative) pairs."""
-    rng = np.random.default_rng(2)
-    if big:  # totals whose squares times the width pass 2**53: the direct branch
-        b, m = 2, 60_000
-        cnt = np.full((b, m), 255, dtype=np.uint8)
-        cnt[:, ::7] = rng.integers(0, 256, (b, cnt[:, ::7].shape[1]))
-    else:
-        b, m = 5, 777
-        cnt = rng.poisson(1.2, (b, m)).astype(np.uint8)
-    flag = rng.random(m) < 0.55
-    pos = np.zeros(_padded(m) + 1)
-    pos[:m] = flag
-    pos[m:] = 1.0  # whatever follows the tile must not count
-    c = cnt.astype(np.int64)
-    neg_run = np.cumsum(c * ~flag, axis=1)
-    ref = (c * flag * neg_run).sum(axis=1)
-    tile_pos = (c * flag).sum(axis=1).astype(np.float64)
-    got, total = _count_pairs(cnt, pos, tile_pos, np.int64 if big else np.int32,
-                              _Buffers())
-    np.testing.assert_array_equal(total, c.sum(axis=1))
-    if big:
-        np.testing.assert_allclose(got, ref, rtol=1e-15)
-    else:
-        np.testing.assert_array_equal(got, ref)
 
 
 @pytest.mark.parametrize("ties", [False, True])

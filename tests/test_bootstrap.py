@@ -97,23 +97,18 @@ def test_more_replicates_extend_the_same_sequence():
 
 
 @pytest.mark.parametrize("name", ["binary", "ties", "weighted"])
-def test_block_size_and_threads_do_not_change_replicates(monkeypatch, name):
+def test_block_size_does_not_change_replicates(monkeypatch, name):
     """Replicates 16k..16k+15 come from child stream k: at this size the same
-    numbers, bit for bit, whatever the block size or the threads."""
+    numbers, bit for bit, whatever the block size."""
     prof = PROFILES[name]()
     names = BATCHED
-    monkeypatch.setattr(bs, "_THREADS", 1)
     a = bootstrap_replicates(prof, metrics=names, n_boot=70, seed=3)  # one block of 70
     assert bs._block_replicates(prof.n, 70) == 70
     monkeypatch.setattr(bs, "_BLOCK_CELLS", prof.n * 16)  # blocks of 16 replicates
     assert bs._block_replicates(prof.n, 70) == 16
     b = bootstrap_replicates(prof, metrics=names, n_boot=70, seed=3)
-    monkeypatch.setattr(bs, "_THREADS", 2)  # the same blocks on two threads
-    monkeypatch.setattr(bs, "_THREAD_CELLS", 0)  # (this small profile would stay on one)
-    c = bootstrap_replicates(prof, metrics=names, n_boot=70, seed=3)
     for m in names:
         np.testing.assert_array_equal(a[m], b[m], err_msg=m)
-        np.testing.assert_array_equal(a[m], c[m], err_msg=m)
 
 
 def test_block_size_moves_replicates_by_rounding_only(monkeypatch):
@@ -121,7 +116,6 @@ def test_block_size_moves_replicates_by_rounding_only(monkeypatch):
     same counts; the BLAS then groups the rows of a product by their number, so
     the values agree to rounding, not always bit for bit (as documented)."""
     prof = _binary(n=20_000, seed=4, ties=True)
-    monkeypatch.setattr(bs, "_THREADS", 1)
     out = []
     for streams in (1, 2):
         monkeypatch.setattr(bs, "_TILE_CELLS", tiles._TILE_ROWS * 16 * streams)
@@ -134,11 +128,9 @@ def test_block_size_moves_replicates_by_rounding_only(monkeypatch):
 
 
 @pytest.mark.parametrize("name", list(PROFILES))
-def test_integer_path_equals_real_weight_path(name):
-    """Counts take exact integer running sums; real weights the blocked float sums.
-
-    Both are exact on integer-valued weights, so they agree bit for bit.
-    """
+def test_counts_path_equals_real_weight_path(name):
+    """Integer counts in the first order (gathered into the others tile by tile) and
+    the same weights as reals in the original order agree bit for bit."""
     prof = PROFILES[name]()
     k = _Kernels(prof, Settings(n_bins=10, tau=0.6, min_count=3), BATCHED)
     counts = _counts(6, prof.n)

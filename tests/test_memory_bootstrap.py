@@ -41,7 +41,6 @@ def _peak(prof: ConfidenceProfile, n_boot: int) -> int:
 
 
 def test_peak_per_row_is_bounded_and_independent_of_n_boot(monkeypatch, profile):
-    monkeypatch.setattr(bs, "_THREADS", 1)
     monkeypatch.setattr(bs, "_MATRIX_BYTES", 0)  # the large-N path: columns per tile
     few, many = _peak(profile, 32), _peak(profile, 128)  # one tile, four tiles
     # 32 bytes a row of uint8 counts (a block of two streams of 16 replicates), the
@@ -54,7 +53,6 @@ def test_peak_per_row_is_bounded_and_independent_of_n_boot(monkeypatch, profile)
 
 def test_held_matrix_costs_its_columns_only(monkeypatch, profile):
     """Below ``_MATRIX_BYTES`` the columns are one (C, N) matrix, nothing per class."""
-    monkeypatch.setattr(bs, "_THREADS", 1)
     k = bs._Kernels(profile, Settings(p_risk_method="normal"), BATCHED)
     assert k.sums.matrix is not None
     assert "pos1" not in k.col and "cpos1" not in k.col
@@ -67,7 +65,6 @@ def test_multiclass_rare_positives_cost_two_bytes_per_row_and_class(monkeypatch)
     ``2 N K`` bytes plus fixed buffers, about 26 MB with tiles of 32 replicates
     (the sorted dense path held 13 bytes per row and class plus its (N, K)
     temporaries: 89 MB here)."""
-    monkeypatch.setattr(bs, "_THREADS", 1)
     n, k = 20_000, 200
     rng = np.random.default_rng(1)
     z = rng.normal(size=(n, k)) * 2.0
@@ -85,7 +82,6 @@ def test_large_n_mode_grows_by_about_25_bytes_a_row(monkeypatch):
     flag per row (measured 25.4); tile buffers are the same at every N.  Before the
     class vectors went per tile and the AURC order stopped sorting, the slope was
     about 64 bytes a row."""
-    monkeypatch.setattr(bs, "_THREADS", 1)
     monkeypatch.setattr(bs, "_MATRIX_BYTES", 0)
     peaks = []
     sizes = (150_000, 450_000)

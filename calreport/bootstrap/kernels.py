@@ -10,11 +10,7 @@ the point computation.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import queue
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -42,7 +38,6 @@ from calreport.bootstrap._tiles import (
     _descending_order,
     _monotone,
     _Order,
-    _padded,
     _score_order,
     _Sums,
 )
@@ -55,9 +50,7 @@ from calreport.settings import Settings
 __all__ = ["ReplicateSums", "bootstrap_replicates", "row_columns"]
 
 _BLOCK_CELLS = 1 << 25  # replicates x rows of a block of uint8 counts (32 MiB)
-_COUNT_CELLS = 1 << 26  # counts held by all workers together (a second thread within it)
-# replicates x rows of a float64 working tile (2 MiB: 32 x 8192; B = 1000 at 1e6 rows
-# on two threads: 6.3 s against 7.1 s with 16 replicates, 7.2-7.7 s with 48 or 64)
+# replicates x rows of a float64 working tile (2 MiB: 32 x 8192)
 _TILE_CELLS = 1 << 18
 _STREAM_REPLICATES = 16  # consecutive replicates drawn from one child seed
 _COLUMN_CHUNK = 1 << 16  # rows (or probabilities) per chunk of per-row columns
@@ -68,31 +61,6 @@ _MATRIX_BYTES = 1 << 27
 #: a few classes) is cheaper on the sorted path, whose cost does not grow with them
 _SPARSE_RATIO = 32
 _SPARSE_MIN_ROWS = 1024  # fewest rows of a chunk of the sparse AUC
-_THREADS = min(2, os.cpu_count() or 1)
-_THREAD_CELLS = 1 << 23  # replicates x rows below which the bootstrap stays on one thread
-_BLAS_CONTROLLER: list[Any] = []  # threadpoolctl's controller, created on first use
-
-
-@contextlib.contextmanager
-def _single_threaded_blas() -> Iterator[None]:
-    """Keep the BLAS on one thread while the bootstrap runs (threadpoolctl, when it
-    is installed): the products are a tile times a few columns, and on two cores a
-    multithreaded BLAS made them slower and competed with the block threads."""
-    if not _BLAS_CONTROLLER:
-        try:
-            from threadpoolctl import ThreadpoolController
-        except ImportError:  # pragma: no cover - optional
-            _BLAS_CONTROLLER.append(None)
-        else:
-            _BLAS_CONTROLLER.append(ThreadpoolController())
-    ctl = _BLAS_CONTROLLER[0]
-    if ctl is None:  # pragma: no cover - optional
-        yield
-        return
-    with ctl.limit(limits=1, user_api="blas"):
-        yield
-
-
 def _chunk_rows(p: ConfidenceProfile) -> int:
     """Rows per chunk when per-row quantities are formed from the probabilities: at
     most ``_COLUMN_CHUNK`` rows and ``_COLUMN_CHUNK`` probabilities (a chunk's
@@ -219,14 +187,8 @@ class _Kernels:
             def fill(a: int) -> None:
                 self._fill(matrix[a:a + step], self._source[a:a + step])
 
-            # independent chunks (gathers mostly outside the GIL): on two threads
-            starts = range(0, n, step)
-            if _THREADS > 1 and len(starts) >= 4:
-                with ThreadPoolExecutor(_THREADS) as pool:
-                    list(pool.map(fill, starts))
-            else:
-                for a in starts:
-                    fill(a)
+            for a in range(0, n, step):
+                fill(a)
             self.sums = _Sums(matrix, host_bins, host.tiles, n_cols)
         else:
             self.sums = _Sums(None, host_bins, host.tiles, n_cols, rows=self._rows)
@@ -372,32 +334,23 @@ class _Kernels:
             np.take(counts, o.perm[r0:r1], axis=1, out=out, mode="clip")
             return out
 
-        total = None  # integer counts: the sparse AUC packs several per column
-        if self.sparse is not None and not self.weighted:
-            total = int(counts.sum(axis=1, dtype=np.int64).max(initial=0))
-        return self._evaluate(counts.shape[0], source, bufs, counts=True, total=total)
+        return self._evaluate(counts.shape[0], source, bufs, counts=True)
 
     def _evaluate(self, b: int, source: Callable[..., np.ndarray], bufs: _Buffers, *,
-                  counts: bool, total: int | None = None) -> dict[str, np.ndarray]:
-        # unweighted integer counts take the exact integer running-sum path
-        integral = counts and not self.weighted
-        states = {id(part): part.start(b, integral) for o in self.orders for part in o.parts}
+                  counts: bool) -> dict[str, np.ndarray]:
+        states = {id(part): part.start(b) for o in self.orders for part in o.parts}
         for o in self.orders:
             for t, (r0, r1) in enumerate(o.tiles):
-                m = r1 - r0
                 src = source(o, r0, r1, bufs)
-                w = bufs.get("w", b, _padded(m))
+                # C order: the row sums then add in the same order on every path
+                w = np.ascontiguousarray(src, dtype=np.float64)
                 if counts and o.base is not None:
-                    np.multiply(src, o.base[r0:r1], out=w[:, :m])
-                else:
-                    w[:, :m] = src
-                w[:, m:] = 0.0
-                cnt = src if integral else None
+                    w *= o.base[r0:r1]
                 for part in o.parts:
-                    part.tile(states[id(part)], w, cnt, t, r0, bufs)
+                    part.tile(states[id(part)], w, t, r0)
         if self.sparse is not None:
             states[id(self.sparse)] = self.sparse.evaluate(
-                b, lambda: self._host_chunks(b, source, bufs, counts), bufs, total)
+                b, lambda: self._host_chunks(b, source, bufs, counts), bufs)
         return self._finish(states)
 
     def _host_chunks(self, b: int, source: Callable[..., np.ndarray], bufs: _Buffers,
@@ -517,8 +470,7 @@ def bootstrap_replicates(
     n_boot : int
     seed : int, SeedSequence, Generator or None
         Master seed.  Replicates ``16 k .. 16 k + 15`` come from its child stream
-        ``k``: their counts depend neither on the block size nor on the threads,
-        their values are the same with one thread or two, and a block of another
+        ``k``: their counts do not depend on the block size, and a block of another
         size (blocks follow ``N`` and ``n_boot``) moves them by rounding only
         (3e5 rows: blocks of 16 and 32 differ by <= 2e-15 on tied scores' AUCs,
         blocks of 64 by <= 2.3e-13, 2e-12 on z_CSR).
@@ -544,12 +496,10 @@ def bootstrap_replicates(
     Notes
     -----
     A replicate's metrics equal the core metrics computed with its counts as
-    sample weights (times the profile's own weights).  Blocks of replicates run on
-    up to two threads; the output is the same with one thread or two.
+    sample weights (times the profile's own weights).
 
-    Memory beyond the profile: the uint8 counts of one block per worker (at least
-    one stream of 16 replicates, ``16 N`` bytes; a second worker only while all
-    blocks stay under 64 Mi counts), 4 bytes a row for the host order's source rows
+    Memory beyond the profile: the uint8 counts of one block (at least one stream
+    of 16 replicates, ``16 N`` bytes), 4 bytes a row for the host order's source rows
     and 4 more per further sort order, one error flag a row for AURC, and the
     per-row columns, held as one matrix (with a flag and a confidence per row and
     AUC order) up to 128 MiB and above that formed again tile by tile together
@@ -579,23 +529,8 @@ def bootstrap_replicates(
     sampler = _Resampler.of(n, resampling)
     streams = spawn_seeds(seed, -(-n_boot // _STREAM_REPLICATES))
     block = _block_replicates(n, n_boot)
-    starts = range(0, n_boot, block)
     out = {name: np.empty(n_boot) for name in k.names}
-    # threads pay off only on large blocks: small groups run on the calling thread
-    workers = min(_THREADS, len(starts)) if n * n_boot >= _THREAD_CELLS else 1
-    # each worker holds one block of uint8 counts: at most _COUNT_CELLS in all, unless
-    # a single block (one stream of replicates) is already larger
-    workers = max(1, min(workers, _COUNT_CELLS // (block * n)))
-    spare: queue.SimpleQueue[_Buffers] = queue.SimpleQueue()
-    for _ in range(workers):
-        spare.put(_Buffers())
-
-    def run(start: int) -> int:
-        bufs = spare.get()  # one scratch set per worker, whatever thread runs it
-        try:
-            return evaluate_block(start, bufs)
-        finally:
-            spare.put(bufs)
+    bufs = _Buffers()  # scratch arrays reused from block to block
 
     def evaluate_block(start: int, bufs: _Buffers) -> int:
         stop = min(start + block, n_boot)
@@ -617,13 +552,7 @@ def bootstrap_replicates(
         return stop - start
 
     # the first block is timed: a bar only for work expected to take seconds
-    with Steps(n_boot, "bootstrap", "rep", progress) as steps, _single_threaded_blas():
-        steps.done(run(starts[0]))
-        if workers > 1:
-            with ThreadPoolExecutor(workers) as pool:
-                for done in pool.map(run, starts[1:]):
-                    steps.done(done)
-        else:
-            for start in starts[1:]:
-                steps.done(run(start))
+    with Steps(n_boot, "bootstrap", "rep", progress) as steps:
+        for start in range(0, n_boot, block):
+            steps.done(evaluate_block(start, bufs))
     return out

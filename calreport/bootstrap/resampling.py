@@ -29,8 +29,7 @@ code and one look-up per pair of cells is about twice as fast as one per cell.
 Seeds: one master seed and the group's key give each group its own stream
 (:func:`group_seed`), so adding, removing or reordering groups never changes the
 replicates of another; inside a group, each run of 16 consecutive replicates has
-its own child stream, so the resampling counts depend neither on the block size
-nor on the thread that drew them.
+its own child stream, so the resampling counts do not depend on the block size.
 """
 
 from __future__ import annotations
