@@ -27,9 +27,6 @@ from calreport.settings import Settings
 
 __all__ = ["GroupSums", "segmentable", "segmented_values"]
 
-_BINNED = frozenset({"ece", "mce", "signed_ece"})
-_RANKING = frozenset({"auc", "cwauc", "delta_auc"})
-
 
 def segmentable(name: str, s: Settings, refits: bool = True) -> bool:
     """Whether a metric can be computed for all groups at once with these settings
@@ -39,9 +36,9 @@ def segmentable(name: str, s: Settings, refits: bool = True) -> bool:
     spec = REGISTRY[name]
     if spec.interval.kind != "bootstrap" or spec.interval.finish is None:
         return False
-    if name in _BINNED and s.strategy != "uniform":
-        return False  # equal-mass edges differ per group
-    return not (name == "p_risk" and s.p_risk_method != "normal")
+    if "strategy" in spec.settings and s.strategy != "uniform":
+        return False  # a binned metric: equal-mass edges differ per group
+    return "p_risk_method" not in spec.settings or s.p_risk_method == "normal"
 
 
 class GroupSums:
