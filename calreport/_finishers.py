@@ -12,7 +12,7 @@ out-of-core finisher calls them through the registry.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,6 +23,7 @@ from calreport.profile import ConfidenceProfile
 from calreport.settings import Settings
 
 __all__ = [
+    "Ratio",
     "auc",
     "aurc",
     "cwauc",
@@ -97,10 +98,24 @@ def row_columns(p: ConfidenceProfile, s: Settings,
     return cols
 
 
-def ratio(num: str, den: str = "one") -> Callable[[Any, Settings], np.ndarray]:
-    def finish(k: Any, s: Settings) -> np.ndarray:
-        return k.ratio(num, den)
-    return finish
+@dataclass(frozen=True)
+class Ratio:
+    """Finisher of a ratio of two weighted column sums, ``Σ w num / Σ w den``.
+
+    Its two column names are read by the analytic interval (the delta method of a
+    ratio, or the standard error of a mean when ``den`` is ``"one"``).
+    """
+
+    num: str
+    den: str = "one"
+
+    def __call__(self, k: Any, s: Settings) -> np.ndarray:
+        return k.ratio(self.num, self.den)
+
+
+def ratio(num: str, den: str = "one") -> Ratio:
+    """The finisher ``Σ w num / Σ w den`` (a weighted mean when ``den`` is ``"one"``)."""
+    return Ratio(num, den)
 
 
 def gain(k: Any, s: Settings) -> np.ndarray:

@@ -338,6 +338,35 @@ def test_analytic_close_to_percentile():
         assert w_a == pytest.approx(w_p, rel=0.15), name
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_analytic_ratio_interval_is_the_delta_method(weighted):
+    """cwA and CWSA (ratios of sums) by the delta method, written out by hand: the
+    influence of row i is (num_i - r den_i) / mean(den), its weighted SE over
+    Kish's effective sample size."""
+    rng = np.random.default_rng(8)
+    n = 700
+    p = rng.beta(2, 2, n)
+    y = (rng.random(n) < p).astype(int)
+    w = rng.uniform(0.2, 3.0, n) if weighted else np.ones(n)
+    prof = ConfidenceProfile.from_arrays(y, p, sample_weight=w if weighted else None)
+    res = summarize(prof, metrics=["cwa", "cwsa"])
+    ana = bootstrap_intervals(prof, res, ci=0.9, method="analytic")
+    c = np.maximum(p, 1 - p)
+    k = ((p >= 0.5).astype(int) == y).astype(float)
+    tau = res.settings.tau
+    sel = (c >= tau).astype(float)
+    phi = (c - tau) / (1 - tau) * sel
+    n_eff = w.sum() ** 2 / (w**2).sum()
+    z = stats.norm.ppf(0.95)
+    for name, num, den in (("cwa", c * k, c), ("cwsa", phi * (2 * k - 1), sel)):
+        r = (w * num).sum() / (w * den).sum()
+        infl = (num - r * den) / ((w * den).sum() / w.sum())
+        mu = (w * infl).sum() / w.sum()
+        se = np.sqrt((w * (infl - mu) ** 2).sum() / w.sum() / n_eff)
+        assert res.values[name] == pytest.approx(r, rel=1e-12), name
+        assert ana[name] == pytest.approx((r - z * se, r + z * se), rel=1e-10), name
+
+
 def test_refit_metrics_without_refit_have_reason():
     prof = _binary(n=600)
     res = summarize(prof, metrics=["accuracy", "lcs"])

@@ -20,7 +20,7 @@ import numpy as np
 from scipy import special
 
 from calreport import _validate as v
-from calreport._finishers import row_columns
+from calreport._finishers import Ratio, row_columns
 from calreport._progress import Steps
 from calreport.bootstrap.kernels import bootstrap_replicates, canonical_order
 from calreport.bootstrap.resampling import RESAMPLING, _master
@@ -373,13 +373,11 @@ def analytic_intervals(
         kind = spec.analytic
         s = math.nan
         if total > 0 and not math.isnan(val):
-            if kind == "mean" and spec.columns and spec.columns[0] in cols:
-                s = se_mean(cols[spec.columns[0]])
-            elif kind == "ratio" and all(c in cols for c in spec.columns):
-                num, den = spec.columns[-1], spec.columns[0]
-                if name == "cwa":
-                    num, den = "c_correct", "c"
-                s = se_ratio(cols[num], cols[den])
+            f = spec.finish  # a mean or a ratio names its columns
+            if kind == "mean" and isinstance(f, Ratio) and f.num in cols:
+                s = se_mean(cols[f.num])
+            elif kind == "ratio" and isinstance(f, Ratio) and {f.num, f.den} <= cols.keys():
+                s = se_ratio(cols[f.num], cols[f.den])
             elif kind == "delong" and profile.score is not None and (
                     profile.sample_weight is None):
                 s = _delong_se(profile.score, profile.y_true == 1)
