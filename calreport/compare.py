@@ -42,8 +42,8 @@ from calreport._finishers import row_columns
 from calreport._grouping import Split
 from calreport._paired_test import paired_z_test, wald_interval
 from calreport.bootstrap import spawn_seeds
-from calreport.bootstrap.kernels import _block_replicates, _Kernels
-from calreport.bootstrap.resampling import _Resampler
+from calreport.bootstrap.kernels import Kernels, block_replicates
+from calreport.bootstrap.resampling import Resampler
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY, MetricCache, resolve_metrics
 from calreport.result import BAND_SEVERITY
@@ -279,7 +279,7 @@ def _as_repeated_rows(profile: ConfidenceProfile) -> ConfidenceProfile:
 
 
 # --------------------------------------------------------------------- bootstrap
-def _counts(sampler: _Resampler, streams: list[np.random.SeedSequence], start: int,
+def _counts(sampler: Resampler, streams: list[np.random.SeedSequence], start: int,
             stop: int) -> np.ndarray:
     """Multinomial resampling counts of replicates ``start:stop``, drawn as the
     summary's bootstrap draws them: one child stream per run of 16 replicates, so
@@ -300,11 +300,11 @@ def _replicates(profiles: dict[Any, ConfidenceProfile], s: Settings, names: list
                 ) -> dict[Any, dict[str, np.ndarray]]:
     """Every model's metric replicates on the same resampled rows."""
     n = next(iter(profiles.values())).n
-    kernels = {k: _Kernels(p, s, names) for k, p in profiles.items()}
+    kernels = {k: Kernels(p, s, names) for k, p in profiles.items()}
     out = {k: {m: np.full(n_boot, np.nan) for m in names + refit} for k in profiles}
     streams = spawn_seeds(seed, -(-n_boot // _STREAM))
-    sampler = _Resampler.of(n, "multinomial")
-    block = _block_replicates(max(n, 1), n_boot)  # the summary bootstrap's blocks
+    sampler = Resampler.of(n, "multinomial")
+    block = block_replicates(max(n, 1), n_boot)  # the summary bootstrap's blocks
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         for start in range(0, n_boot, block):

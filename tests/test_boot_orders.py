@@ -21,7 +21,7 @@ from calreport.bootstrap._tiles import (
     _tie_starts,
     _tie_starts_of,
 )
-from calreport.bootstrap.kernels import _Kernels, bootstrap_replicates, canonical_order
+from calreport.bootstrap.kernels import Kernels, bootstrap_replicates, canonical_order
 from calreport.registry import REGISTRY
 from calreport.settings import Settings
 
@@ -95,9 +95,9 @@ def test_per_tile_class_vectors_give_the_held_values(monkeypatch, ties):
     s = Settings(p_risk_method="normal")
     monkeypatch.setattr(tiles, "_TILE_ROWS", 256)
     order = canonical_order(prof)
-    held = _Kernels(prof, s, BATCHED, order=order)
+    held = Kernels(prof, s, BATCHED, order=order)
     monkeypatch.setattr(bs, "_MATRIX_BYTES", 0)
-    per_tile = _Kernels(prof, s, BATCHED, order=order, keep_rows=False)
+    per_tile = Kernels(prof, s, BATCHED, order=order, keep_rows=False)
     assert held.aucs[0].conf is not None
     assert per_tile.aucs[0].conf is None and per_tile.aucs[0].pos_flag is None
     assert per_tile.first_rows is None
@@ -111,7 +111,7 @@ def test_per_tile_class_vectors_give_the_held_values(monkeypatch, ties):
 
 def test_counts_only_kernels_refuse_real_weights():
     prof = ConfidenceProfile.from_arrays([0, 1, 1, 0, 1], [0.2, 0.9, 0.6, 0.4, 0.3])
-    k = _Kernels(prof, Settings(), ["auc", "aurc"], order=canonical_order(prof),
+    k = Kernels(prof, Settings(), ["auc", "aurc"], order=canonical_order(prof),
                  keep_rows=False)
     with pytest.raises(ValueError, match="keep_rows=True"):
         k.evaluate(np.ones((2, 5)))

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from calreport.bootstrap.resampling import _REFINE, _Resampler
+from calreport.bootstrap.resampling import _REFINE, Resampler
 
 
 @pytest.mark.parametrize("resampling", ["multinomial", "poisson"])
 def test_pair_table_is_the_inverse_cdf_of_the_joint_law(resampling):
     """Every non-refined code gives the pair quantile at both ends of its interval."""
-    sampler = _Resampler(10_000, resampling)
+    sampler = Resampler(10_000, resampling)
     k = sampler.cdf.size
     # the joint CDF in the order k1 * K + k2, from the marginal pmf
     pmf = np.diff(sampler.cdf, prepend=0.0)
@@ -34,7 +34,7 @@ def test_adjacent_cells_are_independent_poisson():
     """The two cells of a pair: joint chi-square against Poisson(1) x Poisson(1)."""
     n, reps = 1000, 400
     rng = np.random.default_rng(8)
-    counts = _Resampler(n, "poisson").draw(rng, np.empty((reps, n), np.uint8))
+    counts = Resampler(n, "poisson").draw(rng, np.empty((reps, n), np.uint8))
     first = np.minimum(counts[:, 0::2].ravel(), 3).astype(int)
     second = np.minimum(counts[:, 1::2].ravel(), 3).astype(int)
     observed = np.bincount(first * 4 + second, minlength=16)
@@ -50,7 +50,7 @@ def test_adjacent_cells_are_independent_poisson():
 def test_odd_and_unaligned_buffers(offset, size):
     """An odd last cell comes from the single-cell table; an unaligned buffer takes
     that table throughout: both give Poisson(1) counts, nothing is left unset."""
-    sampler = _Resampler(size, "poisson")
+    sampler = Resampler(size, "poisson")
     rng = np.random.default_rng(offset * 7 + size)
     reps = 200_000 // size + 1
     buf = np.full(reps * size + offset, 250, dtype=np.uint8)

@@ -13,7 +13,7 @@ from _profiles import beta_profile
 import calreport.bootstrap._tiles as tiles
 import calreport.bootstrap.kernels as bs
 from calreport import ConfidenceProfile
-from calreport.bootstrap.kernels import _Kernels, bootstrap_replicates, canonical_order
+from calreport.bootstrap.kernels import Kernels, bootstrap_replicates, canonical_order
 from calreport.registry import REGISTRY
 from calreport.settings import Settings
 
@@ -28,9 +28,9 @@ def test_small_tiles_give_the_replicates_of_one_tile(monkeypatch, ties):
     rng, prof = beta_profile(3, n, ties)
     s = Settings(p_risk_method="normal")
     order = canonical_order(prof)
-    one = _Kernels(prof, s, BATCHED, order=order)
+    one = Kernels(prof, s, BATCHED, order=order)
     monkeypatch.setattr(tiles, "_TILE_ROWS", 128)
-    many = _Kernels(prof, s, BATCHED, order=order)
+    many = Kernels(prof, s, BATCHED, order=order)
     assert len(many.orders[0].tiles) > 20 and len(one.orders[0].tiles) == 1
     counts = rng.poisson(1.0, (7, n)).astype(np.uint8)
     a = one.evaluate_counts(counts[:, one.first_rows])
@@ -47,7 +47,7 @@ def test_replicate_auc_equals_the_pair_count_of_the_resample():
     p = np.round(rng.beta(2, 2, n), 2)
     y = (rng.random(n) < p).astype(int)
     prof = ConfidenceProfile.from_arrays(y, p)
-    k = _Kernels(prof, Settings(), ["auc", "cwauc"])
+    k = Kernels(prof, Settings(), ["auc", "cwauc"])
     counts = rng.poisson(1.0, (5, n))
     got = k.evaluate_counts(counts[:, k.first_rows].astype(np.uint8))
     conf = prof.conf

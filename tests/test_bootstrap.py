@@ -16,8 +16,8 @@ import calreport.bootstrap._tiles as tiles
 import calreport.bootstrap.kernels as bs
 from calreport import ConfidenceProfile
 from calreport.bootstrap import BootstrapResult, bootstrap_intervals, bootstrap_replicates
-from calreport.bootstrap.kernels import _Kernels
-from calreport.bootstrap.resampling import _add_hits, _Resampler
+from calreport.bootstrap.kernels import Kernels
+from calreport.bootstrap.resampling import Resampler, _add_hits
 from calreport.registry import REGISTRY as METRICS
 from calreport.settings import Settings
 from calreport.summary import summarize
@@ -103,9 +103,9 @@ def test_block_size_does_not_change_replicates(monkeypatch, name):
     prof = PROFILES[name]()
     names = BATCHED
     a = bootstrap_replicates(prof, metrics=names, n_boot=70, seed=3)  # one block of 70
-    assert bs._block_replicates(prof.n, 70) == 70
+    assert bs.block_replicates(prof.n, 70) == 70
     monkeypatch.setattr(bs, "_BLOCK_CELLS", prof.n * 16)  # blocks of 16 replicates
-    assert bs._block_replicates(prof.n, 70) == 16
+    assert bs.block_replicates(prof.n, 70) == 16
     b = bootstrap_replicates(prof, metrics=names, n_boot=70, seed=3)
     for m in names:
         np.testing.assert_array_equal(a[m], b[m], err_msg=m)
@@ -120,7 +120,7 @@ def test_block_size_moves_replicates_by_rounding_only(monkeypatch):
     for streams in (1, 2):
         monkeypatch.setattr(bs, "_TILE_CELLS", tiles._TILE_ROWS * 16 * streams)
         monkeypatch.setattr(bs, "_BLOCK_CELLS", prof.n * 16 * streams)
-        assert bs._block_replicates(prof.n, 64) == 16 * streams
+        assert bs.block_replicates(prof.n, 64) == 16 * streams
         out.append(bootstrap_replicates(prof, metrics=BATCHED, n_boot=64, seed=3))
     for m in BATCHED:
         np.testing.assert_allclose(out[0][m], out[1][m], rtol=1e-12, atol=1e-13,
@@ -132,7 +132,7 @@ def test_counts_path_equals_real_weight_path(name):
     """Integer counts in the first order (gathered into the others tile by tile) and
     the same weights as reals in the original order agree bit for bit."""
     prof = PROFILES[name]()
-    k = _Kernels(prof, Settings(n_bins=10, tau=0.6, min_count=3), BATCHED)
+    k = Kernels(prof, Settings(n_bins=10, tau=0.6, min_count=3), BATCHED)
     counts = _counts(6, prof.n)
     base = 1.0 if prof.sample_weight is None else prof.sample_weight
     ref = k.evaluate(counts * base)
@@ -154,7 +154,7 @@ def test_replicate_equals_summary_of_the_materialised_resample(name):
     """
     prof = PROFILES[name]()
     s = Settings(n_bins=8, tau=0.55, min_count=4, p_risk_method="normal")
-    k = _Kernels(prof, s, BATCHED)
+    k = Kernels(prof, s, BATCHED)
     counts = _counts(4, prof.n, seed=9)
     got = k.evaluate_counts(counts[:, k.first_rows])
     names = list(got)  # without labels and probabilities: no AUC, Brier, log loss
@@ -179,9 +179,9 @@ def test_tiles_split_runs_of_ties_correctly(monkeypatch):
     prof = _binary(n=3000, ties=True)  # 11 distinct scores: groups longer than a tile
     prof2 = ConfidenceProfile.from_arrays(prof.y_true, np.round(_binary(n=3000).score, 3))
     for p in (prof, prof2):
-        ref = _Kernels(p, Settings(p_risk_method="normal"), BATCHED)
+        ref = Kernels(p, Settings(p_risk_method="normal"), BATCHED)
         monkeypatch.setattr(tiles, "_TILE_ROWS", 128)
-        small = _Kernels(p, Settings(p_risk_method="normal"), BATCHED)
+        small = Kernels(p, Settings(p_risk_method="normal"), BATCHED)
         monkeypatch.undo()
         assert len(small.orders[0].tiles) > len(ref.orders[0].tiles) == 1
         counts = _counts(5, p.n)
@@ -199,9 +199,9 @@ def test_columns_formed_per_tile_equal_the_held_matrix(monkeypatch, name):
     prof = PROFILES[name]()
     s = Settings(n_bins=8, tau=0.55, min_count=4, p_risk_method="normal")
     monkeypatch.setattr(tiles, "_TILE_ROWS", 128)  # several tiles
-    held = _Kernels(prof, s, BATCHED)
+    held = Kernels(prof, s, BATCHED)
     monkeypatch.setattr(bs, "_MATRIX_BYTES", 0)
-    per_tile = _Kernels(prof, s, BATCHED)
+    per_tile = Kernels(prof, s, BATCHED)
     assert held.sums.matrix is not None and per_tile.sums.matrix is None
     counts = _counts(5, prof.n, seed=11)
     a = held.evaluate_counts(counts[:, held.first_rows])
@@ -215,8 +215,8 @@ def test_canonical_order_is_read_through_not_copied():
     prof = _weighted()
     order = bs.canonical_order(prof)
     s = Settings(n_bins=8, p_risk_method="normal")
-    through = _Kernels(prof, s, BATCHED, order=order)
-    copied = _Kernels(prof.take(order), s, BATCHED)
+    through = Kernels(prof, s, BATCHED, order=order)
+    copied = Kernels(prof.take(order), s, BATCHED)
     np.testing.assert_array_equal(through.first_rows, copied.first_rows)
     counts = _counts(4, prof.n, seed=12)[:, copied.first_rows]
     a, b = through.evaluate_counts(counts), copied.evaluate_counts(counts)
@@ -239,7 +239,7 @@ def test_chunks_of_weighted_rows_keep_the_scale_of_the_sample(monkeypatch):
     prof = ConfidenceProfile.from_arrays(y, p, sample_weight=w)
     monkeypatch.setattr(bs, "_COLUMN_CHUNK", 50)
     s = Settings(n_bins=6, min_count=3, p_risk_method="normal")
-    k = _Kernels(prof, s, BATCHED, order=bs.canonical_order(prof))
+    k = Kernels(prof, s, BATCHED, order=bs.canonical_order(prof))
     canon = prof.take(bs.canonical_order(prof))
     counts = _counts(3, n, seed=13)
     got = k.evaluate_counts(counts[:, k.first_rows].astype(np.uint8))
@@ -256,7 +256,7 @@ def test_chunks_of_weighted_rows_keep_the_scale_of_the_sample(monkeypatch):
 @pytest.mark.parametrize("n", [1, 2, 7, 300, 5000])
 def test_multinomial_counts_draw_exactly_n_rows(n):
     rng = np.random.default_rng(n)
-    counts = _Resampler(n, "multinomial").draw(rng, np.empty((40, n), np.uint8))
+    counts = Resampler(n, "multinomial").draw(rng, np.empty((40, n), np.uint8))
     np.testing.assert_array_equal(counts.sum(axis=1), n)
 
 
@@ -268,7 +268,7 @@ def test_multinomial_counts_have_the_multinomial_law():
     """
     n, reps = 40, 50_000
     rng = np.random.default_rng(0)
-    counts = _Resampler(n, "multinomial").draw(rng, np.empty((reps, n), np.uint8))
+    counts = Resampler(n, "multinomial").draw(rng, np.empty((reps, n), np.uint8))
     cell = counts[:, :10].ravel().astype(int)
     k = np.arange(6)
     expected = stats.binom.pmf(k, n, 1 / n)
@@ -283,7 +283,7 @@ def test_multinomial_counts_have_the_multinomial_law():
 def test_poisson_counts_have_the_poisson_law():
     n, reps = 1000, 2000
     rng = np.random.default_rng(1)
-    counts = _Resampler(n, "poisson").draw(rng, np.empty((reps, n), np.uint8)).ravel()
+    counts = Resampler(n, "poisson").draw(rng, np.empty((reps, n), np.uint8)).ravel()
     k = np.arange(7)
     expected = stats.poisson.pmf(k, 1.0)
     expected = np.r_[expected, 1 - expected.sum()] * counts.size
@@ -295,7 +295,7 @@ def test_poisson_counts_have_the_poisson_law():
 
 def test_poisson_table_is_the_inverse_cdf():
     """Every non-refined 16-bit code gives the quantile of both ends of its interval."""
-    sampler = _Resampler(10_000, "multinomial")
+    sampler = Resampler(10_000, "multinomial")
     codes = np.arange(1 << 16)
     fixed = sampler.table != 255
     lo = codes * 2.0**-16
@@ -469,12 +469,12 @@ def test_interval_quantiles_equal_numpy_bit_for_bit(values, ci):
 
 
 def test_resampler_tables_are_built_once_and_read_only():
-    a = _Resampler.of(1234, "multinomial")
-    assert _Resampler.of(1234, "multinomial") is a
-    assert _Resampler.of(1234, "poisson") is not a
+    a = Resampler.of(1234, "multinomial")
+    assert Resampler.of(1234, "multinomial") is a
+    assert Resampler.of(1234, "poisson") is not a
     with pytest.raises(ValueError):
         a.table[0] = 1
-    fresh = _Resampler(1234, "multinomial")
+    fresh = Resampler(1234, "multinomial")
     assert np.array_equal(fresh.pair_table, a.pair_table)
 
 

@@ -21,7 +21,7 @@ from calreport import ConfidenceProfile
 from calreport.bootstrap import bootstrap_replicates
 from calreport.bootstrap._sparse import _segment_labels
 from calreport.bootstrap._tiles import _Buffers
-from calreport.bootstrap.kernels import _Kernels
+from calreport.bootstrap.kernels import Kernels
 from calreport.registry import REGISTRY
 from calreport.settings import Settings
 
@@ -45,8 +45,8 @@ def test_default_choice_of_path(monkeypatch):
     z = rng.normal(size=(3000, 100))
     proba = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
     many = ConfidenceProfile.from_arrays(np.arange(3000) % 100, proba)  # 30 each
-    b = _Kernels(binary, Settings(), ["auc"])
-    m = _Kernels(many, Settings(), ["auc"])
+    b = Kernels(binary, Settings(), ["auc"])
+    m = Kernels(many, Settings(), ["auc"])
     assert b.sparse is None and len(b.aucs) == 1
     assert m.sparse is not None and not m.aucs and m.sparse.n_classes == 100
 
@@ -79,13 +79,13 @@ def _counts(n_rep, n, seed=5, lost=None):
 def _kernels(prof, monkeypatch=None, dense=False):
     if dense:
         monkeypatch.setattr(bs, "_SPARSE_GROUPS", 0)
-    k = _Kernels(prof, Settings(p_risk_method="normal"), BATCHED)
+    k = Kernels(prof, Settings(p_risk_method="normal"), BATCHED)
     if dense:
         monkeypatch.undo()
     return k
 
 
-def _per_class(k: _Kernels, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
+def _per_class(k: Kernels, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
     """Per-class AUC and cwAUC of the sparse path for counts in the original order."""
     host = counts[:, k.first_rows].astype(np.float64)
     if k.weighted:
@@ -165,7 +165,7 @@ def test_mixed_dense_and_sparse_classes_average_in_class_order(monkeypatch):
     prof = _multi(n=600, k=5, seed=1)
     n_pos = np.bincount(prof.y_true, minlength=5)
     monkeypatch.setattr(bs, "_SPARSE_GROUPS", int(np.sort(n_pos)[2]))
-    mixed = _Kernels(prof, Settings(p_risk_method="normal"), AUCS)
+    mixed = Kernels(prof, Settings(p_risk_method="normal"), AUCS)
     monkeypatch.undo()
     assert mixed.aucs and mixed.sparse is not None
     assert sorted(mixed.auc_classes) == list(range(5))

@@ -186,12 +186,6 @@ def test_no_import_cycles_even_through_imports_inside_functions():
             visit(m, [m])
 
 
-#: Private names still imported across packages (the bootstrap's kernels, read by the
-#: paired comparison); this set may only shrink.
-PRIVATE_ACROSS = {("calreport.compare", "_block_replicates"), ("calreport.compare", "_Kernels"),
-                  ("calreport.compare", "_Resampler")}
-
-
 def test_no_private_names_imported_across_packages():
     found = set()
     for me, path in MODULES.items():
@@ -201,4 +195,4 @@ def test_no_private_names_imported_across_packages():
                 continue
             if _package(module) != _package(me):
                 found.add((me, name))
-    assert found <= PRIVATE_ACROSS, sorted(found - PRIVATE_ACROSS)
+    assert not found, sorted(found)

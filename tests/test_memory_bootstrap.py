@@ -53,7 +53,7 @@ def test_peak_per_row_is_bounded_and_independent_of_n_boot(monkeypatch, profile)
 
 def test_held_matrix_costs_its_columns_only(monkeypatch, profile):
     """Below ``_MATRIX_BYTES`` the columns are one (C, N) matrix, nothing per class."""
-    k = bs._Kernels(profile, Settings(p_risk_method="normal"), BATCHED)
+    k = bs.Kernels(profile, Settings(p_risk_method="normal"), BATCHED)
     assert k.sums.matrix is not None
     assert "pos1" not in k.col and "cpos1" not in k.col
     assert _peak(profile, 16) / N < 120 + 8 * len(k.col_names)

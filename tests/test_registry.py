@@ -22,7 +22,7 @@ import calreport  # noqa: F401  (registers the accessors)
 from calreport import references
 from calreport.accessor import CalibAccessor, GroupByCalibAccessor
 from calreport.bootstrap import bootstrap_intervals
-from calreport.bootstrap.kernels import _Kernels
+from calreport.bootstrap.kernels import Kernels
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY
 from calreport.settings import Settings
@@ -83,7 +83,7 @@ def test_kernel_equals_core_on_resampled_rows(kind, s):
     prof = PROFILES[kind]()
     if s.view == "top_label" or prof.score is None:
         s = s.replace(view=None) if prof.score is None else s
-    k = _Kernels(prof, s, KERNEL)
+    k = Kernels(prof, s, KERNEL)
     rng = np.random.default_rng(5)
     counts = rng.poisson(1.0, size=(4, prof.n))
     counts[0] = 1  # the identity replicate

@@ -41,13 +41,14 @@ from calreport.bootstrap._tiles import (
     _score_order,
     _Sums,
 )
-from calreport.bootstrap.resampling import RESAMPLING, _Resampler, spawn_seeds
+from calreport.bootstrap.resampling import RESAMPLING, Resampler, spawn_seeds
 from calreport.metrics import binned
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY
 from calreport.settings import Settings
 
-__all__ = ["ReplicateSums", "bootstrap_replicates", "row_columns"]
+__all__ = ["Kernels", "ReplicateSums", "block_replicates", "bootstrap_replicates",
+           "row_columns"]
 
 _BLOCK_CELLS = 1 << 25  # replicates x rows of a block of uint8 counts (32 MiB)
 # replicates x rows of a float64 working tile (2 MiB: 32 x 8192)
@@ -69,7 +70,7 @@ def _chunk_rows(p: ConfidenceProfile) -> int:
     return max(64, _COLUMN_CHUNK // width) if width > 1 else _COLUMN_CHUNK
 
 
-class _Kernels:
+class Kernels:
     """Precomputed per-row quantities and sort orders of one profile.
 
     ``order`` (optional) is the row order the replicates are defined in (the
@@ -81,6 +82,20 @@ class _Kernels:
     (else one flag and one confidence per row).  ``keep_rows=False`` drops the
     host order's row positions (4 bytes a row), which only the real-weight entry
     point :meth:`evaluate` reads.
+
+    Parameters
+    ----------
+    p : ConfidenceProfile
+        The rows.
+    s : Settings
+        Bins, view, ``tau`` and ``min_count`` of the metrics.
+    names : sequence of str
+        Metrics wanted; those without a bootstrap interval or whose inputs the
+        profile lacks are left out (``self.names`` holds the rest).
+    order : ndarray of int, optional
+        Row order the replicates' counts refer to.
+    keep_rows : bool, default True
+        Keep what :meth:`evaluate` (real weights) needs.
     """
 
     def __init__(self, p: ConfidenceProfile, s: Settings, names: Sequence[str],
@@ -387,7 +402,7 @@ class ReplicateSums:
     ``auc()`` the macro AUC and cwAUC and ``aurc()`` the AURC of every replicate.
     """
 
-    def __init__(self, kernels: _Kernels, states: dict[int, Any]) -> None:
+    def __init__(self, kernels: Kernels, states: dict[int, Any]) -> None:
         self._k = kernels
         self._states = states
         self._per_bin = states[id(kernels.sums)]
@@ -438,9 +453,22 @@ class ReplicateSums:
         return self._states[id(self._k.aurc)].num / self.sum("one")
 
 
-def _block_replicates(n: int, n_boot: int) -> int:
+def block_replicates(n: int, n_boot: int) -> int:
     """Replicates per block: whole streams, at most ``_BLOCK_CELLS`` counts and a
-    float64 tile of about ``_TILE_CELLS`` cells."""
+    float64 tile of about ``_TILE_CELLS`` cells.
+
+    Parameters
+    ----------
+    n : int
+        Rows.
+    n_boot : int
+        Replicates wanted.
+
+    Returns
+    -------
+    int
+        A multiple of 16 (one stream) or ``n_boot`` itself.
+    """
     per = _STREAM_REPLICATES
     streams = min(_BLOCK_CELLS // (n * per), _TILE_CELLS // (min(n, _TILE_ROWS) * per))
     return min(n_boot, per * max(1, streams))
@@ -524,11 +552,11 @@ def bootstrap_replicates(
     # a canonical row order, so the replicates do not depend on the input's row order
     # (rows tied on every key are interchangeable)
     # (the kernels read the profile through this order: no reordered copy of it)
-    k = _Kernels(profile, s, metrics, order=canonical_order(profile), keep_rows=False)
+    k = Kernels(profile, s, metrics, order=canonical_order(profile), keep_rows=False)
     n = profile.n
-    sampler = _Resampler.of(n, resampling)
+    sampler = Resampler.of(n, resampling)
     streams = spawn_seeds(seed, -(-n_boot // _STREAM_REPLICATES))
-    block = _block_replicates(n, n_boot)
+    block = block_replicates(n, n_boot)
     out = {name: np.empty(n_boot) for name in k.names}
     bufs = _Buffers()  # scratch arrays reused from block to block
 

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-__all__ = ["RESAMPLING", "group_seed", "spawn_seeds"]
+__all__ = ["RESAMPLING", "Resampler", "group_seed", "spawn_seeds"]
 
 #: Resampling schemes: Efron's multinomial bootstrap or the Poisson bootstrap.
 RESAMPLING = ("multinomial", "poisson")
@@ -117,8 +117,16 @@ def _poisson_rate(n: int) -> float:
     return root * root / n
 
 
-class _Resampler:
-    """Draws the resampling counts of runs of replicates (see the module notes)."""
+class Resampler:
+    """Draws the resampling counts of runs of replicates (see the module notes).
+
+    Parameters
+    ----------
+    n : int
+        Rows of a replicate.
+    resampling : {"multinomial", "poisson"}
+        Exactly ``n`` draws, or i.i.d. Poisson(1) counts.
+    """
 
     def __init__(self, n: int, resampling: str):
         self.n = n
@@ -183,10 +191,10 @@ class _Resampler:
 
     @staticmethod
     @lru_cache(maxsize=32)
-    def of(n: int, resampling: str) -> _Resampler:
+    def of(n: int, resampling: str) -> Resampler:
         """The resampler of ``n`` rows, built once: its tables (about 3 ms) depend on
         ``n`` and the scheme only, and drawing never changes them."""
-        sampler = _Resampler(n, resampling)
+        sampler = Resampler(n, resampling)
         for table in (sampler.cdf, sampler.table, sampler.pair_cdf, sampler.pair_table):
             table.flags.writeable = False  # shared by every caller from now on
         return sampler
