@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -21,9 +20,10 @@ import pandas as pd
 
 from calreport import _warnings
 from calreport._grouping import Group, Split
+from calreport._segmented import SegmentedValues, all_groups
 from calreport.metrics import risk
 from calreport.metrics.multiplicity import ADJUSTMENTS, adjust_verdicts, family_headline
-from calreport.registry import COUNT_COLUMNS, resolve_metrics
+from calreport.registry import COUNT_COLUMNS, REGISTRY, resolve_metrics
 from calreport.result import CalibrationResult, GroupResult
 from calreport.settings import Settings
 from calreport.summary import SummaryResult, summarize
@@ -102,8 +102,6 @@ def _warn_undefined(results: list[GroupResult], names: list[str], split: Split,
     them as NaN with the reason in ``attrs``, as the shape of the input implies.
     Undefined intervals are not warned of (their reasons are in the result).
     """
-    from calreport.registry import REGISTRY
-
     profile = split.profile
     by_shape = {m for m in names if REGISTRY[m].missing_need(profile)}
     where: dict[tuple[str, tuple[str, ...]], list[str]] = {}
@@ -133,11 +131,6 @@ def _warn_undefined(results: list[GroupResult], names: list[str], split: Split,
             clauses.append(f"{what} NaN in {len(groups)} of {len(results)} groups "
                            f"({shown}): {why}")
     _warnings.warn("; ".join(clauses) + ".", UndefinedMetricWarning)
-
-
-#: Mean rows per group up to which the refitted metrics are computed for all groups at
-#: once (above, each group alone is faster: its sorts are shared).
-_ROWS_PER_GROUP = 5000
 
 
 def _exact_ones(split: Split) -> int:
@@ -185,19 +178,18 @@ def evaluate(
     collector = Collector()
     # grouped: the segmented point estimates, with or without intervals (each group's
     # bootstrap then starts from them)
-    fast = _segmented(split, names, settings, with_risk) if split.grouped else None
+    fast = _segmented(split, names, settings, with_risk)
     boot = dict(n_boot=n_boot, ci_method=ci_method, resampling=resampling, seed=seed,
                 progress=progress, refit=refit)
     # a group whose every number comes from the segmented values runs no metric code,
     # so it has no warnings to collect
     quiet = (fast is not None and not with_risk and ci is None
-             and all(m in fast for m in names))
+             and all(m in fast.values for m in names))
     if quiet:
         results = _quiet_results(split, names, settings, fast)
     else:
         if fast is not None:
-            # plain lists: one conversion instead of a NumPy scalar per group and metric
-            fast = {k: v.tolist() for k, v in fast.items()}
+            fast = fast.as_lists()
         results = [collector.run(g.name, lambda g=g, i=i: _one(
                        split, g, names, settings, ci, boot, with_risk,
                        fast=None if fast is None else (fast, i)))
@@ -210,8 +202,8 @@ def evaluate(
                       sum(g.n_dropped for g in split.groups))
         total = collector.run("overall", lambda: _one(split, whole, names, settings, ci,
                                                       boot, with_risk, force=True))
-    if _exact_ones(split) and any(m in names for m in ("csr", "sigma_csr", "z_csr",
-                                                       "p_risk")):
+    # the metrics that clip confidences to [eps, 1 - eps] say how many they clipped
+    if _exact_ones(split) and any("eps" in REGISTRY[m].settings for m in names):
         conf = split.profile.conf
         for g in split.groups:
             count = int(np.count_nonzero(conf[g.rows] >= 1.0))
@@ -303,87 +295,14 @@ def adjust_family(groups: list[GroupResult], total: GroupResult | None, *,
 
 
 def _segmented(split: Split, names: list[str], s: Settings, with_risk: bool = False
-               ) -> dict[str, np.ndarray]:
-    """All groups' segmentable metrics at once (no loop over groups)."""
-    from calreport._segmented import segmentable, segmented_values
-
-    p = split.profile
-    n_groups = len(split.groups)
-    codes = np.full(p.n, n_groups, dtype=np.int64)  # rows in no group (a dropped key)
-    for i, g in enumerate(split.groups):
-        codes[g.rows] = i
-    # the batched kernels of the refitted metrics pay off over many groups; a few large
-    # groups keep the single-group code (its shared presort)
-    many = p.n <= _ROWS_PER_GROUP * max(1, n_groups)
-    fast = [m for m in names if segmentable(m, s, refits=many)]
-    risk_job = None
-    if "p_risk" in names and "p_risk" not in fast and not with_risk and (
-            p.sample_weight is None or p.weights == "importance"):
-        # P_risk's Monte Carlo null beside the other metrics: both read the validated
-        # arrays only, and their NumPy work runs outside the GIL
-        risk_job = _Background(_grouped_p_risk, split, s)
-    values = segmented_values(p, codes, n_groups + 1, s, fast)
-    out: dict[str, np.ndarray] = {k: v[:n_groups] for k, v in values.items()}
-    if risk_job is not None:
-        out["p_risk"], out["_p_risk_method"], out["_p_risk_reason"] = risk_job.result()
-    return out
-
-
-class _Background:
-    """A call on a daemon thread: its result (or its exception) when asked for; a
-    caller that fails first does not wait for it, nor does the interpreter's exit."""
-
-    def __init__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        self._out: Any = None
-        self._exc: BaseException | None = None
-
-        def run() -> None:
-            try:
-                self._out = fn(*args, **kwargs)
-            except BaseException as exc:  # re-raised by result()
-                self._exc = exc
-
-        self._thread = threading.Thread(target=run, daemon=True)
-        self._thread.start()
-
-    def result(self) -> Any:
-        self._thread.join()
-        if self._exc is not None:
-            raise self._exc
-        return self._out
-
-
-def _grouped_p_risk(split: Split, s: Settings
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """P_risk of every group from the frame's validated arrays (no profile per group).
-
-    Each group's value is that of ``risk.p_risk`` on its rows with the summary's seed,
-    so it does not depend on the other groups or their order; groups of one seed share
-    the blocks of uniforms of the Monte Carlo null (drawn once, not once per group).
-    """
-    p = split.profile
-    n = len(split.groups)
-    values = np.full(n, math.nan)
-    methods = np.full(n, s.p_risk_method, dtype=object)
-    reasons = np.full(n, "", dtype=object)
-    w_all = p.sample_weight
-    todo = [i for i, g in enumerate(split.groups) if g.size and (
-        w_all is None or np.any(w_all[g.rows] > 0))]
-    got = risk._p_risk_trusted(
-        [(p.conf[g.rows], p.correct[g.rows], None if w_all is None else w_all[g.rows])
-         for g in (split.groups[i] for i in todo)],
-        eps=s.eps, method=s.p_risk_method, seed=s.mc_seed)
-    for i, res in zip(todo, got, strict=True):
-        if isinstance(res, str):
-            reasons[i] = res
-        else:
-            values[i], methods[i] = res
-    return values, methods, reasons
+               ) -> SegmentedValues | None:
+    """All groups' segmentable metrics at once; None for a DataFrame (one group)."""
+    return all_groups(split, names, s, with_risk) if split.grouped else None
 
 
 def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None,
          boot: dict[str, Any], with_risk: bool, force: bool = False,
-         fast: tuple[dict[str, Any], int] | None = None) -> GroupResult:
+         fast: tuple[SegmentedValues, int] | None = None) -> GroupResult:
     if g.size == 0:
         why = "empty group" if not g.n_dropped else "every row has a missing value"
         values = dict.fromkeys([*COUNT_COLUMNS, *names], math.nan)
@@ -423,26 +342,20 @@ def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None
     return out
 
 
-def _undefined_reason(m: str, profile: Any, values: dict[str, Any], i: int) -> str:
+def _undefined_reason(m: str, profile: Any, fast: SegmentedValues, i: int) -> str:
     """Why metric ``m`` of group ``i`` is NaN in the segmented values: the profile's
-    missing column, else the grouped kernel's reason for that group, else the
+    missing column, else the grouped computation's reason for that group, else the
     metric's own."""
-    from calreport.registry import REGISTRY
-
     spec = REGISTRY[m]
-    kernel = [values.get(k) for k in (("_p_risk_reason",) if m == "p_risk" else ())
-              + (f"_reason_{m}",)]
-    return (spec.missing_need(profile)
-            or next((r[i] for r in kernel if r is not None and r[i]), "")
-            or spec.nan_reason)
+    return spec.missing_need(profile) or fast.reason(m, i) or spec.nan_reason
 
 
 def _quiet_results(split: Split, names: list[str], s: Settings,
-                   fast: dict[str, np.ndarray]) -> list[GroupResult]:
+                   fast: SegmentedValues) -> list[GroupResult]:
     """Every group's result from the segmented values alone, as :func:`_one_fast`
     builds them, with the undefined values found column-wise."""
     groups = split.groups
-    values = np.column_stack([fast[m] for m in names]) if names else \
+    values = np.column_stack([fast.values[m] for m in names]) if names else \
         np.empty((len(groups), 0))
     zero = np.zeros(len(groups), dtype=bool)
     w = split.profile.sample_weight
@@ -454,7 +367,8 @@ def _quiet_results(split: Split, names: list[str], s: Settings,
         zero = (pos == 0) & (sizes > 0)
         values[zero] = math.nan
     dropped = np.array([float(g.n_dropped) for g in groups])
-    table = np.column_stack([fast["n"], dropped, fast["n_clipped"], fast["n_eff"],
+    count = fast.values
+    table = np.column_stack([count["n"], dropped, count["n_clipped"], count["n_eff"],
                              values]).tolist()
     keys = [*COUNT_COLUMNS, *names]
     reasons: dict[int, dict[str, str]] = {}
@@ -462,22 +376,19 @@ def _quiet_results(split: Split, names: list[str], s: Settings,
         reasons.setdefault(int(i), {})[names[j]] = (
             "all sample weights are zero" if zero[i] else
             _undefined_reason(names[j], split.profile, fast, int(i)))
-    if "p_risk" in fast:
-        methods = (fast["_p_risk_method"].tolist() if "_p_risk_method" in fast
-                   else ["normal"] * len(groups))
-    else:
-        methods = [s.p_risk_method] * len(groups)
     view = s.view or split.profile.default_view
     return [GroupResult(g.key, g.name, dict(zip(keys, row, strict=True)),
-                        reasons=reasons.get(i, {}), p_risk_method=str(methods[i]), view=view)
+                        reasons=reasons.get(i, {}),
+                        p_risk_method=fast.p_risk_method_of(i, s.p_risk_method), view=view)
             if g.size else
             _one(split, g, names, s, None, {}, False)
             for i, (g, row) in enumerate(zip(groups, table, strict=True))]
 
 
 def _one_fast(split: Split, g: Group, names: list[str], s: Settings, with_risk: bool,
-              values: dict[str, Any], i: int, prof: Any = None) -> GroupResult:
+              fast: SegmentedValues, i: int, prof: Any = None) -> GroupResult:
     """One group's result from the segmented values; the rest computed on its rows."""
+    values = fast.values
     rest = [m for m in names if m not in values]
     need_profile = bool(rest) or with_risk
     if need_profile and prof is None:
@@ -502,12 +413,10 @@ def _one_fast(split: Split, g: Group, names: list[str], s: Settings, with_risk: 
                 merged[m] = math.nan
                 reasons[m] = "all sample weights are zero"
             elif math.isnan(val):
-                reasons[m] = _undefined_reason(m, split.profile, values, i)
+                reasons[m] = _undefined_reason(m, split.profile, fast, i)
         else:
             merged[m] = out_values[m]
-    if "p_risk" in values:
-        method = (str(values["_p_risk_method"][i]) if "_p_risk_method" in values
-                  else "normal")
+    method = fast.p_risk_method_of(i, method)
     return GroupResult(g.key, g.name, merged, reasons=reasons, p_risk_method=method,
                        view=view, risk=rr)
 

@@ -5,27 +5,79 @@ bootstrap feeds them one row of sums per replicate, and :class:`GroupSums` feeds
 them one row per group (``np.bincount`` over group codes, per-bin sums over
 (group, bin) codes, AUC and AURC from one sort by (group, score)).  The formulas
 are therefore the same as the point computation's, which the grouped-equals-
-per-subset tests check.
+per-subset tests check.  :func:`all_groups` gathers them for a split, with P_risk's
+Monte Carlo null computed on a thread beside them, in a :class:`SegmentedValues`:
+the values, and apart from them why a group's value is NaN.
 """
 
 from __future__ import annotations
 
+import math
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from calreport._calibration_tests import grouped_test
 from calreport._finishers import row_columns
+from calreport._grouping import Split
 from calreport._validate import divide_weights
-from calreport.metrics import binned
+from calreport.metrics import binned, risk
 from calreport.metrics._order import sort_within
 from calreport.metrics.weighted import sample_sizes as sizes
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY
 from calreport.settings import Settings
 
-__all__ = ["GroupSums", "segmentable", "segmented_values"]
+__all__ = ["GroupSums", "SegmentedValues", "all_groups", "segmentable", "segmented_values"]
+
+#: Mean rows per group up to which the refitted metrics are computed for all groups at
+#: once: their batched kernels pay off over many groups; a few large groups keep the
+#: single-group code.
+ROWS_PER_GROUP = 5000
+
+
+@dataclass(frozen=True)
+class SegmentedValues:
+    """Every group's counts and metric values, and why a group's value is NaN.
+
+    Attributes
+    ----------
+    values : dict of str to sequence
+        One entry a group for each count (``n``, ``n_clipped``, ``n_eff``) and each
+        metric computed; nothing else.
+    reasons : dict of str to sequence of str
+        For the metrics whose grouped computation says why a group's value is NaN,
+        one reason a group (``""`` where it says nothing).
+    p_risk_method : sequence of str or None
+        The method of each group's P_risk when it was computed group by group
+        (:func:`grouped_p_risk`); None: any P_risk among ``values`` is the segmented
+        normal approximation.
+    """
+
+    values: dict[str, Any]
+    reasons: dict[str, Any] = field(default_factory=dict)
+    p_risk_method: Any = None
+
+    def reason(self, name: str, i: int) -> str:
+        """Why group ``i``'s ``name`` is NaN, as its grouped computation says, or ``""``."""
+        why = self.reasons.get(name)
+        return "" if why is None else why[i]
+
+    def p_risk_method_of(self, i: int, default: str) -> str:
+        """The method of group ``i``'s P_risk (``default`` when no P_risk was computed)."""
+        if "p_risk" not in self.values:
+            return default
+        return "normal" if self.p_risk_method is None else str(self.p_risk_method[i])
+
+    def as_lists(self) -> SegmentedValues:
+        """The same with plain lists: one conversion, not a NumPy scalar a group."""
+        return SegmentedValues({k: v.tolist() for k, v in self.values.items()},
+                               {k: v.tolist() for k, v in self.reasons.items()},
+                               None if self.p_risk_method is None
+                               else self.p_risk_method.tolist())
 
 
 def segmentable(name: str, s: Settings, refits: bool = True) -> bool:
@@ -215,7 +267,7 @@ def _nanmean_columns(x: np.ndarray) -> np.ndarray:
 
 
 def segmented_values(p: ConfidenceProfile, codes: np.ndarray, n_groups: int,
-                     s: Settings, names: list[str]) -> dict[str, np.ndarray]:
+                     s: Settings, names: list[str]) -> SegmentedValues:
     """Counts and the given (segmentable) metrics of every group, as arrays."""
     sums = GroupSums(p, codes, n_groups, s, names)
     # every metric, refitted ones included, on each group's own weight scale (as for
@@ -235,16 +287,96 @@ def segmented_values(p: ConfidenceProfile, codes: np.ndarray, n_groups: int,
     out["n_clipped"] = np.bincount(codes, weights=clipped.astype(np.float64),
                                    minlength=n_groups)
     cache = sums.shared  # work shared by several metrics of this call
+    reasons: dict[str, np.ndarray] = {}
     with np.errstate(divide="ignore", invalid="ignore"):
         for name in names:
             if REGISTRY[name].missing_need(p) is not None:
                 out[name] = np.full(n_groups, np.nan)
             elif name in _REFITS:
-                _refit(name, p, codes, n_groups, s, out, cache)
+                _refit(name, p, codes, n_groups, s, out, reasons, cache)
             else:
                 out[name] = np.asarray(REGISTRY[name].interval.finish(sums, s),
                                        dtype=np.float64)
-    return out
+    return SegmentedValues(out, reasons)
+
+
+def all_groups(split: Split, names: list[str], s: Settings, with_risk: bool = False
+               ) -> SegmentedValues:
+    """Every group's segmentable metrics at once (no loop over groups), and P_risk,
+    when it is not segmentable, group by group on a thread beside them."""
+    p = split.profile
+    n_groups = len(split.groups)
+    codes = np.full(p.n, n_groups, dtype=np.int64)  # rows in no group (a dropped key)
+    for i, g in enumerate(split.groups):
+        codes[g.rows] = i
+    many = p.n <= ROWS_PER_GROUP * max(1, n_groups)
+    fast = [m for m in names if segmentable(m, s, refits=many)]
+    risk_job = None
+    if "p_risk" in names and "p_risk" not in fast and not with_risk and (
+            p.sample_weight is None or p.weights == "importance"):
+        # P_risk's Monte Carlo null beside the other metrics: both read the validated
+        # arrays only, and their NumPy work runs outside the GIL
+        risk_job = _Background(grouped_p_risk, split, s)
+    got = segmented_values(p, codes, n_groups + 1, s, fast)
+    values = {k: v[:n_groups] for k, v in got.values.items()}
+    reasons = {k: v[:n_groups] for k, v in got.reasons.items()}
+    method = None
+    if risk_job is not None:
+        values["p_risk"], method, reasons["p_risk"] = risk_job.result()
+    return SegmentedValues(values, reasons, method)
+
+
+class _Background:
+    """A call on a daemon thread: its result (or its exception) when asked for; a
+    caller that fails first does not wait for it, nor does the interpreter's exit."""
+
+    def __init__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        self._out: Any = None
+        self._exc: BaseException | None = None
+
+        def run() -> None:
+            try:
+                self._out = fn(*args, **kwargs)
+            except BaseException as exc:  # re-raised by result()
+                self._exc = exc
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._exc is not None:
+            raise self._exc
+        return self._out
+
+
+def grouped_p_risk(split: Split, s: Settings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """P_risk of every group from the frame's validated arrays (no profile per group).
+
+    Each group's value is that of ``risk.p_risk`` on its rows with the summary's seed,
+    so it does not depend on the other groups or their order; groups of one seed share
+    the blocks of uniforms of the Monte Carlo null (drawn once, not once per group).
+    Returns the values, the method of each and the reason of each undefined one
+    (``""`` where there is none).
+    """
+    p = split.profile
+    n = len(split.groups)
+    values = np.full(n, math.nan)
+    methods = np.full(n, s.p_risk_method, dtype=object)
+    reasons = np.full(n, "", dtype=object)
+    w_all = p.sample_weight
+    todo = [i for i, g in enumerate(split.groups) if g.size and (
+        w_all is None or np.any(w_all[g.rows] > 0))]
+    got = risk._p_risk_trusted(
+        [(p.conf[g.rows], p.correct[g.rows], None if w_all is None else w_all[g.rows])
+         for g in (split.groups[i] for i in todo)],
+        eps=s.eps, method=s.p_risk_method, seed=s.mc_seed)
+    for i, res in zip(todo, got, strict=True):
+        if isinstance(res, str):
+            reasons[i] = res
+        else:
+            values[i], methods[i] = res
+    return values, methods, reasons
 
 
 # ------------------------------------------------------------- refitted metrics
@@ -332,20 +464,21 @@ _REFITS: dict[str, Callable[..., Any]] = {
 
 
 def _refit(name: str, p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
-           out: dict[str, np.ndarray], cache: dict[str, Any]) -> None:
-    """One refitted metric of every group; a ValueError (the same for every group:
-    the rows were validated once) becomes NaN with its message as the reason."""
+           out: dict[str, np.ndarray], reasons: dict[str, np.ndarray],
+           cache: dict[str, Any]) -> None:
+    """One refitted metric of every group into ``out``; a ValueError (the same for
+    every group: the rows were validated once) becomes NaN with its message as the
+    reason in ``reasons``."""
     try:
         got = _REFITS[name](p, codes, n_groups, s, cache)
         if isinstance(got, tuple):  # values and the reason of each undefined group
             got, why = got
             if why:
-                reasons = np.full(n_groups, "", dtype=object)
+                reasons[name] = np.full(n_groups, "", dtype=object)
                 for g, text in why.items():
-                    reasons[g] = text
-                out[f"_reason_{name}"] = reasons
+                    reasons[name][g] = text
         if got is not None:
             out[name] = np.asarray(got, dtype=np.float64)
     except ValueError as exc:
         out[name] = np.full(n_groups, np.nan)
-        out[f"_reason_{name}"] = np.full(n_groups, str(exc), dtype=object)
+        reasons[name] = np.full(n_groups, str(exc), dtype=object)

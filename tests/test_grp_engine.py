@@ -83,7 +83,7 @@ def test_few_large_groups_take_the_single_group_path_with_equal_results():
 def test_grouped_p_risk_thread_reports_its_error(monkeypatch):
     """The grouped P_risk runs on a thread beside the other metrics: an error there
     reaches the caller, and the next call runs normally."""
-    from calreport import _engine
+    from calreport import _segmented
 
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"g": np.repeat(np.arange(20), 30), "y_true": rng.integers(0, 2, 600),
@@ -92,7 +92,7 @@ def test_grouped_p_risk_thread_reports_its_error(monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("p_risk failed")
 
-    monkeypatch.setattr(_engine, "_grouped_p_risk", boom)
+    monkeypatch.setattr(_segmented, "grouped_p_risk", boom)
     with pytest.raises(RuntimeError, match="p_risk failed"):
         df.groupby("g").calib.summary(metrics=["accuracy", "p_risk"])
     assert df.groupby("g").calib.summary(metrics=["accuracy"]).shape == (20, 5)
@@ -119,7 +119,7 @@ def test_results_built_column_wise_equal_the_per_group_builder(weighted, monkeyp
 
     def spy(split, names, s, fast):
         got = real(split, names, s, fast)
-        lists = {k: v.tolist() for k, v in fast.items()}
+        lists = fast.as_lists()
         want = [_engine._one(split, g, names, s, None, {}, False, fast=(lists, i))
                 for i, g in enumerate(split.groups)]
         seen.append((got, want))
