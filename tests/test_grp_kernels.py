@@ -280,7 +280,7 @@ def test_grouped_lcs_eci_scores_on_the_grid_and_kernel_widths(reach, monkeypatch
 def test_scatter_of_segments_equals_bincount_bit_for_bit():
     # the GIL-releasing scatter of the Monte Carlo null adds the same terms in the
     # same order as bincount of the repeated values: equal to the last bit
-    from calreport.metrics import _risk_null
+    from calreport.metrics import _risk_draws
 
     rng = np.random.default_rng(11)
     counts = rng.integers(0, 6, 400)
@@ -288,11 +288,11 @@ def test_scatter_of_segments_equals_bincount_bit_for_bit():
     ends = np.cumsum(counts).astype(np.int32)
     keys = rng.integers(0, 300, int(ends[-1])).astype(np.int32)
     value = rng.normal(size=counts.size) * 10.0 ** rng.integers(-8, 8, counts.size)
-    got = _risk_null._segment_scatter(keys, ends, value, 300)
+    got = _risk_draws._segment_scatter(keys, ends, value, 300)
     want = np.bincount(keys, weights=np.repeat(value, counts), minlength=300)
     np.testing.assert_array_equal(got, want)
-    empty = _risk_null._segment_scatter(np.zeros(0, np.int32), np.zeros(0, np.int32),
-                                        np.zeros(0), 5)
+    empty = _risk_draws._segment_scatter(np.zeros(0, np.int32), np.zeros(0, np.int32),
+                                         np.zeros(0), 5)
     np.testing.assert_array_equal(empty, np.zeros(5))
 
 
@@ -302,7 +302,7 @@ def test_pooled_null_draws_do_not_depend_on_the_tile_size(per_tile, monkeypatch)
     # tile holds _PAIRS // (draws x largest group) groups and its key table about
     # 2 x _PAIRS int32 entries, so "all" is the least _PAIRS that puts the 30 groups
     # in one tile at the full 20,000 draws (about 0.3 GB), not 2**30 (8 GB)
-    from calreport.metrics import _risk_null
+    from calreport.metrics import _risk_draws
     from calreport.metrics._risk_rows import N_SIM
 
     rng = np.random.default_rng(12)
@@ -314,7 +314,7 @@ def test_pooled_null_draws_do_not_depend_on_the_tile_size(per_tile, monkeypatch)
     n_max = int(np.bincount(codes).max())
     # "a few": 4 groups a tile at the first look's 1,000 draws, 1 at 20,000
     pairs = {"one": 1, "a few": 4 * n_max * 1000, "all": 30 * n_max * N_SIM}[per_tile]
-    monkeypatch.setattr(_risk_null, "_PAIRS", pairs)
+    monkeypatch.setattr(_risk_draws, "_PAIRS", pairs)
     got = risk._p_risk_trusted(groups, eps=1e-8, method="auto", seed=2)
     assert sum(m == "monte_carlo" for _, m in want) >= 10
     assert got == want

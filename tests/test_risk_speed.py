@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import calreport  # noqa: F401  (registers the accessor)
+from calreport.metrics import _risk_draws as draws
 from calreport.metrics import _risk_null as null
 from calreport.metrics import _risk_rows as rows
 from calreport.metrics import risk
@@ -83,7 +84,7 @@ def test_reproducible_and_seed_changes_draws():
     c = rng.uniform(0.5, 0.99, 80)
     ok = rng.random(80) < c - 0.05
     a = risk.risk_summary(c, ok, seed=5)
-    null._POOL.clear()
+    draws._POOL.clear()
     b = risk.risk_summary(c, ok, seed=5)
     assert a == b
     assert risk.risk_summary(c, ok, seed=6).p_risk != a.p_risk or a.p_risk in (0, 1)
@@ -95,9 +96,9 @@ def test_shared_blocks_do_not_depend_on_other_profiles():
     c_small, c_big = rng.uniform(0.5, 0.99, 30), rng.uniform(0.5, 0.99, 180)
     ok_small = rng.random(30) < c_small - 0.1
     ok_big = rng.random(180) < c_big
-    null._POOL.clear()
+    draws._POOL.clear()
     alone = risk.risk_summary(c_small, ok_small, seed=0)
-    null._POOL.clear()
+    draws._POOL.clear()
     risk.risk_summary(c_big, ok_big, seed=0)  # grows the shared blocks to 180 rows
     after = risk.risk_summary(c_small, ok_small, seed=0)
     assert after == alone
@@ -108,8 +109,8 @@ def test_sorted_draws_equal_direct_comparison():
     c = rng.uniform(0.3, 0.999, 70)
     r = _rows_of(c, np.ones(70, bool), rng.lognormal(0, 1, 70))
     for base, look, kind, b in [(0, 0, 0, 1000), (3, 1, 1, 3000), (-5, 0, 0, 500)]:
-        got = null._look_draws(r, r.p, b, base, look, kind)
-        u = null._stream(base, look, kind).random((70, b))
+        got = draws.look_draws(r, r.p, b, base, look, kind)
+        u = draws.stream(base, look, kind).random((70, b))
         o = r.canonical  # block rows go to the rows in (confidence, size) order
         want = r.atom[o] @ (u < r.p[o][:, None])
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
@@ -238,8 +239,8 @@ def test_batched_first_look_equals_each_profile_alone():
                 for n in (5, 40, 199, 60, 1)]
     got = null._first_looks(profiles, risk.N_SIM, 3)
     for r, (h0, h1) in zip(profiles, got, strict=True):
-        assert (h0 == null._look_draws(r, r.p, 1000, 3, 0, 0)).all()
-        assert (h1 == null._look_draws(r, null.alt_p(r.p), 1000, 3, 0, 1)).all()
+        assert (h0 == draws.look_draws(r, r.p, 1000, 3, 0, 0)).all()
+        assert (h1 == draws.look_draws(r, null.alt_p(r.p), 1000, 3, 0, 1)).all()
     # and the batch gives each group's p_risk exactly
     data = [(rng.uniform(0.5, 0.99, n), rng.random(n) < 0.7, None) for n in (30, 80, 150)]
     batch = risk._p_risk_trusted(data, eps=risk.EPS, method="auto", seed=0)
