@@ -18,7 +18,15 @@ import pytest
 from statsmodels.nonparametric.smoothers_lowess import lowess as sm_lowess
 
 import calreport.registry as registry
-from calreport.metrics import _lowess, calibration_index, corp, debiased, local, smooth
+from calreport.metrics import (
+    _lowess,
+    _score_density,
+    calibration_index,
+    corp,
+    debiased,
+    local,
+    smooth,
+)
 from calreport.profile import ConfidenceProfile
 from calreport.settings import Settings
 from calreport.summary import summarize
@@ -128,7 +136,7 @@ def test_lcs_change_from_the_binned_kde_is_within_its_bound(monkeypatch, n):
     # the binned KDE's documented relative error (< 1e-6 per weight)
     s, y = _sample("beta", n, seed=11)
     exact = local.lcs(s, y)
-    monkeypatch.setattr(local, "_KDE_DIRECT_PAIRS", 0)
+    monkeypatch.setattr(_score_density, "_KDE_DIRECT_PAIRS", 0)
     binned = local.lcs(s, y)
     assert binned == pytest.approx(exact, rel=2e-6)
     assert exact != binned  # two genuinely different computations
@@ -139,7 +147,8 @@ def test_lcs_change_from_the_binned_kde_is_within_its_bound(monkeypatch, n):
 def test_reflected_bandwidth_without_building_the_sample(n, shape):
     s = np.sort(np.random.default_rng(n).beta(*shape, n))
     r = np.concatenate((-s[::-1], s, 2.0 - s[::-1]))
-    assert local._reflected_bw(s) == pytest.approx(local._bw_nrd0(r), rel=1e-12)
+    assert _score_density.reflected_bw(s) == pytest.approx(_score_density.bw_nrd0(r),
+                                                           rel=1e-12)
 
 
 @pytest.mark.parametrize(("kind", "n"), [("beta", 50), ("ties", 3000), ("beta", 40000),

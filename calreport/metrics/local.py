@@ -61,9 +61,10 @@ import numpy as np
 from calreport import _labels as lab
 from calreport import _validate as v
 from calreport.metrics._auc_kernels import sort_in_place
-from calreport.metrics._chunks import row_slices
-from calreport.metrics._fftconv import fft_convolve
 from calreport.metrics._lowess import _first_true, _lowess_at
+from calreport.metrics._score_density import (  # also read as local._reflected_kde
+    reflected_kde as _reflected_kde,
+)
 
 __all__ = [
     "AUTO_FRAC_CONSTANT",
@@ -81,13 +82,6 @@ DEFAULT_FRAC = 0.15
 AUTO_FRAC_CONSTANT = 1.0
 #: Smoothers of the calibration curve.
 METHODS = ("lowess", "local_constant")
-
-# Reflected-KDE discretisation: grid nodes per bandwidth and kernel cut-off (in
-# bandwidths). Linear binning then errs by at most (1/1000)^2 / 8 relative.
-_KDE_NODES_PER_BW = 1000
-_KDE_CUTOFF = 9.0
-# Up to this many (grid point, reflected row) pairs the KDE is the exact sum.
-_KDE_DIRECT_PAIRS = 60_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -185,12 +179,8 @@ def _prepare(
 
 def _sorted_sample(score: Any, outcome: Any, names: tuple[str, str] = ("score", "outcome")
                    ) -> tuple[np.ndarray, np.ndarray]:
-    """Validated scores sorted ascending and the 0/1 outcomes (float64) in that order.
-
-    One sort of 64-bit keys ``(score bits << 1) | outcome``: non-negative doubles
-    order as their bit patterns, so this sorts by score (ties by outcome, which no
-    fit here depends on) about twice as fast as an argsort and two gathers.
-    """
+    """Validated scores sorted ascending and the 0/1 outcomes (float64) in that order
+    (ties by outcome, which no fit here depends on; see :func:`sort_by_score`)."""
     s = v.check_probability(score, names[0])
     y = lab.binary_outcome(outcome, names[1])
     v.check_consistent_length(**{names[0]: s.size, names[1]: y.size})
@@ -201,9 +191,9 @@ def sort_by_score(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     """Validated scores in [0, 1] sorted ascending and the 0/1 outcomes (float64) in
     that order, ties ordered by outcome: the order of ``np.lexsort((y, s))``.
 
-    Rows already sorted by score (a summary sorts its rows once) cost one pass:
-    only the outcomes inside runs of tied scores are put in order, and the arrays
-    come back as read-only views.  Otherwise one sort of 64-bit keys
+    Rows already sorted by score cost one pass: only the outcomes inside runs of
+    tied scores are put in order, and the arrays come back as read-only views.
+    Otherwise one sort of 64-bit keys
     ``(score bits << 1) | outcome`` (non-negative doubles order as their bit
     patterns) replaces an argsort and two gathers.
     """
@@ -353,113 +343,6 @@ def _lowess_or_tied_mean(
         fitted[bad] = _nn_local_mean(s, y, x[bad], k)
     return fitted
 
-
-# ------------------------------------------------------------------------ KDE weights
-
-
-def _bw_nrd0(r_sorted: np.ndarray) -> float:
-    """R's ``bw.nrd0``: 0.9 min(sd, IQR / 1.34) n^(-1/5) (IQR from type-7 quantiles)."""
-    n = r_sorted.size
-    sd = float(r_sorted.std(ddof=1)) if n > 1 else 0.0
-    h = (n - 1) * np.array([0.25, 0.75])
-    lo = np.floor(h).astype(np.int64)
-    hi = np.minimum(lo + 1, n - 1)
-    q = r_sorted[lo] + (h - lo) * (r_sorted[hi] - r_sorted[lo])
-    scale = min(sd, float(q[1] - q[0]) / 1.34)
-    if not scale > 0:
-        scale = sd if sd > 0 else 1.0
-    return 0.9 * scale * n ** (-0.2)
-
-
-def _reflected_bw(s_sorted: np.ndarray, units: np.ndarray | None = None) -> float:
-    """:func:`_bw_nrd0` of the reflected sample ``{-s, s, 2 - s}`` without building it.
-
-    The sums of the 3n points and of their squares come from those of ``s``; the
-    sorted reflected sample is ``(-s[::-1], s, 2 - s[::-1])``, so its quartiles are
-    read from ``s`` by index.  ``units``: cumulative frequency weights of the rows
-    (the bandwidth of the repeated rows, :mod:`calreport.metrics._units`).
-    """
-    s = s_sorted
-    c = 1.0 if units is None else np.diff(np.concatenate(([0], units))).astype(np.float64)
-    n = s.size if units is None else int(units[-1])
-    m = 3 * n
-    total = float(np.sum(c * s))
-    sum_r = 2.0 * n - total  # -sum s + sum s + sum (2 - s)
-    mean = sum_r / m
-    # sum (r - mean)^2 over the three images, each centred at mean
-    dev = (np.sum(c * (s - mean) ** 2) + np.sum(c * (s + mean) ** 2)
-           + np.sum(c * (2.0 - s - mean) ** 2))
-    sd = math.sqrt(float(dev) / (m - 1)) if m > 1 else 0.0
-
-    def at(i: np.ndarray) -> np.ndarray:
-        img = i // n
-        j = i - img * n
-        lo, mid = (n - 1 - j, j) if units is None else (
-            np.searchsorted(units, n - 1 - j, side="right"),
-            np.searchsorted(units, j, side="right"))
-        return np.where(img == 0, -s[lo], np.where(img == 1, s[mid], 2.0 - s[lo]))
-
-    h = (m - 1) * np.array([0.25, 0.75])
-    lo = np.floor(h).astype(np.int64)
-    hi = np.minimum(lo + 1, m - 1)
-    q = at(lo) + (h - lo) * (at(hi) - at(lo))
-    scale = min(sd, float(q[1] - q[0]) / 1.34)
-    if not scale > 0:
-        scale = sd if sd > 0 else 1.0
-    return 0.9 * scale * m ** (-0.2)
-
-
-def _reflected_kde(s_sorted: np.ndarray, x: np.ndarray, units: np.ndarray | None = None
-                   ) -> tuple[np.ndarray, float]:
-    """Gaussian KDE of the reflected sample ``{-s, s, 2 - s}`` at ``x`` in [0, 1].
-
-    Bandwidth: ``bw.nrd0`` of the 3n reflected points. The scores are linearly
-    binned on nodes ``m / M`` of [0, 1] (``M >= 1000 / bw``); the reflections land on
-    the mirrored nodes, so one convolution of the extended node counts with the
-    sampled Gaussian gives the density at every node, and linear interpolation gives
-    it at ``x``. Relative error below ~1e-7 against the exact sum over 3n points,
-    which is computed instead when ``3n * len(x) <= 60,000`` (it is cheaper there).
-    Returns the density (integrating to 1 over [-1, 2]) and the bandwidth.
-    ``units``: cumulative frequency weights of the rows (the repeated rows' density).
-    """
-    s = s_sorted
-    c = None if units is None else np.diff(np.concatenate(([0], units))).astype(np.float64)
-    n = s.size if units is None else int(units[-1])
-    if 3 * n * x.size <= _KDE_DIRECT_PAIRS:
-        # few rows: the exact sum over the 3n reflected points is cheaper than the grid;
-        # the three images occupy [-1, 0], [0, 1], [1, 2]: their concatenation is sorted
-        r = np.concatenate((-s[::-1], s, 2.0 - s[::-1]))
-        bw = _bw_nrd0(r) if units is None else _reflected_bw(s, units)
-        t = (x[:, None] - r[None, :]) / bw
-        t = np.exp(-0.5 * t * t)
-        if c is not None:
-            t *= np.concatenate((c[::-1], c, c[::-1]))
-        dens = t.sum(axis=1) / (3.0 * n * math.sqrt(2.0 * math.pi) * bw)
-        return dens, bw
-    bw = _reflected_bw(s, units)
-    m = max(1024, math.ceil(_KDE_NODES_PER_BW / bw))
-    counts = np.zeros(m + 1)
-    for sl in row_slices(s.size):  # linear binning by chunks: no N-row temporaries
-        pos = s[sl] * m
-        i0 = np.minimum(pos.astype(np.int64), m - 1)
-        frac_up = pos - i0
-        down = 1.0 - frac_up
-        if c is not None:
-            down *= c[sl]
-            frac_up *= c[sl]
-        counts += (np.bincount(i0, weights=down, minlength=m + 1)
-                   + np.bincount(i0 + 1, weights=frac_up, minlength=m + 1))
-    # extended node t = (i - m) / m, i = 0..3m: images -s, s and 2 - s
-    ext = np.zeros(3 * m + 1)
-    ext[: m + 1] += counts[::-1]
-    ext[m: 2 * m + 1] += counts
-    ext[2 * m:] += counts[::-1]
-    half = min(math.ceil(_KDE_CUTOFF * bw * m), 3 * m)
-    t = np.arange(-half, half + 1) / (m * bw)
-    kernel = np.exp(-0.5 * t * t) / (math.sqrt(2.0 * math.pi) * bw)
-    dens = fft_convolve(ext, kernel, "same")[m: 2 * m + 1] / (3.0 * n)
-    dens = np.maximum(dens, 0.0)  # FFT round-off in the far tails
-    return np.interp(x, np.linspace(0.0, 1.0, m + 1), dens), bw
 
 
 # ------------------------------------------------------------------------ public API
