@@ -18,7 +18,7 @@ LAYERS = {
     "settings": 2, "registry": 2, "_finishers": 2, "summary": 3, "_roles": 3, "synthetic": 3,
     "stats": 3, "datasets": 3, "_role_errors": 3,
     "bootstrap": 4, "result": 4,
-    "_grouping": 5, "_engine": 5, "_tables": 5, "_metric_methods": 5,
+    "_grouping": 5, "_engine": 5, "_tables": 5, "_metric_methods": 5, "_table_methods": 5,
     "accessor": 6, "plotting": 6, "accumulator": 6, "dask": 6, "polars": 6,
     "_segmented": 5, "functional": 5, "_frames": 5, "_state_results": 6,
     "report": 7, "cli": 8, "_lazy": 8, "__main__": 9, "__init__": 9, "_labels": 1,
