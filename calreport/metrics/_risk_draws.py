@@ -8,7 +8,7 @@ the power from draws of ``S``.  Two kinds of draws live here:
   ``method="monte_carlo"`` null and the heavy rows of the conditional Monte Carlo);
 * :func:`look_draws` draws one look of the sequential null from a stream derived
   from a seed base (:func:`stream`).  Small profiles of a non-negative base
-  (:func:`is_pooled`) read blocks of sorted uniforms kept for the whole process and
+  (:func:`reads_pool`) read blocks of sorted uniforms kept for the whole process and
   shared by every profile of that base (:func:`pooled_sums`): a grouped summary
   draws and sorts each block once for all its groups, and a group's draws do not
   depend on the others.
@@ -25,7 +25,7 @@ import numpy as np
 from calreport.metrics._order import range_rows
 from calreport.metrics._risk_rows import _TILE, FULL_MONTE_CARLO_ROWS, Rows
 
-__all__ = ["draw", "is_pooled", "look_draws", "pooled_sums", "stream"]
+__all__ = ["draw", "look_draws", "pooled_sums", "reads_pool", "stream"]
 
 
 def draw(r: Rows, p: np.ndarray, n_sim: int, rng: np.random.Generator) -> np.ndarray:
@@ -72,7 +72,7 @@ def stream(base: int, look: int, kind: int) -> np.random.Generator:
     return np.random.default_rng([abs(base), look, kind, int(base < 0)])
 
 
-def is_pooled(base: int, n_rows: int, b: int) -> bool:
+def _is_pooled(base: int, n_rows: int, b: int) -> bool:
     """Whether the blocks of this seed base and size are kept and shared."""
     return base >= 0 and n_rows <= _POOL_ROWS and n_rows * b <= _TILE
 
@@ -152,7 +152,7 @@ def _segment_scatter(keys: np.ndarray, ends: np.ndarray, value: np.ndarray, size
 
 
 def pooled_sums(group: np.ndarray, rows: np.ndarray, atom: np.ndarray, p: np.ndarray,
-                 n_groups: int, b: int, base: int, look: int, kind: int) -> np.ndarray:
+                n_groups: int, b: int, base: int, look: int, kind: int) -> np.ndarray:
     """``b`` draws of ``S`` for each of ``n_groups`` profiles from the pooled blocks.
 
     Parameters
@@ -218,8 +218,21 @@ def pooled_sums(group: np.ndarray, rows: np.ndarray, atom: np.ndarray, p: np.nda
     return out
 
 
+def _binomial(r: Rows) -> bool:
+    """Whether :func:`look_draws` draws binomial counts of tied rows: when that halves
+    the rows, or when rows carry frequency counts."""
+    first, _ = r.ties
+    return 2 * len(first) <= len(r.c) or not bool((r.k == 1).all())
+
+
+def reads_pool(r: Rows, base: int, b: int) -> bool:
+    """Whether :func:`look_draws` of ``b`` draws reads these rows from the shared
+    blocks (:func:`pooled_sums`), so that many profiles can be drawn in one pass."""
+    return not _binomial(r) and _is_pooled(base, len(r.c), b)
+
+
 def look_draws(r: Rows, p: np.ndarray, b: int, base: int, look: int, kind: int
-                ) -> np.ndarray:
+               ) -> np.ndarray:
     """``b`` draws of ``S`` with error probabilities ``p`` for one look.
 
     Rows take the block's rows in increasing (confidence, error size)
@@ -229,14 +242,14 @@ def look_draws(r: Rows, p: np.ndarray, b: int, base: int, look: int, kind: int
     """
     first, inv = r.ties
     n = p.size
-    if 2 * len(first) <= n or not bool((r.k == 1).all()):
+    if _binomial(r):
         counts = np.rint(np.bincount(inv, weights=r.k)).astype(np.int64)
         rng = stream(base, look, kind)
         return np.einsum("i,ij->j", r.atom[first],
                          rng.binomial(counts[:, None], p[first][:, None],
                                       size=(first.size, b)).astype(np.float64))
     order = r.canonical  # row i of the block goes to the i-th row in (c, a) order
-    if not is_pooled(base, n, b):  # drawn for this profile only: no sort is worth it
+    if not _is_pooled(base, n, b):  # drawn for this profile only: no sort is worth it
         # the rows of U = random((n, b)) in slices: the same numbers, bounded memory
         rng = stream(base, look, kind)
         atom, po = r.atom[order], p[order]
@@ -248,4 +261,4 @@ def look_draws(r: Rows, p: np.ndarray, b: int, base: int, look: int, kind: int
                              (u < po[lo:lo + step, None]).astype(np.float64))
         return out
     return pooled_sums(np.zeros(n, dtype=np.int64), np.arange(n), r.atom[order],
-                        p[order], 1, b, base, look, kind)[0]
+                       p[order], 1, b, base, look, kind)[0]

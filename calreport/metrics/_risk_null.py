@@ -18,7 +18,7 @@ import numpy as np
 from scipy import special
 
 from calreport import _validate as v
-from calreport.metrics._risk_draws import draw, is_pooled, look_draws, pooled_sums, stream
+from calreport.metrics._risk_draws import draw, look_draws, pooled_sums, reads_pool, stream
 from calreport.metrics._risk_rows import (
     CERTAIN_LEVEL,
     EPS,
@@ -545,10 +545,7 @@ def _batched_first(r: Rows, method: str, n_sim: int, base: int) -> bool:
     var, k3, share = r.moments
     if is_valid(share, _skew(k3, var), r.lattice, (r.s_obs - r.denom) / math.sqrt(var)):
         return False
-    b = min(SEQ_FIRST, n_sim)
-    first, _ = r.ties
-    return (2 * len(first) > len(r.c) and bool((r.k == 1).all())
-            and is_pooled(base, len(r.c), b))
+    return reads_pool(r, base, min(SEQ_FIRST, n_sim))
 
 
 def _first_looks(profiles: list[Rows], n_sim: int, base: int
