@@ -21,8 +21,7 @@ class _Derivable:
     """A field of :class:`calreport.profile.ConfidenceProfile` that may be left
     unstored (None) when it follows from the binary score: each read then derives it
     afresh, so a profile of N rows does not hold the ``N x 2`` matrix ``[1 - p, p]``
-    (or, for a profile sorted inside a summary, the confidence and correctness) beside
-    the score."""
+    beside the score."""
 
     def __init__(self, default: Any = _REQUIRED) -> None:
         self.default = default

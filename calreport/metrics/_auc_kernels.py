@@ -64,18 +64,9 @@ def _packed_sort(scores: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.nd
     negative or NaN score.  The bits of a non-negative float order as its value and
     the sign bit is 0, so shifted left they leave the low bit for the label (ties
     stay ties); 0.6x the cost of the complex sort.  ``-0.0`` becomes ``+0.0``."""
-    if scores.size and bool(np.all(scores[1:] >= scores[:-1])) and scores[0] >= 0.0:
-        # already in order (a summary sorts its rows once): the sort would only move
-        # rows inside tie groups, which the pair sums take whole.  The scores are
-        # read as they are (no copy) unless a leading zero is -0.0.
-        zeros = int(np.searchsorted(scores, 0.0, side="right"))
-        if not np.signbit(scores[:zeros]).any():
-            return scores, ~pos
     key = np.add(scores, 0.0)  # a new array, and -0.0 + 0.0 is +0.0
     if key.size == 0 or not float(key.min()) >= 0.0:
         return None
-    if bool(np.all(key[1:] >= key[:-1])):
-        return key, ~pos
     bits = key.view(np.uint64)
     bits <<= np.uint64(1)
     bits |= pos
