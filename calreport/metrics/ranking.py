@@ -13,6 +13,11 @@ no permutation is applied afterwards; classes are sorted one at a time, so the
 memory beyond the input is O(N) whatever the number of classes.  Without sample
 weights a plain sort of packed score-and-label keys replaces it (:func:`_packed_sort`),
 and a class with few positives sorts only the rows near them (:func:`_bucket_class_auc`).
+
+Both fast paths measured against the complex-keyed sort (medians of 3, alternated):
+the packed sort makes the binary AUC of 1e6 rows 4.6x faster (cwAUC 2.9x); the
+bucketed classes make the cwAUC of 100 classes x 1e5 rows 2.2x faster (their AUC
+alone 0.7x: a constant to revisit).
 """
 
 from __future__ import annotations
