@@ -191,20 +191,10 @@ def sort_by_score(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     """Validated scores in [0, 1] sorted ascending and the 0/1 outcomes (float64) in
     that order, ties ordered by outcome: the order of ``np.lexsort((y, s))``.
 
-    Rows already sorted by score cost one pass: only the outcomes inside runs of
-    tied scores are put in order, and the arrays come back as read-only views.
-    Otherwise one sort of 64-bit keys
-    ``(score bits << 1) | outcome`` (non-negative doubles order as their bit
-    patterns) replaces an argsort and two gathers.
+    One sort of 64-bit keys ``(score bits << 1) | outcome`` (non-negative doubles
+    order as their bit patterns) replaces an argsort and two gathers; keys already in
+    order sort in about linear time (:func:`~calreport.metrics._auc_kernels.sort_in_place`).
     """
-    if s.shape[0] < 2 or bool(np.all(s[1:] >= s[:-1])):
-        s_out = s.view()
-        s_out.flags.writeable = False
-        y_out = _outcomes_in_ties_ascending(s, y)
-        if y_out is y:
-            y_out = y.astype(np.float64, copy=False).view()
-        y_out.flags.writeable = False
-        return s_out, y_out
     key = np.left_shift(np.ascontiguousarray(s, dtype=np.float64).view(np.uint64),
                         np.uint64(1))
     key |= y.astype(np.uint64)
@@ -212,21 +202,6 @@ def sort_by_score(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     y_sorted = (key & np.uint64(1)).astype(np.float64)
     key >>= np.uint64(1)
     return key.view(np.float64), y_sorted
-
-
-def _outcomes_in_ties_ascending(s: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The 0/1 ``y`` of ascending scores ``s`` with each run of tied scores ordered
-    zeros first (``y`` itself when no score is tied), in one pass, no sort."""
-    n = s.shape[0]
-    tie = s[1:] == s[:-1]
-    if not tie.any():
-        return y
-    starts = np.flatnonzero(np.concatenate(([True], ~tie)))
-    lengths = np.diff(np.append(starts, n))
-    ones = np.add.reduceat(y.astype(np.int64), starts)
-    # row i of a run ending at e with h ones is a one when i >= e - h
-    first_one = np.repeat(starts + lengths - ones, lengths)
-    return (np.arange(n) >= first_one).astype(np.float64)
 
 
 def _check_sorted(s: np.ndarray, method: str, frac: float | str) -> tuple[float, int]:
