@@ -552,8 +552,9 @@ def _first_looks(profiles: list[Rows], n_sim: int, base: int
                  ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The first look of :func:`_sequential` for many profiles in one pass.
 
-    Exactly the draws of :func:`look_draws` for each profile (the same block rows,
-    the same order of the sums), from one :func:`pooled_sums` over all profiles
+    Exactly the draws of :func:`~calreport.metrics._risk_draws.look_draws` for each
+    profile (the same block rows, the same order of the sums), from one
+    :func:`~calreport.metrics._risk_draws.pooled_sums` over all profiles
     instead of one each.
     """
     b = min(SEQ_FIRST, n_sim)
