@@ -43,7 +43,7 @@ from calreport._grouping import Split
 from calreport._paired_test import paired_z_test, wald_interval
 from calreport.bootstrap import spawn_seeds
 from calreport.bootstrap.kernels import Kernels, block_replicates
-from calreport.bootstrap.resampling import Resampler
+from calreport.bootstrap.resampling import STREAM_REPLICATES, Resampler
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY, MetricCache, resolve_metrics
 from calreport.result import BAND_SEVERITY
@@ -63,7 +63,6 @@ TESTED = ("csr", "log_loss")
 REFIT_REPLICATES = 200
 #: Rows above which ``refit=None`` skips the refitting metrics' intervals.
 REFIT_MAX_ROWS = 20_000
-_STREAM = 16  # consecutive replicates drawn from one child seed
 _TEST = ("paired z-test on per-row differences (Diebold-Mariano form; weighted mean of "
          "row differences, sandwich standard error with n/(n-1)), two-sided")
 #: Metrics whose interval is the Wald interval of :func:`paired_z_test`
@@ -279,22 +278,6 @@ def _as_repeated_rows(profile: ConfidenceProfile) -> ConfidenceProfile:
 
 
 # --------------------------------------------------------------------- bootstrap
-def _counts(sampler: Resampler, streams: list[np.random.SeedSequence], start: int,
-            stop: int) -> np.ndarray:
-    """Multinomial resampling counts of replicates ``start:stop``, drawn as the
-    summary's bootstrap draws them: one child stream per run of 16 replicates, so
-    blocks of any size draw the same counts."""
-    out = np.empty((stop - start, sampler.n), dtype=np.uint8)
-    for r0 in range(start, stop, _STREAM):
-        rng = np.random.Generator(np.random.PCG64(streams[r0 // _STREAM]))
-        r1 = min(r0 + _STREAM, stop)
-        drawn = sampler.draw(rng, out[r0 - start:r1 - start])
-        if drawn.dtype != out.dtype:  # a count above 255: widen the block
-            out = out.astype(drawn.dtype)
-            out[r0 - start:r1 - start] = drawn
-    return out
-
-
 def _replicates(profiles: dict[Any, ConfidenceProfile], s: Settings, names: list[str],
                 refit: list[str], n_boot: int, n_refit: int, seed: np.random.SeedSequence
                 ) -> dict[Any, dict[str, np.ndarray]]:
@@ -302,14 +285,14 @@ def _replicates(profiles: dict[Any, ConfidenceProfile], s: Settings, names: list
     n = next(iter(profiles.values())).n
     kernels = {k: Kernels(p, s, names) for k, p in profiles.items()}
     out = {k: {m: np.full(n_boot, np.nan) for m in names + refit} for k in profiles}
-    streams = spawn_seeds(seed, -(-n_boot // _STREAM))
+    streams = spawn_seeds(seed, -(-n_boot // STREAM_REPLICATES))
     sampler = Resampler.of(n, "multinomial")
     block = block_replicates(max(n, 1), n_boot)  # the summary bootstrap's blocks
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         for start in range(0, n_boot, block):
             stop = min(start + block, n_boot)
-            counts = _counts(sampler, streams, start, stop)
+            counts = sampler.draw_block(streams, start, stop)
             for key, k in kernels.items():
                 # the kernels read counts in their own row order; they apply the weights
                 for m, vals in k.evaluate_counts(counts[:, k.first_rows]).items():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from calreport.bootstrap.resampling import _REFINE, Resampler
+from calreport.bootstrap.resampling import _REFINE, Resampler, spawn_seeds
 
 
 @pytest.mark.parametrize("resampling", ["multinomial", "poisson"])
@@ -62,3 +62,25 @@ def test_odd_and_unaligned_buffers(offset, size):
     expected = np.r_[expected, 1 - expected.sum()] * flat.size
     observed = np.bincount(np.minimum(flat, 4), minlength=5)
     assert stats.chisquare(observed, expected).pvalue > 1e-3
+
+
+def test_a_block_widened_past_255_draws_its_later_streams_aside(monkeypatch):
+    """A count above 255 widens the block; the streams drawn after it go through a
+    uint8 scratch array and land unchanged in the wider block."""
+    sampler = Resampler(50, "poisson")
+    streams = spawn_seeds(3, 3)
+    ref = sampler.draw_block(streams, 0, 40)
+    calls = []
+    draw = Resampler.draw
+
+    def widen_first(self, rng, out):
+        got = draw(self, rng, out)
+        calls.append(out.dtype)
+        if len(calls) == 1:  # as if the first stream had drawn a count of 300
+            got = got.astype(np.uint16)
+        return got
+
+    monkeypatch.setattr(Resampler, "draw", widen_first)
+    wide = sampler.draw_block(streams, 0, 40)
+    assert wide.dtype == np.uint16 and calls == [np.uint8] * 3
+    np.testing.assert_array_equal(wide, ref)

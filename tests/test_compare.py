@@ -341,7 +341,7 @@ def test_each_replicate_is_the_metrics_of_the_same_resampled_rows(weighted):
     """Replicate r of every model equals the core metrics on the rows that replicate
     drew, the same rows for both models."""
     from calreport.bootstrap.resampling import Resampler
-    from calreport.compare import _counts, _replicates
+    from calreport.compare import _replicates
 
     df = _binary(n=80, weight=weighted)
     roles = {"y": "y", "proba": "p", **({"weight": "w"} if weighted else {})}
@@ -351,7 +351,7 @@ def test_each_replicate_is_the_metrics_of_the_same_resampled_rows(weighted):
     names = ["accuracy", "csr", "sigma_csr", "ece", "brier", "log_loss", "auc", "aurc"]
     reps = _replicates(aligned, Settings(), names, [], 20, 0, np.random.SeedSequence(4))
     streams = spawn_seeds(np.random.SeedSequence(4), 2)  # 16 replicates per stream
-    counts = _counts(Resampler.of(80, "multinomial"), streams, 0, 20)
+    counts = Resampler.of(80, "multinomial").draw_block(streams, 0, 20)
     assert (counts.sum(axis=1) == 80).all()
     for r in (0, 7, 19):
         rows = np.repeat(np.arange(80), counts[r].astype(np.int64))

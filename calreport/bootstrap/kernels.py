@@ -41,7 +41,12 @@ from calreport.bootstrap._tiles import (
     _score_order,
     _Sums,
 )
-from calreport.bootstrap.resampling import RESAMPLING, Resampler, spawn_seeds
+from calreport.bootstrap.resampling import (
+    RESAMPLING,
+    STREAM_REPLICATES,
+    Resampler,
+    spawn_seeds,
+)
 from calreport.metrics import binned
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY
@@ -53,7 +58,6 @@ __all__ = ["Kernels", "ReplicateSums", "block_replicates", "bootstrap_replicates
 _BLOCK_CELLS = 1 << 25  # replicates x rows of a block of uint8 counts (32 MiB)
 # replicates x rows of a float64 working tile (2 MiB: 32 x 8192)
 _TILE_CELLS = 1 << 18
-_STREAM_REPLICATES = 16  # consecutive replicates drawn from one child seed
 _COLUMN_CHUNK = 1 << 16  # rows (or probabilities) per chunk of per-row columns
 #: Largest per-row column matrix kept for a whole profile (above, formed per tile)
 _MATRIX_BYTES = 1 << 27
@@ -469,7 +473,7 @@ def block_replicates(n: int, n_boot: int) -> int:
     int
         A multiple of 16 (one stream) or ``n_boot`` itself.
     """
-    per = _STREAM_REPLICATES
+    per = STREAM_REPLICATES
     streams = min(_BLOCK_CELLS // (n * per), _TILE_CELLS // (min(n, _TILE_ROWS) * per))
     return min(n_boot, per * max(1, streams))
 
@@ -555,26 +559,15 @@ def bootstrap_replicates(
     k = Kernels(profile, s, metrics, order=canonical_order(profile), keep_rows=False)
     n = profile.n
     sampler = Resampler.of(n, resampling)
-    streams = spawn_seeds(seed, -(-n_boot // _STREAM_REPLICATES))
+    streams = spawn_seeds(seed, -(-n_boot // STREAM_REPLICATES))
     block = block_replicates(n, n_boot)
     out = {name: np.empty(n_boot) for name in k.names}
     bufs = _Buffers()  # scratch arrays reused from block to block
 
     def evaluate_block(start: int, bufs: _Buffers) -> int:
         stop = min(start + block, n_boot)
-        counts = bufs.get("counts", stop - start, n, np.uint8)
-        for g in range(start, stop, _STREAM_REPLICATES):
-            rng = np.random.Generator(np.random.PCG64(streams[g // _STREAM_REPLICATES]))
-            rows = slice(g - start, min(g + _STREAM_REPLICATES, stop) - start)
-            direct = counts.dtype == np.uint8
-            target = (counts[rows] if direct else
-                      bufs.get("draw", rows.stop - rows.start, n, np.uint8))
-            drawn = sampler.draw(rng, target)
-            if drawn.dtype != counts.dtype:  # a count above 255: widen the block
-                counts = counts.astype(np.promote_types(counts.dtype, drawn.dtype))
-                direct = False
-            if not direct or drawn is not target:
-                counts[rows] = drawn
+        counts = sampler.draw_block(streams, start, stop,
+                                    bufs.get("counts", stop - start, n, np.uint8))
         for name, vals in k.evaluate_counts(counts, bufs).items():
             out[name][start:stop] = vals
         return stop - start

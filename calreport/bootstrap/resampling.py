@@ -42,10 +42,12 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-__all__ = ["RESAMPLING", "Resampler", "group_seed", "spawn_seeds"]
+__all__ = ["RESAMPLING", "STREAM_REPLICATES", "Resampler", "group_seed", "spawn_seeds"]
 
 #: Resampling schemes: Efron's multinomial bootstrap or the Poisson bootstrap.
 RESAMPLING = ("multinomial", "poisson")
+#: Consecutive replicates drawn from one child stream of the master seed
+STREAM_REPLICATES = 16
 _CODE_CHUNK = 1 << 16  # random codes per table look-up
 _REFINE = 0xFFFF  # pair table: the code's interval holds a jump of the CDF
 
@@ -215,6 +217,43 @@ class Resampler:
         hits = rng.integers(0, n, int(extra.sum()))
         hits += np.repeat(np.arange(out.shape[0], dtype=np.int64) * n, extra)
         return _add_hits(out, hits)
+
+
+    def draw_block(self, streams: list[np.random.SeedSequence], start: int, stop: int,
+                   out: np.ndarray | None = None) -> np.ndarray:
+        """Counts of replicates ``start:stop`` (a multiple of 16 from ``start``).
+
+        Replicates ``16 k .. 16 k + 15`` come from child stream ``streams[k]``, so a
+        replicate's counts do not depend on the size of the block it is drawn in.
+
+        Parameters
+        ----------
+        streams : list of SeedSequence
+            One child seed per run of :data:`STREAM_REPLICATES` replicates.
+        start, stop : int
+            Replicates to draw.
+        out : ndarray of uint8, shape (stop - start, n), optional
+            Where to draw them (a new array if omitted).
+
+        Returns
+        -------
+        ndarray, shape (stop - start, n)
+            ``out``, or a wider copy when a count exceeded 255.
+        """
+        counts = np.empty((stop - start, self.n), np.uint8) if out is None else out
+        for g in range(start, stop, STREAM_REPLICATES):
+            rng = np.random.Generator(np.random.PCG64(streams[g // STREAM_REPLICATES]))
+            rows = slice(g - start, min(g + STREAM_REPLICATES, stop) - start)
+            direct = counts.dtype == np.uint8  # else a widened block: draw aside
+            target = (counts[rows] if direct else
+                      np.empty((rows.stop - rows.start, self.n), np.uint8))
+            drawn = self.draw(rng, target)
+            if drawn.dtype != counts.dtype:  # a count above 255: widen the block
+                counts = counts.astype(np.promote_types(counts.dtype, drawn.dtype))
+                direct = False
+            if not direct or drawn is not target:
+                counts[rows] = drawn
+        return counts
 
 
 def _add_hits(counts: np.ndarray, hits: np.ndarray) -> np.ndarray:
