@@ -74,7 +74,7 @@ def test_sort_in_place_sorts_like_np_sort(shape):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_auc_of_sorted_scores_skips_the_sort_and_agrees(kind):
+def test_auc_of_any_score_order_agrees_with_sklearn(kind):
     rng = np.random.default_rng(3)
     s = _scores(kind, 3000, rng)
     y = (rng.random(3000) < s).astype(np.int64)
@@ -82,10 +82,13 @@ def test_auc_of_sorted_scores_skips_the_sort_and_agrees(kind):
     per_auc, per_cw = ranking.auc_cwauc(y, s, conf)
     assert per_auc[1] == pytest.approx(roc_auc_score(y, s), rel=1e-12)
     assert per_cw[1] == pytest.approx(roc_auc_score(y, s, sample_weight=conf), rel=1e-12)
-    if kind.startswith("sorted"):
-        ss, negative = _auc_kernels._packed_sort(s, y == 1)
-        np.testing.assert_array_equal(ss, s)
-        np.testing.assert_array_equal(negative, y == 0)
+    ss, negative = _auc_kernels._packed_sort(s, y == 1)  # scores sorted, labels kept
+    np.testing.assert_array_equal(ss, np.sort(s))
+    values, first = np.unique(ss, return_index=True)
+    ref = np.unique(s, return_counts=False)
+    np.testing.assert_array_equal(values, ref)
+    per_score = np.add.reduceat(negative.astype(int), first)
+    np.testing.assert_array_equal(per_score, [np.sum((s == v) & (y == 0)) for v in values])
 
 
 # ------------------------------------------------------------------------- metrics
