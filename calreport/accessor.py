@@ -480,21 +480,23 @@ class GroupByCalibAccessor(_Base):
     def compare(self, baseline: Hashable, *, row_id: Hashable,
                 metrics: Sequence[str] | str | None = None, ci: float = 0.95,
                 n_boot: int = 1000, seed: Any = None, refit: bool | None = None,
-                **settings: Any) -> Comparison:
+                progress: bool | None = None, **settings: Any) -> Comparison:
         """Paired differences of every group (model) against ``baseline`` on the same rows.
 
         The groups are alternative models scored on the same rows, identified by the
         ``row_id`` column: each metric's difference (model - baseline) with a paired
         bootstrap interval, the change of risk band, and paired z-test p-values of CSR
         and log loss.  ``settings``: ``n_bins``, ``strategy``, ``tau``, ``view``,
-        ``p_risk_method``, ``eps``, ``min_count`` (as in :meth:`summary`).  Returns a
+        ``p_risk_method``, ``eps``, ``min_count`` (as in :meth:`summary`).
+        ``progress``: a bar over the replicates (default: in a terminal or a notebook,
+        when they are predicted to take two seconds or more).  Returns a
         :class:`calreport.compare.Comparison`; see
         :func:`calreport.compare.compare_groups` (and its example in the module).
         """
         s = comparison_settings(seed, settings)
         return compare_groups(self._split(), baseline=baseline, row_id=row_id,
                               metrics=metrics, settings=s, ci=ci, n_boot=n_boot, seed=seed,
-                              refit=refit)
+                              refit=refit, progress=progress)
 
 
 def _role_kw(y: Any, proba: Any, pred: Any, conf: Any, correct: Any, weight: Any,

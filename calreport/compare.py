@@ -41,6 +41,7 @@ from calreport import references
 from calreport._finishers import row_columns
 from calreport._grouping import Split
 from calreport._paired_test import paired_z_test, wald_interval
+from calreport._progress import Steps
 from calreport.bootstrap import spawn_seeds
 from calreport.bootstrap.kernels import Kernels, block_replicates
 from calreport.bootstrap.resampling import STREAM_REPLICATES, Resampler
@@ -279,8 +280,8 @@ def _as_repeated_rows(profile: ConfidenceProfile) -> ConfidenceProfile:
 
 # --------------------------------------------------------------------- bootstrap
 def _replicates(profiles: dict[Any, ConfidenceProfile], s: Settings, names: list[str],
-                refit: list[str], n_boot: int, n_refit: int, seed: np.random.SeedSequence
-                ) -> dict[Any, dict[str, np.ndarray]]:
+                refit: list[str], n_boot: int, n_refit: int, seed: np.random.SeedSequence,
+                progress: bool | None = None) -> dict[Any, dict[str, np.ndarray]]:
     """Every model's metric replicates on the same resampled rows."""
     n = next(iter(profiles.values())).n
     kernels = {k: Kernels(p, s, names) for k, p in profiles.items()}
@@ -290,17 +291,24 @@ def _replicates(profiles: dict[Any, ConfidenceProfile], s: Settings, names: list
     block = block_replicates(max(n, 1), n_boot)  # the summary bootstrap's blocks
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        for start in range(0, n_boot, block):
-            stop = min(start + block, n_boot)
-            counts = sampler.draw_block(streams, start, stop)
-            for key, k in kernels.items():
-                # the kernels read counts in their own row order; they apply the weights
-                for m, vals in k.evaluate_counts(counts[:, k.first_rows]).items():
-                    out[key][m][start:stop] = vals
-            for r in range(start, min(stop, n_refit)):
-                rows = np.repeat(np.arange(n), counts[r - start].astype(np.int64))
+        with Steps(n_boot, "compare", "rep", progress) as steps:
+            for start in range(0, n_boot, block):
+                stop = min(start + block, n_boot)
+                counts = sampler.draw_block(streams, start, stop)
+                for key, k in kernels.items():
+                    # the kernels read counts in their own row order and apply the weights
+                    for m, vals in k.evaluate_counts(counts[:, k.first_rows]).items():
+                        out[key][m][start:stop] = vals
+                steps.done(stop - start)
+        # the refits, on the first n_refit replicates' rows (drawn again: the same
+        # counts), with a bar of their own: one refit predicts the others' time
+        counts = sampler.draw_block(streams, 0, n_refit)
+        with Steps(n_refit, "compare refits", "rep", progress) as steps:
+            for r in range(n_refit):
+                rows = np.repeat(np.arange(n), counts[r].astype(np.int64))
                 for key, p in profiles.items():
                     _refit_one(p.take(rows), s, refit, out[key], r)
+                steps.done()
     return out
 
 
@@ -364,6 +372,7 @@ def compare_groups(
     n_boot: int = 1000,
     seed: Any = None,
     refit: bool | None = None,
+    progress: bool | None = None,
 ) -> Comparison:
     """Paired differences of every group (model) against the ``baseline`` group.
 
@@ -389,6 +398,9 @@ def compare_groups(
         Intervals of the metrics that refit a curve (LCS, TCE_bpm, smECE...), from
         ``min(n_boot, 200)`` of the same replicates, one fit per model each.
         Default: when the rows (times the models) number at most 20,000.
+    progress : bool, optional
+        Show a progress bar over the replicates (default: in a terminal or a notebook,
+        when the first block predicts at least two seconds); False silences it.
 
     Returns
     -------
@@ -446,7 +458,7 @@ def compare_groups(
         refit = n * len(profiles) <= REFIT_MAX_ROWS
     n_refit = min(int(n_boot), REFIT_REPLICATES) if refit and refitting else 0
     reps = _replicates(profiles, s, batched, refitting if n_refit else [], int(n_boot),
-                       n_refit, master)
+                       n_refit, master, progress)
     terms = {k: row_columns(p, s, keep=set(TESTED)) for k, p in profiles.items()}
     others = [k for k in keys if k != baseline]
     same = {k: _identical(profiles[k], profiles[baseline]) for k in others}

@@ -73,3 +73,21 @@ def test_recalibration_advisor_has_a_bar(capsys):
     assert "recalibration" in capsys.readouterr().err
     df.calib(y="y", proba="p").recalibrate(["platt"], n_boot=20, progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_paired_comparison_has_bars_for_replicates_and_refits(capsys):
+    rng = np.random.default_rng(2)
+    n = 150
+    p = rng.beta(2, 2, n)
+    y = (rng.random(n) < p).astype(int)
+    df = pd.concat([pd.DataFrame({"model": m, "row": np.arange(n), "y": y, "p": q})
+                    for m, q in (("a", p), ("b", np.clip(p * 1.1, 0, 1)))])
+    cal = df.groupby("model").calib(y="y", proba="p")
+    first = cal.compare("a", row_id="row", metrics=["ece", "lcs"], n_boot=20, seed=0,
+                        progress=True)
+    err = capsys.readouterr().err
+    assert "compare" in err and "compare refits" in err
+    again = cal.compare("a", row_id="row", metrics=["ece", "lcs"], n_boot=20, seed=0,
+                        progress=False)
+    assert capsys.readouterr().err == ""
+    pd.testing.assert_frame_equal(first.table, again.table)
