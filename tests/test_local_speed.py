@@ -28,6 +28,7 @@ from calreport.metrics import (
     smooth,
 )
 from calreport.profile import ConfidenceProfile
+from calreport.registry import entries
 from calreport.settings import Settings
 from calreport.summary import summarize
 
@@ -295,7 +296,7 @@ def test_cached_lcs_reports_the_same_errors_as_the_function():
     res = summarize(prof, metrics=["lcs", "eci"], settings=Settings())
     assert math.isnan(res.values["lcs"]) and math.isnan(res.values["eci"])
     assert "at least two distinct values" in res.reasons["lcs"]
-    assert registry.REGISTRY["lcs"].compute is registry._lcs
+    assert registry.REGISTRY["lcs"].compute is entries._lcs
 
 
 @pytest.mark.parametrize("strategy", ["equal_mass", "uniform", "discrete", "auto"])

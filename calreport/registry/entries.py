@@ -1,39 +1,18 @@
-"""The metric registry: the one place where each summary metric is described.
+"""The registry's entries: one :class:`~calreport.registry.entry.Metric` per summary
+metric, in summary order, and the point computations they name.
 
-One :class:`Metric` entry per metric holds its name (the summary column), label,
-direction, formula (plain text, shown in the report), references, what it needs,
-which settings change it, its point computation, how its interval is obtained and
-why it can be NaN.  The summary's columns and order, the report's methods section
-and tables, the JSON ``metrics`` entries and the bootstrap's kernel list all come
-from :data:`REGISTRY`; nothing else restates these facts.
-
-Adding a metric means one entry here, its core function in
-:mod:`calreport.metrics`, and its tests (the registry-driven tests then check the
-bootstrap kernel against the core computation and grouped against per-subset
-results automatically).
-
-Examples
---------
->>> REGISTRY["csr"].label
-'Calibrated Size Ratio (CSR)'
->>> REGISTRY["ece"].direction
-'lower'
->>> [m for m in REGISTRY][:3]
-['accuracy', 'cwa', 'gain']
+:data:`calreport.registry.REGISTRY` is built from :data:`ENTRIES`; add a metric here
+(with its core function in :mod:`calreport.metrics` and its tests).
 """
 
 from __future__ import annotations
 
 import math
-import warnings
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
 from calreport import _finishers as fin
-from calreport import references
 from calreport._calibration_tests import (
     ECCE_KS_FORMULA,
     ECCE_KUIPER_FORMULA,
@@ -45,221 +24,15 @@ from calreport._calibration_tests import (
     tcal_compute,
 )
 from calreport.interval_rules import Interval
-from calreport.metrics import binned, ranking, risk, scoring, selective, weighted
+from calreport.metrics import binned, scoring, selective, weighted
 from calreport.profile import ConfidenceProfile
+from calreport.registry.entry import Metric, MetricCache, Reference, weights_kw
 from calreport.settings import Settings
 
-__all__ = [
-    "COUNT_COLUMNS",
-    "REGISTRY",
-    "Interval",
-    "Metric",
-    "MetricCache",
-    "Reference",
-    "resolve_metrics",
-]
-
-#: Counts that lead every summary, before the metrics (``n`` and ``n_eff``:
-#: :func:`calreport.metrics.weighted.sample_sizes`).
-COUNT_COLUMNS = ("n", "n_dropped", "n_clipped", "n_eff")
-
-#: Why a metric whose fit counts rows refuses importance weights (``needs`` "counts").
-COUNTS_ONLY = ("not defined with importance weights: its fit counts rows (the floor(frac "
-               "* n) nearest rows of every LOWESS fit, or bins of 20-100 rows and binomial "
-               "counts of hits), which relative weights do not define; pass whole-number "
-               "counts with weights='frequency' (equal to repeated rows)")
-
-#: Labels of the count columns (report, JSON).
-COUNT_LABELS = {"n": "Rows", "n_dropped": "Rows dropped (missing values)",
-                "n_clipped": "Confidences clipped for CSR",
-                "n_eff": "Effective size (Kish)"}
+__all__ = ["ENTRIES", "P_RISK_NO_INTERVAL", "SAMPLED_NO_INTERVAL"]
 
 
-@dataclass(frozen=True)
-class Reference:
-    """A citation of a metric: a key of :data:`calreport.references.REFERENCES` and
-    the section, definition or equation that defines it."""
-
-    key: str
-    where: str = ""
-
-    def text(self) -> str:
-        """Full citation with the section."""
-        return references.cite(self.key, self.where or None)
-
-    def short(self) -> str:
-        """Author-year form with the section, e.g. ``Guo et al. (2017), section 5``."""
-        s = references.short(self.key)
-        return f"{s}, {self.where}" if self.where else s
-
-
-@dataclass(frozen=True)
-class Metric:
-    """One summary metric.
-
-    Attributes
-    ----------
-    name : str
-        Summary column, accessor method and JSON key.
-    label : str
-        Human-readable name (report).
-    family : str
-        Group of metrics in the report (risk, accuracy, calibration, scores,
-        ranking, selective).
-    direction : {"higher", "lower", "target"}
-        Higher is better, lower is better, or closer to ``target`` is better.
-    target : float or None
-        The ideal value when ``direction == "target"`` (e.g. CSR = 1).
-    formula : str
-        Plain-text definition (Unicode, no LaTeX), printed in the report.
-    references : tuple of Reference
-    needs : frozenset of str
-        ``"labels"`` (true and predicted labels), ``"proba"`` (class
-        probabilities), ``"unweighted"`` (no sample weights), ``"counts"`` (no
-        weights or frequency weights: the fit counts rows, :data:`COUNTS_ONLY`).
-    settings : tuple of str
-        Fields of :class:`~calreport.settings.Settings` that change the value.
-    compute : callable
-        ``compute(profile, settings, cache) -> float``: the point estimate.
-    interval : Interval
-    nan_reason : str
-        Why the metric can be NaN on a valid profile.
-    percent : bool
-        Shown as a percentage in reports.
-    bounds : tuple of float
-        The range of the metric; interval bounds are clipped to it (a basic or
-        normal interval can otherwise leave it, e.g. a negative ECE).
-    scaling : tuple of (str, str, str, str)
-        How the Dask accessor and the streaming accumulator compute it and its
-        interval: ``(kind, note, interval, interval_note)`` with kind ``"exact"``
-        (merged sums), ``"bounded"``, ``"sampled"`` or ``"none"``, interval
-        ``"poisson"`` (Poisson bootstrap replicates merged with the sums),
-        ``"delong"`` or ``"none"``, and one-line notes saying how, or why there is no
-        interval (:mod:`calreport.stats.scaling`).
-    """
-
-    name: str
-    label: str
-    family: str
-    direction: str
-    formula: str
-    references: tuple[Reference, ...]
-    compute: Callable[[ConfidenceProfile, Settings, MetricCache], float]
-    interval: Interval
-    nan_reason: str = "undefined for this profile"
-    needs: frozenset[str] = frozenset()
-    settings: tuple[str, ...] = ()
-    target: float | None = None
-    percent: bool = False
-    bounds: tuple[float, float] = (-math.inf, math.inf)
-    scaling: tuple[str, str, str, str] = ("none", "not available out of core", "none",
-                                          "not available out of core")
-
-    @property
-    def higher_is_better(self) -> bool | None:
-        """True / False, or None for a target-valued metric."""
-        return {"higher": True, "lower": False}.get(self.direction)
-
-    def citation(self) -> str:
-        """Short citations, e.g. ``Martin-Maroto et al. (2026), section 2.1``."""
-        return "; ".join(r.short() for r in self.references)
-
-    def missing_need(self, p: ConfidenceProfile) -> str | None:
-        """Why this profile cannot define the metric, or None."""
-        if "proba" in self.needs and (not p.has_proba or p.y_true is None):
-            return "needs class probabilities and true labels"
-        if "labels" in self.needs and not p.has_labels:
-            return "needs true and predicted labels"
-        if "unweighted" in self.needs and p.sample_weight is not None:
-            return "not defined with sample weights"
-        if "counts" in self.needs and p.sample_weight is not None and p.weights != "frequency":
-            return COUNTS_ONLY
-        return None
-
-
-# ---------------------------------------------------------------------- shared work
-@dataclass
-class MetricCache:
-    """Results shared by several metrics of one profile (computed once per summary).
-
-    ``metrics`` names the metrics the cache serves, when the caller knows them: the
-    AUC and the cwAUC share one sort per class, so both are computed together unless
-    ``metrics`` shows that only one of them is wanted (a scalar ``auc()`` call then
-    skips the cwAUC's pass, and ``cwauc()`` the AUC's).  None: computed together.
-    """
-
-    values: dict[str, Any] = field(default_factory=dict)
-    metrics: frozenset[str] | None = None
-
-    def risk(self, p: ConfidenceProfile, s: Settings) -> risk.RiskResult:
-        """CSR, sigma, z and P_risk of the profile (the Monte Carlo null is not cheap)."""
-        if "risk" not in self.values:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", risk.ClippedConfidenceWarning)
-                self.values["risk"] = risk.risk_summary(
-                    p.conf, p.correct, sample_weight=p.sample_weight, eps=s.eps,
-                    method=s.p_risk_method, seed=s.mc_seed, **_weights_kw(p))
-        return self.values["risk"]
-
-    def auc_pair(self, p: ConfidenceProfile) -> tuple[float, float]:
-        """Macro AUC and cwAUC over the classes with positives and negatives."""
-        return self.ranking(p, "auc"), self.ranking(p, "cwauc")
-
-    def ranking(self, p: ConfidenceProfile, which: str) -> float:
-        """Macro ``"auc"`` or ``"cwauc"``; the other one too unless :attr:`metrics`
-        shows it is not wanted (both come from the same sort of each class)."""
-        key = ("ranking", which)
-        if key not in self.values:
-            wanted = {"auc", "cwauc"}
-            if self.metrics is not None and "delta_auc" not in self.metrics:
-                wanted = (wanted & set(self.metrics)) | {which}
-            todo = {m for m in wanted if ("ranking", m) not in self.values}
-            # binary: the positive class's AUC (the other class's is the same pairs
-            # counted the other way), as scikit-learn; validated rows, a bool mask
-            if p.score is not None:
-                a, cw = ranking._binary_auc(
-                    p.score, p.y_true == 1, p.conf if "cwauc" in todo else None,
-                    p.sample_weight, want_auc="auc" in todo, threshold=p.threshold)
-                per_auc, per_cw = np.array([a]), np.array([cw])
-            else:
-                per_auc, per_cw = ranking._per_class(
-                    p.y_true, p.proba, p.conf, p.sample_weight, with_cw="cwauc" in todo,
-                    want_auc="auc" in todo, threshold=p.threshold)
-            if "auc" in todo:
-                self.values[("ranking", "auc")] = _nanmean(per_auc)
-            if "cwauc" in todo:
-                self.values[("ranking", "cwauc")] = _nanmean(per_cw)
-        return self.values[key]
-
-    def drop_trees(self) -> None:
-        """Free the LOWESS moment trees of :meth:`sorted_view` (its last user is done)."""
-        for key, val in self.values.items():
-            if isinstance(key, tuple) and key[0] == "sorted":
-                val[2].clear()
-
-    def sorted_view(self, p: ConfidenceProfile, s: Settings
-                    ) -> tuple[np.ndarray, np.ndarray, dict[int, Any]]:
-        """The view's scores sorted ascending, their 0/1 outcomes, and the LOWESS moment
-        trees built on them: one sort and one tree shared by LCS, ECI and CORP."""
-        key = ("sorted", s.view)
-        if key not in self.values:
-            from calreport.metrics import local
-
-            self.values[key] = (*local._sorted_sample(*_view(p, s)), {})
-        return self.values[key]
-
-
-def _weights_kw(p: ConfidenceProfile) -> dict[str, Any]:
-    """The declared meaning of the weights, for the core functions that take it."""
-    return {} if p.sample_weight is None else {"weights": p.weights}
-
-
-def _nanmean(x: np.ndarray) -> float:
-    x = np.asarray(x, dtype=np.float64)
-    ok = ~np.isnan(x)
-    return float(x[ok].mean()) if ok.any() else math.nan
-
-
+# ------------------------------------------------------------- point computations
 def _w(p: ConfidenceProfile) -> np.ndarray | None:
     return p.sample_weight
 
@@ -286,7 +59,7 @@ def _lcs(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
 def _tce_bpm(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
     from calreport.metrics import bpm
 
-    return float(bpm.tce_bpm(*_view(p, s), sample_weight=_w(p), **_weights_kw(p)))
+    return float(bpm.tce_bpm(*_view(p, s), sample_weight=_w(p), **weights_kw(p)))
 
 
 def _smece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
@@ -307,7 +80,7 @@ def _debiased_ece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> floa
 
     if p.sample_weight is not None:
         return float(debiased.debiased_ece(*_view(p, s), n_bins=s.n_bins,
-                                           sample_weight=_w(p), **_weights_kw(p)))
+                                           sample_weight=_w(p), **weights_kw(p)))
     score, outcome, _ = cache.sorted_view(p, s)
     return math.sqrt(max(debiased._squared_sorted(score, outcome, s.n_bins, "equal_mass"),
                          0.0))
@@ -366,7 +139,8 @@ P_RISK_NO_INTERVAL = ("P_risk is itself a probability about these rows (how surp
                       "quantity; read z_csr's interval for its uncertainty")
 
 
-_ENTRIES: tuple[Metric, ...] = (
+#: Every summary metric, in summary order.
+ENTRIES: tuple[Metric, ...] = (
     Metric(
         "accuracy", "Accuracy", "accuracy", "higher",
         "Acc = Σ wᵢ·1[ŷᵢ = yᵢ] / Σ wᵢ",
@@ -374,7 +148,8 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: weighted.accuracy(p.correct, sample_weight=_w(p)),
         Interval(columns=("correct",), finish=fin.ratio("correct"), analytic="mean"),
         nan_reason="all sample weights are zero", bounds=(0.0, 1.0),
-        scaling=("exact", _MERGED, *_CI_POISSON)),
+        scaling=("exact", _MERGED, *_CI_POISSON),
+        shown_in={"report_table": 1, "card": 1, "comparison": 6}),
     Metric(
         "cwa", "Confidence-weighted accuracy (cwA)", "accuracy", "higher",
         "cwA = Σ cᵢ·1[ŷᵢ = yᵢ] / Σ cᵢ, c = confidence in the predicted class",
@@ -383,7 +158,8 @@ _ENTRIES: tuple[Metric, ...] = (
         Interval(columns=("c_correct", "c"), finish=fin.ratio("c_correct", "c"),
                  analytic="ratio"),
         nan_reason="every confidence is 0", bounds=(0.0, 1.0),
-        scaling=("exact", _MERGED, *_CI_POISSON)),
+        scaling=("exact", _MERGED, *_CI_POISSON),
+        shown_in={"recalibration": 6}),
     Metric(
         "gain", "cwA gain over accuracy", "accuracy", "higher",
         "gain = (cwA − Acc) / (1 − min(cwA, Acc))",
@@ -401,7 +177,9 @@ _ENTRIES: tuple[Metric, ...] = (
         Interval(columns=("csr",), finish=fin.ratio("csr"), analytic="mean"),
         target=1.0, settings=("eps",), nan_reason="all sample weights are zero",
         bounds=(0.0, math.inf),
-        scaling=("exact", _MERGED, *_CI_POISSON)),
+        scaling=("exact", _MERGED, *_CI_POISSON),
+        shown_in={"report_table": 2, "comparison": 1, "recalibration": 4,
+                  "report_recalibration": 4}),
     Metric(
         "sigma_csr", "σ_CSR (spread of CSR under calibration)", "risk", "lower",
         "σ_CSR = √(Σ wᵢ² cᵢ/(1 − cᵢ)) / Σ wᵢ, the standard deviation of CSR when "
@@ -418,7 +196,8 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: c.risk(p, s).z_csr,
         Interval(columns=("csr", "csr_var2"), finish=fin.z),
         settings=("eps",), nan_reason="σ_CSR is 0 (all confidences are 0)",
-        scaling=("exact", _MERGED, *_CI_POISSON)),
+        scaling=("exact", _MERGED, *_CI_POISSON),
+        shown_in={"report_table": 3}),
     Metric(
         "p_risk", "P_risk", "risk", "lower",
         "P_risk = P(CSR under calibration < observed CSR) when CSR > 1, else 0; by the "
@@ -433,7 +212,9 @@ _ENTRIES: tuple[Metric, ...] = (
                  "the risk verdict's: Φ(z) from exact sums where the normal approximation "
                  "is valid, else the Monte Carlo null of the rows of largest variance "
                  "(kept exactly, StatsConfig.heavy_rows per group), as the pandas path",
-                 "none", P_RISK_NO_INTERVAL)),
+                 "none", P_RISK_NO_INTERVAL),
+        shown_in={"report_table": 4, "comparison": 2, "recalibration": 5,
+                  "report_recalibration": 5}),
     Metric(
         "ece", "Expected calibration error (ECE)", "calibration", "lower",
         "ECE = Σ_b (|B_b| / N) · |acc(B_b) − conf(B_b)| over n_bins bins of the score",
@@ -445,7 +226,9 @@ _ENTRIES: tuple[Metric, ...] = (
         scaling=("exact",
                  "exact per-bin sums; equal-mass bins (weighted too) by a second pass "
                  "for the exact quantile edges; Accumulator: bounded from the fine "
-                 "histogram", *_CI_POISSON_UNIFORM)),
+                 "histogram", *_CI_POISSON_UNIFORM),
+        shown_in={"report_table": 5, "card": 2, "comparison": 5,
+                  "recalibration": 3, "report_recalibration": 3}),
     Metric(
         "mce", "Maximum calibration error (MCE)", "calibration", "lower",
         "MCE = max_b |acc(B_b) − conf(B_b)| over bins with at least min_count rows",
@@ -478,7 +261,9 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: scoring.brier_score(*_scoring_args(p), sample_weight=_w(p)),
         Interval(columns=("brier",), finish=fin.ratio("brier"), analytic="mean"),
         needs=frozenset({"proba"}), bounds=(0.0, 2.0),
-        scaling=("exact", _MERGED, *_CI_POISSON)),
+        scaling=("exact", _MERGED, *_CI_POISSON),
+        shown_in={"report_table": 6, "card": 3, "comparison": 4,
+                  "recalibration": 2, "report_recalibration": 2}),
     Metric(
         "log_loss", "Log loss", "scores", "lower",
         "−mean of log p_y, p clipped to [ε, 1 − ε] with ε the float64 machine epsilon, "
@@ -487,7 +272,8 @@ _ENTRIES: tuple[Metric, ...] = (
         lambda p, s, c: scoring.log_loss(p.y_true, p.proba_or_score, sample_weight=_w(p)),
         Interval(columns=("log_loss",), finish=fin.ratio("log_loss"), analytic="mean"),
         needs=frozenset({"proba"}), bounds=(0.0, math.inf),
-        scaling=("exact", _MERGED, *_CI_POISSON)),
+        scaling=("exact", _MERGED, *_CI_POISSON),
+        shown_in={"comparison": 3, "recalibration": 1, "report_recalibration": 1}),
     Metric(
         "auc", "AUC (macro one-vs-rest)", "ranking", "higher",
         "one-vs-rest AUC of each class on its probability, ties count ½; macro average "
@@ -501,7 +287,8 @@ _ENTRIES: tuple[Metric, ...] = (
                  "2^16 fixed score bins, ties within a bin count 1/2; error bound "
                  "reported (exact_auc=True: exact)",
                  "delong", "DeLong normal interval of the binned AUC, widened by its bound "
-                 "on each side (binary labels, no sample weights; otherwise none)")),
+                 "on each side (binary labels, no sample weights; otherwise none)"),
+        shown_in={"report_table": 7, "card": 4, "comparison": 7, "recalibration": 7}),
     Metric(
         "cwauc", "Confidence-weighted AUC (cwAUC)", "ranking", "higher",
         "pairs (i positive, j negative) weighted by cᵢ·cⱼ, ties count ½; macro average",
@@ -661,27 +448,3 @@ _ENTRIES: tuple[Metric, ...] = (
         settings=("view", "seed"), bounds=(0.0, 1.0),
         scaling=("sampled", SAMPLED_TEST_NOTE, *_CI_SAMPLED)),
 )
-
-#: Every summary metric, in summary order.
-REGISTRY: dict[str, Metric] = {m.name: m for m in _ENTRIES}
-
-
-def resolve_metrics(metrics: Sequence[str] | str | None) -> list[str]:
-    """Validate a metric selection (None = all, in registry order).
-
-    Raises
-    ------
-    ValueError
-        Naming the unknown metrics and listing the available ones.
-    """
-    if metrics is None:
-        return list(REGISTRY)
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    metrics = list(metrics)
-    unknown = [m for m in metrics if m not in REGISTRY]
-    if unknown:
-        raise ValueError(
-            f"Unknown metric(s) {unknown}. Available: {', '.join(REGISTRY)}."
-        )
-    return list(dict.fromkeys(metrics))
