@@ -237,7 +237,7 @@ def test_batched_first_look_equals_each_profile_alone():
     profiles = [_rows_of(rng.uniform(0.5, 0.99, n), np.ones(n, bool),
                          rng.lognormal(0, 1, n) if n % 2 else None)
                 for n in (5, 40, 199, 60, 1)]
-    got = null._first_looks(profiles, risk.N_SIM, 3)
+    got = null.first_looks(profiles, risk.N_SIM, 3)
     for r, (h0, h1) in zip(profiles, got, strict=True):
         assert (h0 == draws.look_draws(r, r.p, 1000, 3, 0, 0)).all()
         assert (h1 == draws.look_draws(r, null.alt_p(r.p), 1000, 3, 0, 1)).all()

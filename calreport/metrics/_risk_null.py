@@ -193,7 +193,14 @@ def _normal_power(r: Rows, var0: float) -> float:
         ka = r.ka[sl]
         mean1 += _dot(ka, p1)
         var1 += _dot(ka * r.atom[sl], p1 * (1.0 - p1))
-    crit = r.denom + math.sqrt(var0)
+    return normal_power(r.denom, var0, mean1, var1)
+
+
+def normal_power(denom: float, var0: float, mean1: float, var1: float) -> float:
+    """Power of the normal reading: ``P(S > denom + sqrt(var0))`` when ``S`` has mean
+    ``mean1`` and variance ``var1`` (errors ``POWER_RHO`` times as frequent), from sums.
+    """
+    crit = denom + math.sqrt(var0)
     if var1 <= 0:
         return float(mean1 > crit)
     return float(special.ndtr((mean1 - crit) / math.sqrt(var1)))
@@ -234,24 +241,35 @@ def _heavy_split(r: Rows) -> np.ndarray | None:
         # (suffix sums, so that the light rows keep their precision next to huge ones)
         var_rest = np.cumsum(tv_all[order][::-1])[::-1] + float(tv_all[outside].sum())
         k3_rest = np.cumsum(t3_all[order][::-1])[::-1] + float(t3_all[outside].sum())
-        m = min(order.size, limit + 1)
-        uv, var_rest, k3_rest = uv_all[order[:m]], var_rest[:m], k3_rest[:m]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            share = uv / var_rest
-            skew = k3_rest / var_rest ** 1.5
-        ok = (share <= LIGHT_SHARE_MAX) & (np.abs(skew) <= LIGHT_SKEW_MAX)
-        hits = np.flatnonzero(ok)
-        if hits.size or m > limit or k >= n:
+        j = first_light(uv_all[order], var_rest, k3_rest, limit)
+        if j >= 0 or order.size > limit or k >= n:
             break
         k *= 4
-    if not hits.size:
+    if j < 0:
         return None
-    j = int(hits[0])
     heavy = np.zeros(n, bool)
     heavy[order[:j]] = True
     if _lattice_ratio(r, float(var_rest[j]), mask=~heavy) > LATTICE_MAX:
         return None
     return heavy
+
+
+def first_light(uv: np.ndarray, var_rest: np.ndarray, k3_rest: np.ndarray, limit: int
+                ) -> int:
+    """The heavy split's rule: the fewest rows of largest variance to simulate.
+
+    Rows in decreasing unit variance ``uv``; ``var_rest[j]`` and ``k3_rest[j]`` are the
+    variance and third cumulant of the rows from ``j`` on.  Returns the first ``j <=
+    limit`` where none of those rows carries more than ``LIGHT_SHARE_MAX`` of their
+    variance and their skewness is at most ``LIGHT_SKEW_MAX``, or -1.
+    """
+    m = min(uv.size, limit + 1)
+    var_rest = var_rest[:m]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = uv[:m] / var_rest
+        skew = k3_rest[:m] / var_rest ** 1.5
+    hits = np.flatnonzero((share <= LIGHT_SHARE_MAX) & (np.abs(skew) <= LIGHT_SKEW_MAX))
+    return int(hits[0]) if hits.size else -1
 
 
 def _monte_carlo(r: Rows, n_sim: int, rng: np.random.Generator) -> tuple[float, float]:
@@ -497,10 +515,7 @@ def null_test(r: Rows, method: str, n_sim: int, rng: np.random.Generator,
     csr_value = r.s_obs / r.denom
     z = (r.s_obs - r.denom) / math.sqrt(var) if var > 0 else math.nan
     valid = is_valid(share, skew, lattice, z)
-    facts = (f"the largest row carries {share:.1%} of the null variance (limit "
-             f"{LINDEBERG_MAX:.0%}), the null skewness is {skew:.2f} (limit "
-             f"{SKEWNESS_MAX:g}, {TAIL_SKEWNESS_MAX:g} where z > {TAIL_Z:g}) and tied "
-             f"rows jump by {lattice:.2f} sd (limit {LATTICE_MAX:g})")
+    facts = validity_facts(share, skew, lattice)
     if math.isnan(z):
         return NullTest(math.nan, math.nan, "normal", "no null variance: every weight is 0",
                      0, share, skew, lattice)
@@ -522,23 +537,44 @@ def null_test(r: Rows, method: str, n_sim: int, rng: np.random.Generator,
         return NullTest(prob, power, "monte_carlo", why, used, share, skew, lattice, se)
     if method == "auto":
         assert heavy is not None
-        n_heavy = int(heavy.sum())
         light, s_obs = _light_of(r, heavy)
-        prob, power, used, se = conditional_p_risk(
+        return conditional_null(
             r.subset(heavy), light, s_obs, n_sim, _seed_base(rng) if base is None else base,
-            above)
-        why = (f"normal approximation invalid ({facts}): Monte Carlo null, {used} draws "
-               f"(sequential, at most {n_sim}) of the {n_heavy} rows of largest variance, "
-               f"exact cumulants (Edgeworth law) of the other {len(r.c) - n_heavy}, "
-               f"Monte Carlo standard error of P_risk {se:.4f}")
-        return NullTest(prob, power, "monte_carlo", why, used, share, skew, lattice, se)
+            above, len(r.c) - int(heavy.sum()), facts, (share, skew, lattice))
     prob, power = _monte_carlo(r, n_sim, rng)
     se = math.sqrt(prob * (1.0 - prob) / n_sim)
     why = f"Monte Carlo null as requested ({n_sim} draws); " + facts
     return NullTest(prob, power, "monte_carlo", why, n_sim, share, skew, lattice, se)
 
 
-def _batched_first(r: Rows, method: str, n_sim: int, base: int) -> bool:
+def validity_facts(share: float, skew: float, lattice: float, *, tail: bool = True) -> str:
+    """The validity statistics and their limits in words (``tail``: name the limit of
+    the skewness beyond ``TAIL_Z``)."""
+    skew_limit = (f"{SKEWNESS_MAX:g}, {TAIL_SKEWNESS_MAX:g} where z > {TAIL_Z:g}" if tail
+                  else f"{SKEWNESS_MAX:g}")
+    return (f"the largest row carries {share:.1%} of the null variance (limit "
+            f"{LINDEBERG_MAX:.0%}), the null skewness is {skew:.2f} (limit "
+            f"{skew_limit}) and tied rows jump by {lattice:.2f} sd (limit {LATTICE_MAX:g})")
+
+
+def conditional_null(top: Rows, light: LightRows, s_obs: float, n_sim: int, base: int,
+                     above: bool, n_light: float, facts: str,
+                     validity: tuple[float, float, float]) -> NullTest:
+    """The null test by :func:`conditional_p_risk`: the ``top`` rows of largest variance
+    drawn, the ``n_light`` others through the Edgeworth law of their cumulants ``light``.
+
+    ``validity`` holds the Lindeberg ratio, skewness and lattice ratio of all rows, and
+    ``facts`` them in words (:func:`validity_facts`).
+    """
+    prob, power, used, se = conditional_p_risk(top, light, s_obs, n_sim, base, above)
+    why = (f"normal approximation invalid ({facts}): Monte Carlo null, {used} draws "
+           f"(sequential, at most {n_sim}) of the {len(top.c)} rows of largest variance, "
+           f"exact cumulants (Edgeworth law) of the other {n_light:.0f}, "
+           f"Monte Carlo standard error of P_risk {se:.4f}")
+    return NullTest(prob, power, "monte_carlo", why, used, *validity, se)
+
+
+def batched_first(r: Rows, method: str, n_sim: int, base: int) -> bool:
     """Whether ``null_test`` would start the sequential null on pooled Bernoulli draws."""
     if method != "auto" or len(r.c) > FULL_MONTE_CARLO_ROWS or not r.moments[0] > 0:
         return False
@@ -548,8 +584,8 @@ def _batched_first(r: Rows, method: str, n_sim: int, base: int) -> bool:
     return reads_pool(r, base, min(SEQ_FIRST, n_sim))
 
 
-def _first_looks(profiles: list[Rows], n_sim: int, base: int
-                 ) -> list[tuple[np.ndarray, np.ndarray]]:
+def first_looks(profiles: list[Rows], n_sim: int, base: int
+                ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The first look of :func:`_sequential` for many profiles in one pass.
 
     Exactly the draws of :func:`~calreport.metrics._risk_draws.look_draws` for each

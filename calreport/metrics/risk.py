@@ -48,7 +48,9 @@ __all__ = [
 from calreport.metrics._risk_null import (
     NullTest,
     _seed_base,
+    batched_first,
     certain_error_upper,
+    first_looks,
     normal_validity,
     null_test,
 )
@@ -455,30 +457,63 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
     if certain.any():
         cr, rest = r.subset(certain), r.subset(~certain)
         n_cert = cr.count
-        wrong_share = float((cr.w * cr.wrong).sum() / cr.denom)
         if weights == "frequency":
             n_cw = float((cr.k * cr.wrong).sum())
-            upper = certain_error_upper(n_cw, n_cert)
+            upper = certain_upper(n_cw, n_cert)
         else:
             n_cw = float(cr.wrong.sum())
-            ne = cr.denom ** 2 / cr.sq_weight_sum
-            upper = certain_error_upper(ne * wrong_share, ne)
+            upper = certain_upper(float((cr.w * cr.wrong).sum()), cr.denom,
+                                  cr.sq_weight_sum)
         # the power is that of the rows below certainty: a certainty claim has no
         # alternative to detect (twice an error rate of 0 is 0)
         power = (null_test(rest, method, n_sim, rng, base).power if len(rest.c)
                  else math.nan)
-    band, reason = band_and_reason(test.p_risk, power, test.method, csr_all, z_all, n_cert, n_cw,
-                            upper, eps)
     kish = (r.denom ** 2 / r.sq_weight_sum if weights == "importance"
             else r.denom)
+    return verdict(
+        csr_value=csr_all, sigma=sig_all, z=z_all, test=test, power=power,
+        n_for_power=_rows_for_power(rest), n=r.count, n_eff=float(kish),
+        n_certain=n_cert, n_certain_wrong=n_cw, upper=upper, n_clipped=n_clipped,
+        n_clipped_one=int(n_one), eps=float(eps), weights=weights)
+
+
+def certain_upper(wrong: float, total: float, total_sq: float | None = None) -> float:
+    """The Clopper-Pearson bound of the certainty claims' error rate, from their sums.
+
+    ``wrong`` and ``total`` sum the weights of the wrong claims and of all claims.
+    Frequency weights (``total_sq`` None) count claims; importance weights enter
+    through Kish's effective count ``total^2 / total_sq``.
+    """
+    if total_sq is None:
+        return certain_error_upper(wrong, total)
+    ne = total ** 2 / total_sq
+    return certain_error_upper(ne * (wrong / total), ne)
+
+
+def verdict(*, csr_value: float, sigma: float, z: float, test: NullTest, power: float,
+            n_for_power: float, n: float, n_eff: float, n_certain: float,
+            n_certain_wrong: float, upper: float, n_clipped: int, n_clipped_one: int,
+            eps: float, weights: str) -> RiskResult:
+    """The verdict from the quantities that decide it: one rule for every path.
+
+    :func:`risk_summary` calls it with the rows' statistics and
+    :func:`calreport.stats.verdict.risk_verdicts` with merged sums: CSR, its null
+    spread ``sigma`` and ``z``, the null ``test`` of all rows (P_risk, its method and
+    the validity statistics), the ``power`` of the rows below certainty and the rows
+    ``n_for_power`` needing 80 % of it, and the certainty claims with their bound
+    ``upper`` (:func:`certain_upper`).  The band and its reason follow
+    :data:`BAND_RULE` (:func:`band_and_reason`).
+    """
+    band, reason = band_and_reason(test.p_risk, power, test.method, csr_value, z, n_certain,
+                                   n_certain_wrong, upper, eps)
     return RiskResult(
-        csr=csr_all, sigma_csr=sig_all, z_csr=z_all, p_risk=test.p_risk,
+        csr=csr_value, sigma_csr=sigma, z_csr=z, p_risk=test.p_risk,
         p_risk_method=test.method, band=band, band_label=BANDS[band][0],
-        n=r.count, n_clipped=n_clipped, n_clipped_one=int(n_one), eps=float(eps),
-        p_risk_note=verdict_note(csr_all, test.p_risk, z_all, test),
+        n=n, n_clipped=n_clipped, n_clipped_one=n_clipped_one, eps=eps,
+        p_risk_note=verdict_note(csr_value, test.p_risk, z, test),
         method_reason=test.reason, band_reason=reason, weights=weights,
-        n_eff=float(kish), n_certain=n_cert, n_certain_wrong=n_cw,
-        certain_error_upper=upper, power=power, n_for_power=_rows_for_power(rest),
+        n_eff=n_eff, n_certain=n_certain, n_certain_wrong=n_certain_wrong,
+        certain_error_upper=upper, power=power, n_for_power=n_for_power,
         lindeberg_ratio=test.lindeberg_ratio, null_skewness=test.skewness,
         lattice_ratio=test.lattice_ratio, n_sim=test.n_sim, p_risk_se=test.se,
     )
@@ -551,8 +586,6 @@ def _p_risk_trusted(groups: list[tuple[np.ndarray, np.ndarray, np.ndarray | None
     .p_risk, .p_risk_method)`` for that group's rows and integer ``seed`` (or the
     message of the ValueError it would raise): it does not depend on the other groups.
     """
-    from calreport.metrics._risk_null import _batched_first, _first_looks
-
     profiles: list[Any] = []
     for conf, correct, sample_weight in groups:
         try:
@@ -562,8 +595,8 @@ def _p_risk_trusted(groups: list[tuple[np.ndarray, np.ndarray, np.ndarray | None
             profiles.append(str(exc))
     base = int(seed)
     batch = [i for i, r in enumerate(profiles)
-             if not isinstance(r, str) and _batched_first(r, method, N_SIM, base)]
-    first = dict(zip(batch, _first_looks([profiles[i] for i in batch], N_SIM, base),
+             if not isinstance(r, str) and batched_first(r, method, N_SIM, base)]
+    first = dict(zip(batch, first_looks([profiles[i] for i in batch], N_SIM, base),
                      strict=True)) if batch else {}
     out: list[tuple[float, str] | str] = []
     for i, r in enumerate(profiles):
