@@ -8,13 +8,21 @@ with every metric's kind from the registry's ``scaling`` field.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from calreport.profile import ConfidenceProfile
+from calreport.registry import REGISTRY, MetricCache
+from calreport.settings import Settings
 from calreport.stats import finish as _finish
+from calreport.stats import intervals
+from calreport.stats.config import SCALARS
+from calreport.stats.sample import profile_of
+from calreport.stats.smooth_grid import smece_from_masses
 from calreport.stats.state import StatsState
+from calreport.stats.verdict import risk_verdicts
 
 __all__ = ["dropped_metrics", "full_table", "sample_profiles", "sampled_values",
            "scaling_kinds", "settings_of"]
@@ -27,14 +35,10 @@ _GRID_OR_SAMPLE = ("smece",)
 
 def scaling_kinds() -> dict[str, str]:
     """Registry metric -> its out-of-core kind (exact / bounded / sampled / none)."""
-    from calreport.registry import REGISTRY
-
     return {m: spec.scaling[0] for m, spec in REGISTRY.items()}
 
 
 def settings_of(state: StatsState, view: str | None) -> Any:
-    from calreport.settings import Settings
-
     cfg = state.config
     return Settings(n_bins=cfg.n_bins, strategy="uniform", tau=cfg.tau, view=view,
                     p_risk_method="auto", eps=cfg.eps, min_count=cfg.min_count,
@@ -43,8 +47,6 @@ def settings_of(state: StatsState, view: str | None) -> Any:
 
 def sample_profiles(state: StatsState) -> dict[Any, ConfidenceProfile]:
     """Group key -> profile of its uniform sample (empty without ``sample_size``)."""
-    from calreport.stats.sample import profile_of
-
     if state.sample is None:
         return {}
     return {k: profile_of(state.sample[k], state.schema.classes, state.config.weights)
@@ -59,10 +61,6 @@ def sampled_values(state: StatsState, view: str | None = None
     profile, so a group with at most ``sample_size`` rows gets the pandas value.
     Without a sample every sampled metric is NaN with the reason.
     """
-    import warnings
-
-    from calreport.registry import REGISTRY, MetricCache
-
     names = [m for m, k in scaling_kinds().items() if k == "sampled"] + list(_GRID_OR_SAMPLE)
     g = len(state.keys)
     values = {m: np.full(g, np.nan) for m in names}
@@ -111,8 +109,6 @@ def full_table(state: StatsState, *, view: str | None = None, ci: float | None =
     table.settings = {**table.settings, "sampled": state.sample is not None}
     _verdict_p_risk(table, state)
     if ci is not None:
-        from calreport.stats import intervals
-
         intervals.apply(table, state, ci)
     return table
 
@@ -122,8 +118,6 @@ def _verdict_p_risk(table: _finish.MetricTable, state: StatsState) -> None:
     the Monte Carlo null where the normal approximation is invalid, seeded with the
     state's seed), from the risk verdict; its method per group goes to
     ``table.settings["p_risk_methods"]`` (P_risk has no interval in any path)."""
-    from calreport.stats.verdict import risk_verdicts
-
     verdicts = risk_verdicts(state, seed=int(state.config.seed))
     table.verdicts = verdicts
     table.values["p_risk"] = np.asarray([r.p_risk for r in verdicts], dtype=np.float64)
@@ -136,9 +130,6 @@ def _exact_smece(state: StatsState, view: str, values: dict[str, np.ndarray],
     """The smooth ECE of every group from its merged node masses, in place of the
     sample's value, when the state kept them for every group (see
     :mod:`calreport.stats.smooth_grid`); returns the kind it then has."""
-    from calreport.stats.config import SCALARS
-    from calreport.stats.smooth_grid import smece_from_masses
-
     masses = state.smooth
     if "smece" not in values or masses is None or any(
             view not in masses.get(k, {}) for k in state.keys):
