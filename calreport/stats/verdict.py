@@ -19,11 +19,28 @@ themselves and is made only from fine-bin variances.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 from scipy import special
 
+from calreport.metrics._risk_null import (
+    LightRows,
+    NullTest,
+    alt_p,
+    conditional_null,
+    first_light,
+    is_valid,
+    normal_power,
+    null_test,
+    validity_facts,
+)
+from calreport.metrics._risk_rows import N_SIM, Rows, p_normal
+from calreport.metrics.risk import (
+    RiskResult,
+    certain_upper,
+    rows_for_power_from_sums,
+    verdict,
+)
 from calreport.metrics.weighted import kish_size
 from calreport.stats.config import RISK_FLOAT, RISK_SUMS, SCALARS, VIEWS
 from calreport.stats.finish import resolve_view
@@ -40,15 +57,30 @@ def _risk_sums(state: StatsState) -> np.ndarray:
 
 
 def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
-                  ) -> list[Any]:
+                  ) -> list[RiskResult]:
     """One :class:`~calreport.metrics.risk.RiskResult` per group, as ``risk_summary``.
 
     The band, its reason, the certainty claims with their Clopper-Pearson bound, the
     test on the rows below certainty and its power follow
-    :func:`calreport.metrics.risk.risk_summary` with ``method="auto"``: the normal
-    approximation where it is valid, else the Monte Carlo null of the rows of
-    largest variance (kept exactly, ``heavy_rows`` per group) with the exact normal
-    law of the others, seeded with ``seed``.
+    :func:`calreport.metrics.risk.risk_summary` with ``method="auto"`` (both decide
+    through :func:`calreport.metrics.risk.verdict`): the normal approximation where it
+    is valid, else the Monte Carlo null of the rows of largest variance (kept exactly,
+    ``heavy_rows`` per group) with the exact normal law of the others, seeded with
+    ``seed``.
+
+    Parameters
+    ----------
+    state : StatsState
+        Merged state of the rows.
+    seed : int, default 0
+        Seed of the Monte Carlo null (as ``risk_summary(seed=...)``).
+    n_sim : int, optional
+        Most Monte Carlo draws (default that of ``risk_summary``).
+
+    Returns
+    -------
+    list of RiskResult
+        In the order of ``state.keys``.
 
     Examples
     --------
@@ -58,9 +90,6 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
     >>> r.csr, r.sigma_csr, r.z_csr, r.band
     (1.5, 0.5, 1.0, 'no_evidence')
     """
-    from calreport.metrics import risk
-    from calreport.metrics._risk_rows import N_SIM
-
     n_sim = N_SIM if n_sim is None else int(n_sim)
     cfg = state.config
     rs = state.sums["risk"].to_fraction()
@@ -68,6 +97,7 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
     sc = state.sums["scalar"].to_float()
     freq = cfg.weights == "frequency"
     sig = _S["sig_freq"] if freq else _S["sig_imp"]
+    heavy = state.heavy or {}
     out = []
     for gi, key in enumerate(state.keys):
         rng = np.random.default_rng(seed)
@@ -75,19 +105,16 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
         f = {name: float(v) for name, v in e.items()}
         # rows below certainty: exact differences of the all-rows and certain-rows sums
         f["r_w"] = float(scf[gi, _S["w"]] - e["c_w"])
-        f["r_count"] = float(scf[gi, _S["w"]] - e["c_w"]) if freq else math.nan
         f["r_s_obs"] = float(scf[gi, _S["csr_num"]] - e["c_s_obs"])
         f["r_var"] = float(scf[gi, sig] - e["c_var"])
         f.update(zip(RISK_FLOAT, state.fsums["risk"][gi].tolist(), strict=True))
-        heavy = state.heavy or {}
         w = float(sc[gi, _S["w"]])
         var_all = float(sc[gi, sig])
         n_rows = float(state.counts["n_positive_weight"][gi])
         n_cert_rows = f["c_count"]
         all_set = _RowSet(
             denom=w, s_obs=float(sc[gi, _S["csr_num"]]), var=var_all,
-            k3=f["a_k3"], max_uv=_max_uv(heavy.get((key, "all"))),
-            mean1=math.nan, var1=math.nan, n_rows=n_rows,
+            k3=f["a_k3"], mean1=math.nan, var1=math.nan, n_rows=n_rows,
             heavy=heavy.get((key, "all")), fine=state.fsums["all"][gi]
             if "all" in state.fsums else None, kind=cfg.weights)
         if n_cert_rows == 0:  # the rows below certainty are all rows: power sums known
@@ -101,15 +128,13 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
         if n_cert > 0:
             if freq:
                 n_cw = f["c_w_wrong"]
-                upper = risk.certain_error_upper(n_cw, n_cert)
+                upper = certain_upper(n_cw, n_cert)
             else:
                 n_cw = f["c_wrong"]
-                ne = float(kish_size(f["c_w"], f["c_w2"]))
-                upper = risk.certain_error_upper(ne * f["c_w_wrong"] / f["c_w"], ne)
+                upper = certain_upper(f["c_w_wrong"], f["c_w"], f["c_w2"])
             rest_set = _RowSet(
                 denom=f["r_w"], s_obs=f["r_s_obs"], var=f["r_var"], k3=f["r_k3"],
-                max_uv=_max_uv(heavy.get((key, "rest"))), mean1=f["r_mean1"],
-                var1=f["r_var1"], n_rows=n_rows - n_cert_rows,
+                mean1=f["r_mean1"], var1=f["r_var1"], n_rows=n_rows - n_cert_rows,
                 heavy=heavy.get((key, "rest")),
                 fine=state.fsums["rest"][gi] if "rest" in state.fsums else None,
                 kind=cfg.weights)
@@ -120,56 +145,43 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
             rest_set, rest_test = all_set, all_test
         # one set of numbers: the all-rows test decides; the power is that of the rows
         # below certainty (as in risk_summary)
-        power = (rest_test.power if rest_test is not None and rest_set.var > 0
-                 else math.nan)
-        band, reason = risk.band_and_reason(all_test.p_risk, power, all_test.method, csr_all, z_all,
-                                     n_cert, n_cw, upper, cfg.eps)
+        tested = rest_test is not None and rest_set.var > 0
         w2 = float(sc[gi, _S["w2"]])
-        kish = float(kish_size(w, w2)) if (not freq and w2 > 0) else w
-        n_power = (risk.rows_for_power_from_sums(
-            denom=rest_set.denom, var0=rest_set.var, mean1=rest_set.mean1,
-            var1=rest_set.var1, count=rest_set.count(freq, f))
-            if rest_test is not None and rest_set.var > 0 else math.inf)
-        out.append(risk.RiskResult(
-            csr=csr_all, sigma_csr=sig_all, z_csr=z_all, p_risk=all_test.p_risk,
-            p_risk_method=all_test.method, band=band, band_label=risk.BANDS[band][0],
-            n=w if freq else n_rows, n_clipped=int(state.counts["n_clipped"][gi]),
+        out.append(verdict(
+            csr_value=csr_all, sigma=sig_all, z=z_all, test=all_test,
+            power=rest_test.power if tested else math.nan,
+            n_for_power=rows_for_power_from_sums(
+                denom=rest_set.denom, var0=rest_set.var, mean1=rest_set.mean1,
+                var1=rest_set.var1, count=rest_set.denom if freq else rest_set.n_rows)
+            if tested else math.inf,
+            n=w if freq else n_rows,
+            n_eff=float(kish_size(w, w2)) if (not freq and w2 > 0) else w,
+            n_certain=n_cert, n_certain_wrong=n_cw, upper=upper,
+            n_clipped=int(state.counts["n_clipped"][gi]),
             n_clipped_one=int(state.counts["n_one"][gi]), eps=float(cfg.eps),
-            p_risk_note=_note(csr_all, all_test, z_all), method_reason=all_test.reason,
-            band_reason=reason, weights=cfg.weights, n_eff=float(kish), n_certain=n_cert,
-            n_certain_wrong=n_cw, certain_error_upper=upper, power=power,
-            n_for_power=n_power, lindeberg_ratio=all_test.lindeberg_ratio,
-            null_skewness=all_test.skewness, lattice_ratio=all_test.lattice_ratio,
-            n_sim=all_test.n_sim, p_risk_se=all_test.se))
+            weights=cfg.weights))
     return out
-
-
-def _max_uv(h: dict[str, np.ndarray] | None) -> float:
-    """Largest unit null variance of a row set: its heaviest kept row."""
-    return float(-h["u"].min()) if h is not None and h["u"].size else math.nan
 
 
 class _RowSet:
     """A set of rows in sum form: exact totals plus its heaviest rows."""
 
-    def __init__(self, *, denom: float, s_obs: float, var: float, k3: float, max_uv: float,
+    def __init__(self, *, denom: float, s_obs: float, var: float, k3: float,
                  mean1: float, var1: float, n_rows: float,
                  heavy: dict[str, np.ndarray] | None, fine: np.ndarray | None,
                  kind: str = "importance") -> None:
         self.denom, self.s_obs, self.var, self.k3 = denom, s_obs, var, k3
         self.kind = kind  # the weights' meaning: frequency rows stand for k copies
-        self.max_uv, self.mean1, self.var1, self.n_rows = max_uv, mean1, var1, n_rows
+        self.mean1, self.var1, self.n_rows = mean1, var1, n_rows
         self.heavy, self.fine = heavy, fine
+        # largest unit null variance: the heaviest kept row (``u`` is minus it)
+        self.max_uv = (float(-heavy["u"].min()) if heavy is not None and heavy["u"].size
+                       else math.nan)
 
-    def count(self, freq: bool, f: dict[str, float]) -> float:
-        return self.n_rows if not freq else self.denom
-
-    def rows(self, by: str = "rank", first: int | None = None) -> Any:
+    def rows(self, by: str = "rank", first: int | None = None) -> Rows:
         """The heavy rows as the core's row set: in the data's order (``by="rank"``)
         or heaviest first (``"variance"``, ties by confidence); ``first``: only the
         ``first`` heaviest, in the data's order."""
-        from calreport.metrics._risk_rows import Rows
-
         h = self.heavy
         order = np.lexsort((h["conf"], h["u"]))
         if first is not None:
@@ -179,61 +191,65 @@ class _RowSet:
         w = h["w"][order]
         denom = self.denom if len(h["u"]) >= self.n_rows else float(w.sum())
         return Rows(h["conf"][order], h["raw"][order], h["wrong"][order], h["atom"][order],
-                     h["k"][order], w, denom, self.kind)
+                    h["k"][order], w, denom, self.kind)
 
 
 def _test(rs: _RowSet, n_sim: int, rng: np.random.Generator, cap: int, base: int
-          ) -> Any:
-    """P_risk, power and method of a row set, as the core's ``_test(..., "auto")``.
+          ) -> NullTest:
+    """P_risk, power and method of a row set, as the core's ``null_test(..., "auto")``.
 
     When every row is held the core's test itself runs on them (same seed stream
     ``base`` as ``risk_summary(seed=...)``); otherwise it is rebuilt from the sums and
-    the kept rows of largest variance.
+    the kept rows of largest variance, by the core's rules: validity
+    (:func:`~calreport.metrics._risk_null.is_valid`), normal power, heavy split
+    (:func:`~calreport.metrics._risk_null.first_light`) and conditional Monte Carlo
+    (:func:`~calreport.metrics._risk_null.conditional_null`).
     """
-    from calreport.metrics._risk_null import NullTest, is_valid
-    from calreport.metrics._risk_null import null_test as core_test
-    from calreport.metrics._risk_rows import (
-        LATTICE_MAX,
-        LINDEBERG_MAX,
-        SKEWNESS_MAX,
-        p_normal,
-    )
-
     var = rs.var
     share = rs.max_uv / var if var > 0 else math.nan
     skew = rs.k3 / var**1.5 if var > 0 else math.nan
     whole = rs.heavy is not None and len(rs.heavy["u"]) >= rs.n_rows  # every row is held
     if whole and var > 0:
-        return core_test(rs.rows(), "auto", n_sim, rng, base)
+        return null_test(rs.rows(), "auto", n_sim, rng, base)
     lattice, lattice_note = _lattice_certificate(rs, var, 0.0)
-    facts = (f"the largest row carries {share:.1%} of the null variance (limit "
-             f"{LINDEBERG_MAX:.0%}), the null skewness is {skew:.2f} (limit "
-             f"{SKEWNESS_MAX:g}) and tied rows jump by {lattice:.2f} sd (limit "
-             f"{LATTICE_MAX:g}){lattice_note}")
+    facts = validity_facts(share, skew, lattice, tail=False) + lattice_note
     csr_value = rs.s_obs / rs.denom if rs.denom > 0 else math.nan
     z = (rs.s_obs - rs.denom) / math.sqrt(var) if var > 0 else math.nan
     if math.isnan(z):
         return NullTest(math.nan, math.nan, "normal", "no null variance: every weight is 0",
-                     0, share, skew, lattice)
+                        0, share, skew, lattice)
     valid = is_valid(share, skew, 0.0 if math.isnan(lattice) else lattice, z)
-    power_normal = (float(special.ndtr((rs.mean1 - rs.denom - math.sqrt(var))
-                                       / math.sqrt(rs.var1))) if rs.var1 > 0
-                    else float(rs.mean1 > rs.denom + math.sqrt(var)))
+    power_normal = normal_power(rs.denom, var, rs.mean1, rs.var1)
     if valid:
         return NullTest(p_normal(csr_value, z), power_normal, "normal",
-                     "normal approximation valid: " + facts, 0, share, skew, lattice)
-    heavy = _heavy_split_sums(rs)
+                        "normal approximation valid: " + facts, 0, share, skew, lattice)
+    heavy = _heavy_split(rs)
     if heavy < 0:
         return NullTest(p_normal(csr_value, z), power_normal, "normal",
-                     "normal approximation, although it is not valid here and the "
-                     f"Monte Carlo null needs more than the {cap} rows of largest "
-                     f"variance kept out of core: " + facts, 0, share, skew, lattice)
-    prob, power, used, se = _heavy_monte_carlo(rs, heavy, n_sim, base, csr_value > 1.0)
-    why = (f"normal approximation invalid ({facts}): Monte Carlo null, {used} draws "
-           f"(sequential, at most {n_sim}) of the {heavy} rows of largest variance, "
-           f"exact cumulants (Edgeworth law) of the other {rs.n_rows - heavy:g}, "
-           f"Monte Carlo standard error of P_risk {se:.4f}")
-    return NullTest(prob, power, "monte_carlo", why, used, share, skew, lattice, se)
+                        "normal approximation, although it is not valid here and the "
+                        f"Monte Carlo null needs more than the {cap} rows of largest "
+                        f"variance kept out of core: " + facts, 0, share, skew, lattice)
+    top = rs.rows(first=heavy)
+    return conditional_null(top, _light(rs, top), rs.s_obs, n_sim, base, csr_value > 1.0,
+                            rs.n_rows - heavy, facts, (share, skew, lattice))
+
+
+def _light(rs: _RowSet, top: Rows) -> LightRows:
+    """The cumulants of the rows outside ``top``: the exact totals less ``top``'s terms.
+
+    Each term in the association of the sums it is taken from, not the core's
+    (:func:`~calreport.metrics._risk_null.cumulants`): the totals hold certainty claims
+    of variance near 1/eps, and the core's rounding moved P_risk by 1e-6 here.
+    """
+    p0, c0 = top.p, top.c
+    p1 = alt_p(p0)
+    ka = top.k * top.atom
+    return LightRows(
+        mean0=rs.denom - float((ka * p0).sum()),
+        var0=max(rs.var - float((ka * top.atom * p0 * c0).sum()), 0.0),
+        k3=rs.k3 - float((ka * top.atom ** 2 * p0 * c0 * (c0 - p0)).sum()),
+        mean1=rs.mean1 - float((ka * p1).sum()),
+        var1=max(rs.var1 - float((ka * top.atom * p1 * (1.0 - p1)).sum()), 0.0))
 
 
 def _lattice_certificate(rs: _RowSet, var: float, removed: float) -> tuple[float, str]:
@@ -247,53 +263,20 @@ def _lattice_certificate(rs: _RowSet, var: float, removed: float) -> tuple[float
                       "made out of core")
 
 
-def _heavy_split_sums(rs: _RowSet) -> int:
-    """The core's ``_heavy_split`` from the exact totals and the kept heaviest rows."""
-    from calreport.metrics._risk_rows import LIGHT_SHARE_MAX, LIGHT_SKEW_MAX
-
+def _heavy_split(rs: _RowSet) -> int:
+    """The core's heavy split (:func:`~calreport.metrics._risk_null.first_light`) from
+    the exact totals and the kept heaviest rows: the rows to simulate, or -1."""
     if rs.heavy is None:
         return -1
     r = rs.rows(by="variance")
-    p = r.p
-    uv = r.atom**2 * p * r.c
+    uv = r.unit_var
     tv = r.k * uv
-    t3 = r.k * r.atom**3 * p * r.c * (1.0 - 2.0 * p)
-    var_suffix = rs.var - (np.cumsum(tv) - tv)
-    k3_suffix = rs.k3 - (np.cumsum(t3) - t3)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = uv / var_suffix
-        skew = k3_suffix / var_suffix**1.5
-    ok = (share <= LIGHT_SHARE_MAX) & (np.abs(skew) <= LIGHT_SKEW_MAX)
-    hits = np.flatnonzero(ok)
-    if not len(hits) or hits[0] > rs.n_rows // 2:
-        return -1
-    return int(hits[0])
-
-
-def _heavy_monte_carlo(rs: _RowSet, heavy: int, n_sim: int, base: int, above: bool
-                       ) -> tuple[float, float, int, float]:
-    """The core's conditional Monte Carlo: the ``heavy`` rows drawn (in the core's
-    canonical order, from the same streams), the cumulants of the rest from the
-    exact totals."""
-    from calreport.metrics._risk_null import LightRows, alt_p, conditional_p_risk
-
-    top = rs.rows(first=heavy)
-    p0, c0 = top.p, top.c
-    p1 = alt_p(p0)
-    ka = top.k * top.atom
-    light = LightRows(
-        mean0=rs.denom - float((ka * p0).sum()),
-        var0=max(rs.var - float((ka * top.atom * p0 * c0).sum()), 0.0),
-        k3=rs.k3 - float((ka * top.atom ** 2 * p0 * c0 * (c0 - p0)).sum()),
-        mean1=rs.mean1 - float((ka * p1).sum()),
-        var1=max(rs.var1 - float((ka * top.atom * p1 * (1.0 - p1)).sum()), 0.0))
-    return conditional_p_risk(top, light, rs.s_obs, n_sim, base, above)
-
-
-def _note(csr_value: float, test: Any, z: float) -> str:
-    from calreport.metrics.risk import verdict_note as core_note
-
-    return core_note(csr_value, test.p_risk, z, test)
+    # not the core's variance_terms: subtracted from totals that hold certainty claims,
+    # its rounding of the third cumulant moved the split by a row here
+    t3 = r.k * r.atom**3 * r.p * r.c * (1.0 - 2.0 * r.p)
+    # the rest after removing the j heaviest: the exact total less the kept rows'
+    return first_light(uv, rs.var - (np.cumsum(tv) - tv), rs.k3 - (np.cumsum(t3) - t3),
+                       int(rs.n_rows // 2))
 
 
 def spiegelhalter(state: StatsState) -> dict[str, np.ndarray]:
