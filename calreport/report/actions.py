@@ -17,16 +17,18 @@ from calreport.metrics.bands import BANDS
 from calreport.recalibration import RecalibrationResult
 from calreport.recalibration.advisor import BAND_SEVERITY
 from calreport.recalibration.crossfit import METHODS
-from calreport.registry import REGISTRY
+from calreport.registry import REGISTRY, shown_in
 
 __all__ = ["COMPARE_METRICS", "RECAL_METRICS", "comparison_section",
            "recalibration_section"]
 
 #: Metrics of the report's recalibration tables (each with its paired difference
-#: where the advisor computes one); ``band`` is P_risk's verdict band.
-RECAL_METRICS = ("log_loss", "brier", "ece", "csr", "p_risk", "band")
-#: Metrics of the report's comparison table, in order (those the comparison holds).
-COMPARE_METRICS = ("csr", "p_risk", "log_loss", "brier", "ece", "accuracy", "auc")
+#: where the advisor computes one; each entry's ``shown_in``); ``band`` is P_risk's
+#: verdict band.
+RECAL_METRICS = (*shown_in("report_recalibration"), "band")
+#: Metrics of the report's comparison table, in order (those the comparison holds;
+#: each entry's ``shown_in``).
+COMPARE_METRICS = shown_in("comparison")
 
 
 def _float(x: Any) -> float:

@@ -23,7 +23,7 @@ from calreport.compare import Comparison
 from calreport.interval_rules import base_method
 from calreport.profile import ConfidenceProfile
 from calreport.recalibration import RecalibrationResult
-from calreport.registry import COUNT_LABELS, REGISTRY
+from calreport.registry import COUNT_LABELS, REGISTRY, shown_in
 from calreport.report.actions import comparison_section, recalibration_section
 from calreport.report.exporters import SCHEMA_VERSION, Report
 from calreport.report.figures import build_figures
@@ -33,10 +33,10 @@ from calreport.result import CalibrationResult
 
 __all__ = ["build_report", "short_label"]
 
-#: Columns of the compact groups table, when computed.
-_TABLE_METRICS = ("accuracy", "csr", "z_csr", "p_risk", "ece", "brier", "auc")
-#: Key metrics printed on a verdict card, when computed.
-_CARD_METRICS = ("accuracy", "ece", "brier", "auc")
+#: Columns of the compact groups table, when computed (each entry's ``shown_in``).
+_TABLE_METRICS = shown_in("report_table")
+#: Key metrics printed on a verdict card, when computed (each entry's ``shown_in``).
+_CARD_METRICS = shown_in("card")
 #: References of the report's own methods (verdict, intervals, curves, bounds).
 _METHOD_REFS = ("MartinMaroto2026", "Wilson1927", "Cleveland1979", "ClopperPearson1934")
 
@@ -383,8 +383,10 @@ def _metric_tables(result: CalibrationResult, facts: list[dict[str, Any]],
     return {"tables": tables, "partial": many, "n_groups": len(facts)}
 
 
-#: Metrics whose printed value is the verdict's own (one set of numbers per verdict).
-_VERDICT_METRICS = ("csr", "sigma_csr", "z_csr", "p_risk", "p_risk_adjusted")
+#: Metrics whose printed value is the verdict's own (one set of numbers per verdict):
+#: the risk family's, and the multiplicity-adjusted P_risk.
+_VERDICT_METRICS = (*(m for m in REGISTRY if REGISTRY[m].family == "risk"),
+                    "p_risk_adjusted")
 
 
 def _value(g: Any, metric: str, facts: Mapping[str, Any] | None) -> float:
