@@ -20,13 +20,19 @@ from scipy import sparse
 from calreport._finishers import row_columns
 from calreport.metrics.binned import assign_bins, bin_edges
 from calreport.profile import ConfidenceProfile
+from calreport.registry import REGISTRY, shown_in
 from calreport.settings import Settings
 from calreport.stats.sums import StateSums, finish_sums
 
 __all__ = ["BOOT_METRICS", "paired_replicates"]
 
-#: Metrics with paired bootstrap differences, in table order.
-BOOT_METRICS = ("log_loss", "brier", "ece", "csr", "cwa", "auc")
+#: Metrics with paired bootstrap differences, in table order: the advisor's metrics
+#: that have an interval (all but P_risk).
+BOOT_METRICS = tuple(m for m in shown_in("recalibration")
+                     if REGISTRY[m].interval.kind != "none")
+#: Those finished from weighted row sums by the registry's finishers (the AUC's pairs
+#: are counted here, in score order).
+_SUM_METRICS = tuple(m for m in BOOT_METRICS if REGISTRY[m].interval.columns)
 
 #: Resampling counts held at once (replicates x rows).
 _BLOCK_CELLS = 1 << 22
@@ -46,8 +52,10 @@ class _Columns:
     auc: list[tuple[np.ndarray, ...]]
 
 
-#: The per-row columns the finishers of :data:`BOOT_METRICS` read.
-_COLUMNS = ("one", "log_loss", "brier", "csr", "c", "c_correct")
+#: The per-row columns the finishers of :data:`_SUM_METRICS` read: the weight and
+#: the registry's columns (``bin_diff`` is summed per bin by the sparse matrices).
+_COLUMNS = ("one", *dict.fromkeys(c for m in _SUM_METRICS
+                                  for c in REGISTRY[m].interval.columns if c != "bin_diff"))
 
 
 def _columns(p: ConfidenceProfile, order: np.ndarray, n_bins: int, eps: float) -> _Columns:
@@ -94,7 +102,7 @@ def _block_metrics(c: _Columns, counts: np.ndarray) -> dict[str, np.ndarray]:
     # the bins' occupancy is read by the MCE only, which is not in the table
     k = StateSums({name: V @ col for name, col in c.cols.items()},
                   {"one": per_bin, "bin_diff": (c.bin_gap.T @ V.T).T}, per_bin)
-    out = finish_sums(k, Settings(), ("log_loss", "brier", "ece", "csr", "cwa"))
+    out = finish_sums(k, Settings(), _SUM_METRICS)
     aucs = []
     for neg_rows, pos_rows, lo, hi in c.auc:
         # C[:, m]: weight of the m lowest-scored negatives; a positive row wins over

@@ -27,7 +27,7 @@ from calreport.recalibration.crossfit import (
     cross_fit,
     stratified_folds,
 )
-from calreport.recalibration.result import RecalibrationResult
+from calreport.recalibration.result import TABLE_METRICS, RecalibrationResult
 from calreport.settings import Settings
 from calreport.summary import summarize
 
@@ -36,9 +36,8 @@ __all__ = ["DEFAULT_METHODS", "INTERVAL_COVERAGE", "TABLE_METRICS", "coverage_no
 
 #: Every method, "none" (no recalibration) first.
 DEFAULT_METHODS = tuple(METHODS)
-#: Metrics of the table, in order (``band`` is P_risk's verdict band).
-TABLE_METRICS = ("log_loss", "brier", "ece", "csr", "p_risk", "band", "cwa", "auc")
-_SUMMARY_METRICS = ["log_loss", "brier", "ece", "csr", "p_risk", "cwa", "auc"]
+#: The metrics computed for every method (:data:`TABLE_METRICS` but the band).
+_SUMMARY_METRICS = [m for m in TABLE_METRICS if m != "band"]
 #: Severity of a band: a method may not move the verdict up this scale.
 BAND_SEVERITY = {"no_evidence": 0, "undetermined": 1, "evidence": 2, "risky": 3}
 #: Level and replicates at which the coverage study measured the intervals.

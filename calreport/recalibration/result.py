@@ -13,12 +13,19 @@ import pandas as pd
 from calreport.profile import ConfidenceProfile
 from calreport.recalibration._base import Calibrator
 from calreport.recalibration.crossfit import METHODS, make_calibrator
+from calreport.registry import shown_in
 
-__all__ = ["RecalibrationResult"]
+__all__ = ["TABLE_METRICS", "RecalibrationResult"]
 
-#: Columns printed by ``repr`` (the full table has every difference and interval).
-_SHORT = ("log_loss", "log_loss_diff", "log_loss_diff_low", "log_loss_diff_high", "brier",
-          "ece", "csr", "p_risk", "band", "cwa", "auc")
+#: Metric columns of the table, in order: the registry's "recalibration" table, with
+#: ``band`` (P_risk's verdict band) after P_risk.
+TABLE_METRICS = tuple(c for m in shown_in("recalibration")
+                      for c in ((m, "band") if m == "p_risk" else (m,)))
+#: Columns printed by ``repr``: the metrics, with the paired difference of the log loss
+#: (the recommendation's criterion) and its interval after it (the full table has
+#: every difference and interval).
+_SHORT = tuple(c for m in TABLE_METRICS for c in (
+    (m, f"{m}_diff", f"{m}_diff_low", f"{m}_diff_high") if m == "log_loss" else (m,)))
 
 
 @dataclass
