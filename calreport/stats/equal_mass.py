@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from calreport.stats.intervals import withdraw
 from calreport.stats.quantile import _fine_counts, _unit
 from calreport.stats.state import StatsState
 
@@ -137,7 +138,6 @@ def apply(table: Any, state: StatsState, *, n_bins: int, min_count: int) -> None
         table.values[m] = val[m]
         table.bounds[m] = bnd[m]
         table.kinds[m] = "bounded"
-    from calreport.stats.intervals import withdraw
 
     withdraw(table, list(val), "strategy='quantile'")
     table.settings = {**table.settings, "strategy": "quantile"}

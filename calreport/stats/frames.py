@@ -7,9 +7,12 @@ from typing import Any
 
 import numpy as np
 
+from calreport.metrics import calibration_index
+from calreport.metrics.multiplicity import adjust_verdicts
 from calreport.stats import finish as _finish
 from calreport.stats.sampled import sample_profiles
 from calreport.stats.state import StatsState
+from calreport.stats.verdict import murphy, risk_verdicts, spiegelhalter
 
 __all__ = ["calibration_error_frame", "calibration_tests_frame", "reliability_frame",
            "risk_frame", "scores_frame"]
@@ -52,9 +55,6 @@ def risk_frame(state: StatsState, by: Sequence[Hashable], seed: int = 0) -> Any:
     invalid)."""
     import pandas as pd
 
-    from calreport.metrics.multiplicity import adjust_verdicts
-    from calreport.stats.verdict import risk_verdicts
-
     # the groups listed are one family, adjusted as df.groupby(...).calib.risk() does
     rows = [r.to_dict() for r in adjust_verdicts(risk_verdicts(state, seed=seed), "holm")
             if r is not None]
@@ -66,8 +66,6 @@ def risk_frame(state: StatsState, by: Sequence[Hashable], seed: int = 0) -> Any:
 def scores_frame(state: StatsState, by: Sequence[Hashable], view: str | None = None) -> Any:
     """Top-label Brier, sharpness and the Murphy terms per group (exact)."""
     import pandas as pd
-
-    from calreport.stats.verdict import murphy
 
     t = _finish.summary(state)
     m = murphy(state, view=view)
@@ -81,8 +79,6 @@ def scores_frame(state: StatsState, by: Sequence[Hashable], view: str | None = N
 def calibration_tests_frame(state: StatsState, by: Sequence[Hashable]) -> Any:
     """Spiegelhalter's Z and p-value per group (exact sums)."""
     import pandas as pd
-
-    from calreport.stats.verdict import spiegelhalter
 
     out = pd.DataFrame(spiegelhalter(state), index=_index(state.keys, by) if by else None)
     out = out if by else out.iloc[0].rename("value")
@@ -98,8 +94,6 @@ def calibration_error_frame(state: StatsState, by: Sequence[Hashable],
     sample (``sample_size``; the pandas code on the sample, so a group that fits in
     the sample gets the pandas values)."""
     import pandas as pd
-
-    from calreport.metrics import calibration_index
 
     if state.sample is None:
         raise ValueError("ICI needs the rows' sample: build the state with sample_size=20000 "

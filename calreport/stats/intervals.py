@@ -26,7 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from calreport.registry import REGISTRY, SAMPLED_NO_INTERVAL
 from calreport.stats.finish import resolve_view
+from calreport.stats.scaling import scaling_of
 from calreport.stats.state import StatsState
 
 __all__ = ["apply", "binned_auc_delong", "withdraw"]
@@ -95,9 +97,6 @@ def apply(table: Any, state: StatsState, ci: float) -> None:
     and why each other metric has none (``table.settings["intervals"]``)."""
     from scipy import special
 
-    from calreport.registry import REGISTRY, SAMPLED_NO_INTERVAL
-    from calreport.stats.scaling import scaling_of
-
     reasons, methods = {}, {}
     default = resolve_view(state, None)
     for m in table.values:
@@ -137,8 +136,6 @@ def withdraw(table: Any, names: Any, context: str) -> None:
     """Drop the intervals of ``names`` from a :class:`MetricTable` (their values were
     replaced by ones the replicates do not describe, e.g. equal-mass bins), giving as
     the reason ``context`` and the registry's interval note."""
-    from calreport.stats.scaling import scaling_of
-
     reasons = dict(table.settings.get("intervals") or {})
     methods = dict(table.settings.get("interval_methods") or {})
     for m in names:

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from calreport.registry import REGISTRY
+
 __all__ = ["INTERVALS", "KINDS", "Scaling", "markdown_table", "scaling_of"]
 
 #: Allowed kinds, from the most to the least faithful.
@@ -73,8 +75,6 @@ def scaling_of(metric: str) -> Scaling:
     >>> scaling_of("auc").kind
     'bounded'
     """
-    from calreport.registry import REGISTRY
-
     return Scaling(*REGISTRY[metric].scaling)
 
 
@@ -87,8 +87,6 @@ def markdown_table() -> str:
     >>> markdown_table().splitlines()[0]
     '| metric | out of core | how | interval (`ci=`) |'
     """
-    from calreport.registry import REGISTRY
-
     lines = ["| metric | out of core | how | interval (`ci=`) |", "| --- | --- | --- | --- |"]
     for name in REGISTRY:
         sc = scaling_of(name)

@@ -27,6 +27,7 @@ import numpy as np
 
 from calreport.stats._exact import FixedSum
 from calreport.stats.config import Schema, StatsConfig
+from calreport.stats.smooth_grid import _TOTAL
 from calreport.stats.state import StatsState, check_state, state_layout
 from calreport.stats.weight_scale import check_scale
 
@@ -366,8 +367,6 @@ def _groups_in(p: Any, name: str, reader: _Reader, keys: list[Any], spec: dict[s
 
 def _smooth_in(p: Any, reader: _Reader, keys: list[Any], config: StatsConfig
                ) -> dict[Any, dict[str, np.ndarray]]:
-    from calreport.stats.smooth_grid import _TOTAL
-
     entries = _entries(p, "smooth", reader, keys)
     if len(entries) > config.smooth_groups:
         raise ValueError(f"`{reader.where}.smooth` holds {len(entries)} groups, above "
