@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.nonparametric.smoothers_lowess import lowess
 
-from calreport.metrics import local, local_band
+from calreport.metrics import _score_density, local, local_band
 from calreport.metrics.calibration_index import (
     calibration_error_summary,
     eci,
@@ -109,7 +109,7 @@ def test_local_constant_lcs_reproduces_r_reference(kind, n):
 @pytest.mark.parametrize(("kind", "n"), list(BRUTE_FORCE_NN))
 def test_reflected_kde_bandwidth_matches_r_bw_nrd0(kind, n):
     s, _ = dataset_d(kind, n)
-    _, bw = local._reflected_kde(s, np.array([0.5]))
+    _, bw = _score_density.reflected_kde(s, np.array([0.5]))
     assert bw == pytest.approx(BRUTE_FORCE_NN[(kind, n)][1], abs=5e-7)
 
 
@@ -166,7 +166,7 @@ def test_reflected_kde_matches_exact_gaussian_sum(n, shape):
     rng = np.random.default_rng(n)
     s = np.sort(rng.beta(*shape, n))
     x = np.linspace(0, 1, 37)
-    got, bw = local._reflected_kde(s, x)
+    got, bw = _score_density.reflected_kde(s, x)
     expected, bw_exact = exact_reflected_kde(s, x)
     assert bw == pytest.approx(bw_exact, rel=1e-12)
     np.testing.assert_allclose(got, expected, rtol=1e-6)
@@ -282,7 +282,7 @@ def test_lcs_of_known_curve_close_to_population_value():
     s = rng.uniform(0, 1, 200_000)
     y = rng.random(s.size) < s**2
     x = grid_in_range(s)
-    w, _ = local._reflected_kde(np.sort(s), x)
+    w, _ = _score_density.reflected_kde(np.sort(s), x)
     population = np.sum(w * (x**2 - x) ** 2) / np.sum(w)
     assert lcs(s, y) == pytest.approx(population, rel=0.02)
 

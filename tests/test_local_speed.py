@@ -127,7 +127,7 @@ def test_small_sample_kde_is_the_exact_sum(n):
     rng = np.random.default_rng(n)
     s = np.sort(rng.beta(0.7, 1.5, n))
     x = np.linspace(0, 1, 100)
-    got, _ = local._reflected_kde(s, x)
+    got, _ = _score_density.reflected_kde(s, x)
     np.testing.assert_allclose(got, _exact_kde(s, x), rtol=1e-12)
 
 

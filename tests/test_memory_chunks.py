@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calreport.metrics import _chunks, calibration_index, smooth
+from calreport.metrics import _chunks, _score_density, calibration_index, smooth
 
 
 def _data(n: int = 5_003, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
@@ -211,13 +211,11 @@ def test_classwise_ece_in_blocks_equals_one_pass(monkeypatch):
 
 
 def test_reflected_kde_in_chunks_equals_one_pass(monkeypatch):
-    from calreport.metrics import local
-
     s, _ = _data(200_003)
     s = np.sort(s)
     x = np.linspace(0.05, 0.95, 19)
-    whole, bw = local._reflected_kde(s, x)
+    whole, bw = _score_density.reflected_kde(s, x)
     monkeypatch.setattr(_chunks, "ROWS", 999)
-    part, bw2 = local._reflected_kde(s, x)
+    part, bw2 = _score_density.reflected_kde(s, x)
     assert bw2 == bw
     np.testing.assert_allclose(part, whole, rtol=1e-12)

@@ -10,7 +10,7 @@ with the number of its units inside (its count, or fewer for a row the window
 cuts).  The tricube weights, the non-zero count (of units) and the projection form
 are those of :func:`calreport.metrics.local_band._lowess_direct`; the reflected KDE
 and its bandwidth are those of the repeated rows
-(:func:`calreport.metrics.local._reflected_kde` with ``units``).  So LCS and ECI
+(:func:`calreport.metrics._score_density.reflected_kde` with ``units``).  So LCS and ECI
 equal their values on the repeated rows to rounding (about 1e-12), at the cost of
 explicit sums over each window (no moment tree): O(J x rows in a window).  While
 the repeated rows are few (:data:`REPEAT_MAX`) they are built and fitted by the
@@ -32,12 +32,14 @@ import numpy as np
 
 from calreport import _labels as lab
 from calreport import _validate as v
+from calreport.metrics._score_density import reflected_kde
 from calreport.metrics._units import sorted_units, unit_rows
+from calreport.metrics.calibration_index import _eci_sorted
 from calreport.metrics.local import (
     DEFAULT_FRAC,
     _default_grid,
     _first_true,
-    _reflected_kde,
+    _lcs_sorted,
     _resolve_frac,
 )
 
@@ -192,15 +194,13 @@ def lcs_counts(score: Any, outcome: Any, sample_weight: Any, *,
     """
     s, y, units, frac, k = _prepared(score, outcome, sample_weight, frac)
     if _repeat(s, units):
-        from calreport.metrics.local import _lcs_sorted
-
         rs, ry = _repeated(s, y, units)
         return _lcs_sorted(rs, ry, method="lowess", frac=frac, k=k, n_grid=n_grid)
     x = _default_grid(s, v.check_positive_int(n_grid, "n_grid"))
     if x.size == 0:
         return float("nan")
     g = np.clip(_lowess(s, y, units, x, k), 0.0, 1.0)
-    dens, _ = _reflected_kde(s, x, units)
+    dens, _ = reflected_kde(s, x, units)
     return float(np.sum(dens * (g - x) ** 2) / np.sum(dens))
 
 
@@ -225,8 +225,6 @@ def eci_counts(score: Any, outcome: Any, sample_weight: Any, *,
     """
     s, y, units, frac, k = _prepared(score, outcome, sample_weight, frac)
     if _repeat(s, units):
-        from calreport.metrics.calibration_index import _eci_sorted
-
         rs, ry = _repeated(s, y, units)
         return _eci_sorted(rs, ry, method="lowess", frac=frac, k=k, n_nodes=n_nodes)
     n = int(units[-1])

@@ -62,9 +62,7 @@ from calreport import _labels as lab
 from calreport import _validate as v
 from calreport.metrics._auc_kernels import sort_in_place
 from calreport.metrics._lowess import _first_true, _lowess_at
-from calreport.metrics._score_density import (  # also read as local._reflected_kde
-    reflected_kde as _reflected_kde,
-)
+from calreport.metrics._score_density import reflected_kde
 
 __all__ = [
     "AUTO_FRAC_CONSTANT",
@@ -515,5 +513,5 @@ def _lcs_sorted(s: np.ndarray, y: np.ndarray, *, method: str, frac: float, k: in
         )
         return math.nan
     g = np.clip(_smooth(s, y, x, method=method, frac=frac, k=k, trees=trees), 0.0, 1.0)
-    w, _ = _reflected_kde(s, x)
+    w, _ = reflected_kde(s, x)
     return float(np.sum(w * (g - x) ** 2) / np.sum(w))
