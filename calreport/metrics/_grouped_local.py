@@ -22,6 +22,7 @@ import numpy as np
 
 from calreport.metrics import calibration_index, local, local_band
 from calreport.metrics._order import sort_within
+from calreport.metrics._score_density import bw_nrd0
 
 __all__ = ["SMALL_ROWS", "grouped_lcs_eci"]
 
@@ -96,21 +97,14 @@ def _lowess(S: np.ndarray, Y: np.ndarray, csum: np.ndarray, gs: np.ndarray,
 
 def _kde_weights(S: np.ndarray, gs: np.ndarray, n: int, q_group: np.ndarray,
                  x: np.ndarray) -> np.ndarray:
-    """``local._reflected_kde`` (exact sums) at each query, for groups of ``n`` rows;
+    """``_score_density.reflected_kde`` (exact sums) at each query, for groups of ``n`` rows;
     ``gs`` holds the groups' starts, ``q_group`` indexes it."""
     rows = gs[:, None] + np.arange(n)
     s = S[rows]
     rev = s[:, ::-1]
     r = np.concatenate((-rev, s, 2.0 - rev), axis=1)
     m = 3 * n
-    sd = r.std(axis=1, ddof=1) if m > 1 else np.zeros(len(gs))
-    h = (m - 1) * np.array([0.25, 0.75])
-    lo = np.floor(h).astype(np.int64)
-    hi = np.minimum(lo + 1, m - 1)
-    q = r[:, lo] + (h - lo) * (r[:, hi] - r[:, lo])
-    scale = np.minimum(sd, (q[:, 1] - q[:, 0]) / 1.34)
-    scale = np.where(scale > 0, scale, np.where(sd > 0, sd, 1.0))
-    bw = 0.9 * scale * m ** (-0.2)
+    bw = bw_nrd0(r)
     # exp(-t^2 / 2) with t = (x - r) / bw, as exp(-(x' - r')^2), x' = x / (bw sqrt 2)
     inv = 1.0 / (bw * math.sqrt(2.0))
     r *= inv[:, None]

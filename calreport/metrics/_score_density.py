@@ -18,6 +18,7 @@ Calibration. arXiv:2402.07790.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -34,18 +35,22 @@ _KDE_CUTOFF = 9.0
 _KDE_DIRECT_PAIRS = 60_000
 
 
-def bw_nrd0(r_sorted: np.ndarray) -> float:
-    """R's ``bw.nrd0``: 0.9 min(sd, IQR / 1.34) n^(-1/5) (IQR from type-7 quantiles)."""
-    n = r_sorted.size
-    sd = float(r_sorted.std(ddof=1)) if n > 1 else 0.0
+def bw_nrd0(r_sorted: np.ndarray) -> Any:
+    """R's ``bw.nrd0``: 0.9 min(sd, IQR / 1.34) n^(-1/5) (IQR from type-7 quantiles).
+
+    A float for one sorted sample; for the rows of a 2-D array (samples of one size,
+    each sorted), an array of their bandwidths.
+    """
+    n = r_sorted.shape[-1]
+    sd = r_sorted.std(axis=-1, ddof=1) if n > 1 else np.zeros(r_sorted.shape[:-1])
     h = (n - 1) * np.array([0.25, 0.75])
     lo = np.floor(h).astype(np.int64)
     hi = np.minimum(lo + 1, n - 1)
-    q = r_sorted[lo] + (h - lo) * (r_sorted[hi] - r_sorted[lo])
-    scale = min(sd, float(q[1] - q[0]) / 1.34)
-    if not scale > 0:
-        scale = sd if sd > 0 else 1.0
-    return 0.9 * scale * n ** (-0.2)
+    q = r_sorted[..., lo] + (h - lo) * (r_sorted[..., hi] - r_sorted[..., lo])
+    scale = np.minimum(sd, (q[..., 1] - q[..., 0]) / 1.34)
+    scale = np.where(scale > 0, scale, np.where(sd > 0, sd, 1.0))
+    bw = 0.9 * scale * n ** (-0.2)
+    return float(bw) if r_sorted.ndim == 1 else bw
 
 
 def reflected_bw(s_sorted: np.ndarray, units: np.ndarray | None = None) -> float:
