@@ -19,7 +19,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import calreport
@@ -28,12 +28,23 @@ from calreport.profile import ConfidenceProfile
 from calreport.summary import summarize
 
 FOUR = ["debiased_ece", "lcs", "eci", "tce_bpm"]
-#: Relative agreement with the repeated rows.  TCE_bpm's curve is an optimum found by
-#: Newton steps that stop when the loss stops decreasing in rounding: its parameters
-#: are determined to about 1e-9 relative (bin sums differing in the last bit move
-#: them that much), so its TCE agrees to 1e-8 (2.1e-9 the worst of 60 random frames
-#: of 70-2,000 rows); the others are closed forms of the same sums, to 1e-10.
+#: Relative agreement with the repeated rows on this file's fixed frames.  TCE_bpm's
+#: curve is an optimum found by Newton steps that stop when the loss stops decreasing
+#: in rounding: bin sums differing in the last bit move its parameters, so its TCE
+#: agrees to 1e-8 on these frames (small random frames: ``PROPERTY_TOL``); the others
+#: are closed forms of the same sums, to 1e-10.
 TOL = {"debiased_ece": 1e-10, "lcs": 1e-10, "eci": 1e-10, "tce_bpm": 1e-8}
+#: The property below draws small frames (70-160 rows, 60-800 units) whose fit is
+#: ill-conditioned, and frequency weights and repeated rows may then take different
+#: paths to the same optimum (Newton, accepted at a gradient <= 1e-9, or L-BFGS-B,
+#: which stops at a projected gradient <= 1e-10 or at a relative loss decrease
+#: <= ftol = 1e-15).  The bin sums agree to 1e-15 and the two losses at both optima
+#: agree to the last bit: the optimiser's stopping rule, not the weights, sets the
+#: difference.  Near the optimum the loss is quadratic, so a stop at ftol locates the
+#: parameters to sqrt(2 ftol |loss| / lambda), with |loss| about 0.5 and lambda, the
+#: smallest curvature, above 1e-3 on 99 % of these frames: about 1e-6.  (Seen: TCE
+#: relative differences of 1.8e-8 and 6e-8, the worst of 5,300 random frames.)
+PROPERTY_TOL = {**TOL, "tce_bpm": 1e-6}
 
 
 def _frame(n=300, seed=0, ties=False):
@@ -223,22 +234,32 @@ def test_frequency_ones_equal_no_weights_and_scale_matters():
 
 
 # ------------------------------------------------------------------- a property
-@st.composite
-def _weighted_rows(draw):
-    n = draw(st.integers(70, 160))
-    seed = draw(st.integers(0, 2**32 - 1))
+def _weighted_frame(n, seed, decimals, power, w_high):
     rng = np.random.default_rng(seed)
     s = rng.uniform(0, 1, n)
-    if draw(st.booleans()):
-        s = np.round(s, draw(st.integers(2, 3)))
-    y = (rng.random(n) < s ** draw(st.floats(0.5, 2.0))).astype(int)
-    w = rng.integers(0, draw(st.integers(2, 6)), n)
+    if decimals is not None:
+        s = np.round(s, decimals)
+    y = (rng.random(n) < s**power).astype(int)
+    w = rng.integers(0, w_high, n)
     w[0] = max(w[0], 1)
     return pd.DataFrame({"y": y, "p": s, "w": w})
 
 
+@st.composite
+def _weighted_rows(draw):
+    n = draw(st.integers(70, 160))
+    seed = draw(st.integers(0, 2**32 - 1))
+    decimals = draw(st.integers(2, 3)) if draw(st.booleans()) else None
+    return _weighted_frame(n, seed, decimals, draw(st.floats(0.5, 2.0)),
+                           draw(st.integers(2, 6)))
+
+
 @settings(max_examples=25, deadline=None)
 @given(_weighted_rows())
+# TCE_bpm 5.1e-8 apart (a bound binds: L-BFGS-B stops at its gradient on the weighted
+# rows, at ftol on the repeated ones), and 6.0e-8 (Newton on the repeated rows only)
+@example(_weighted_frame(150, 3326911096, None, 1.3008819144487473, 3))
+@example(_weighted_frame(71, 2679238917, None, 1.2400786147175626, 5))
 def test_property_frequency_weights_are_repeated_rows(df):
     from unittest import mock
 
@@ -256,7 +277,7 @@ def test_property_frequency_weights_are_repeated_rows(df):
             a, b = got.values[m], ref.values[m]
             # undefined on both (too few rows for TCE_bpm, one score), with one reason
             assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(
-                b, rel=TOL[m], abs=1e-13), m
+                b, rel=PROPERTY_TOL[m], abs=1e-13), m
             assert got.reasons.get(m) == ref.reasons.get(m), m
 
 
