@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+from scipy import sparse
 
 from calreport.metrics._order import range_rows
 from calreport.metrics._risk_rows import _TILE, FULL_MONTE_CARLO_ROWS, Rows
@@ -140,8 +141,6 @@ def _segment_scatter(keys: np.ndarray, ends: np.ndarray, value: np.ndarray, size
     values (``np.repeat`` holds the GIL for the whole copy, and P_risk runs on a
     second thread beside the other metrics of a grouped summary).
     """
-    from scipy import sparse  # only here: not imported with the package
-
     wide = keys.size >= np.iinfo(np.int32).max or size >= np.iinfo(np.int32).max
     index = np.int64 if wide else np.int32
     indptr = np.concatenate(([0], ends)).astype(index, copy=False)
