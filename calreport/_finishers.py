@@ -23,6 +23,7 @@ from calreport.profile import ConfidenceProfile
 from calreport.settings import Settings
 
 __all__ = [
+    "PAIRWISE",
     "Ratio",
     "auc",
     "aurc",
@@ -164,6 +165,11 @@ def cwauc(k: Any, s: Settings) -> np.ndarray:
 def delta_auc(k: Any, s: Settings) -> np.ndarray:
     auc, cw = k.auc()
     return cw - auc
+
+
+#: Finishers that read the pair sums of the ranking (``k.auc()``): the sums must
+#: hold the AUC's per-class pair sums for them
+PAIRWISE = (auc, cwauc, delta_auc)
 
 
 def aurc(k: Any, s: Settings) -> np.ndarray:

@@ -46,7 +46,7 @@ from calreport.bootstrap import spawn_seeds
 from calreport.bootstrap.kernels import Kernels, block_replicates
 from calreport.bootstrap.resampling import STREAM_REPLICATES, Resampler
 from calreport.profile import ConfidenceProfile
-from calreport.registry import REGISTRY, MetricCache, resolve_metrics
+from calreport.registry import REGISTRY, MetricCache, resolve_metrics, shown_in
 from calreport.result import BAND_SEVERITY
 from calreport.settings import Settings
 from calreport.summary import SummaryResult, summarize
@@ -144,7 +144,7 @@ class Comparison:
         return out
 
     def _headline(self) -> pd.DataFrame:
-        keep = [m for m in ("csr", "p_risk", "log_loss", "brier", "ece", "accuracy", "auc")
+        keep = [m for m in shown_in("comparison")
                 if m in self.table.index.get_level_values(1)]
         return self.table[self.table.index.get_level_values(1).isin(keep)] if keep \
             else self.table

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from calreport import _finishers as fin
 from calreport import _validate as v
 from calreport._finishers import row_columns
 from calreport._progress import Steps
@@ -108,7 +109,6 @@ class Kernels:
                       if n in REGISTRY and REGISTRY[n].interval.kind == "bootstrap"
                       and REGISTRY[n].missing_need(p) is None]
         self.settings = s
-        wanted = set(self.names)
         n = p.n
         scale = _weight_scale(p) if order is not None else None
         index = _index_dtype(n)
@@ -127,7 +127,8 @@ class Kernels:
         self.min_count = s.min_count
         self._profile, self._scale = p, scale
         self._keep = {c for m in self.names for c in REGISTRY[m].interval.columns}
-        self._with_bins = bool({"ece", "mce", "signed_ece"} & wanted)
+        specs = [REGISTRY[m].interval for m in self.names]
+        self._with_bins = any("bin_diff" in spec.columns for spec in specs)
         self.col_names = list(self._columns(np.arange(min(n, 1))))
         self.col = {k: i for i, k in enumerate(self.col_names)}
         n_cols = len(self.col_names)
@@ -141,7 +142,8 @@ class Kernels:
         sparse_groups: list[int] = []
         self.auc_classes: list[int] = []  # dense classes, then the sparse ones
         y_code = None
-        if p.has_proba and p.y_true is not None and {"auc", "cwauc", "delta_auc"} & wanted:
+        if p.has_proba and p.y_true is not None and any(
+                spec.finish in fin.PAIRWISE for spec in specs):
             n_classes = 2 if p.score is not None else p.proba.shape[1]
             y_code = p.y_true.astype(np.min_scalar_type(max(n_classes - 1, 1)))
             classes = [1] if p.score is not None else range(n_classes)
@@ -166,7 +168,7 @@ class Kernels:
             del y
         # AURC: rows by decreasing confidence, ties grouped
         aurc_order = None
-        if "aurc" in wanted:
+        if any(spec.finish is fin.aurc for spec in specs):
             conf = at(p.conf)
             aurc_order = _Order(*_descending_order(conf))
             del conf
