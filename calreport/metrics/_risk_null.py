@@ -197,9 +197,8 @@ def _normal_power(r: Rows, var0: float) -> float:
 
 
 def normal_power(denom: float, var0: float, mean1: float, var1: float) -> float:
-    """Power of the normal reading: ``P(S > denom + sqrt(var0))`` when ``S`` has mean
-    ``mean1`` and variance ``var1`` (errors ``POWER_RHO`` times as frequent), from sums.
-    """
+    """Power of the normal reading from sums: ``P(S > denom + sqrt(var0))`` for ``S`` of
+    mean ``mean1`` and variance ``var1`` (errors ``POWER_RHO`` times as frequent)."""
     crit = denom + math.sqrt(var0)
     if var1 <= 0:
         return float(mean1 > crit)
@@ -256,12 +255,11 @@ def _heavy_split(r: Rows) -> np.ndarray | None:
 
 def first_light(uv: np.ndarray, var_rest: np.ndarray, k3_rest: np.ndarray, limit: int
                 ) -> int:
-    """The heavy split's rule: the fewest rows of largest variance to simulate.
+    """The heavy split's rule: how many rows of largest variance to simulate, or -1.
 
-    Rows in decreasing unit variance ``uv``; ``var_rest[j]`` and ``k3_rest[j]`` are the
-    variance and third cumulant of the rows from ``j`` on.  Returns the first ``j <=
-    limit`` where none of those rows carries more than ``LIGHT_SHARE_MAX`` of their
-    variance and their skewness is at most ``LIGHT_SKEW_MAX``, or -1.
+    Rows in decreasing unit variance ``uv``; ``var_rest[j]``, ``k3_rest[j]``: variance
+    and third cumulant of the rows from ``j`` on.  The first ``j <= limit`` where none
+    of them carries over ``LIGHT_SHARE_MAX`` of it and ``|skewness| <= LIGHT_SKEW_MAX``.
     """
     m = min(uv.size, limit + 1)
     var_rest = var_rest[:m]
@@ -560,12 +558,8 @@ def validity_facts(share: float, skew: float, lattice: float, *, tail: bool = Tr
 def conditional_null(top: Rows, light: LightRows, s_obs: float, n_sim: int, base: int,
                      above: bool, n_light: float, facts: str,
                      validity: tuple[float, float, float]) -> NullTest:
-    """The null test by :func:`conditional_p_risk`: the ``top`` rows of largest variance
-    drawn, the ``n_light`` others through the Edgeworth law of their cumulants ``light``.
-
-    ``validity`` holds the Lindeberg ratio, skewness and lattice ratio of all rows, and
-    ``facts`` them in words (:func:`validity_facts`).
-    """
+    """The test by :func:`conditional_p_risk` (``top`` rows drawn, ``n_light`` others in
+    law), with its reason; ``validity``: share, skewness and lattice ratio, ``facts``."""
     prob, power, used, se = conditional_p_risk(top, light, s_obs, n_sim, base, above)
     why = (f"normal approximation invalid ({facts}): Monte Carlo null, {used} draws "
            f"(sequential, at most {n_sim}) of the {len(top.c)} rows of largest variance, "

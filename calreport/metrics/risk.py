@@ -481,18 +481,10 @@ def risk_summary(conf: Any, correct: Any, *, sample_weight: Any = None, eps: flo
 def certain_upper(wrong: float, total: float, total_sq: float | None = None) -> float:
     """The Clopper-Pearson bound of the certainty claims' error rate, from their sums.
 
-    Parameters
-    ----------
-    wrong, total : float
-        Weights of the wrong claims and of all claims (frequency weights: counts).
-    total_sq : float, optional
-        Sum of the claims' squared importance weights; None for frequency weights.
-
-    Returns
-    -------
-    float
-        :func:`certain_error_upper` of the claims, importance weights through Kish's
-        effective count ``n_e = total^2 / total_sq`` and ``n_e wrong / total`` errors.
+    ``wrong`` and ``total`` are the weights of the wrong claims and of all claims;
+    ``total_sq`` the sum of their squared importance weights (None for frequency
+    weights, which count claims).  Importance weights enter through Kish's effective
+    count ``n_e = total^2 / total_sq`` with ``n_e wrong / total`` errors.
 
     Examples
     --------
@@ -511,7 +503,7 @@ def verdict(*, csr_value: float, sigma: float, z: float, test: NullTest, power: 
             eps: float, weights: str) -> RiskResult:
     """The verdict from the quantities that decide it: one rule for every path.
 
-    :func:`risk_summary` calls it with the statistics of the rows and
+    :func:`risk_summary` calls it with the statistics of the rows,
     :func:`calreport.stats.verdict.risk_verdicts` with those of merged sums.
 
     Parameters
@@ -519,34 +511,20 @@ def verdict(*, csr_value: float, sigma: float, z: float, test: NullTest, power: 
     csr_value, sigma, z : float
         CSR of all rows, its spread under calibration and ``(CSR - 1) / sigma``.
     test : NullTest
-        The null test of all rows: P_risk, its method and why, the validity
-        statistics and the Monte Carlo draws.
+        The null test of all rows (P_risk, its method and why, validity statistics).
     power, n_for_power : float
-        Power of the test on the rows below certainty and the rows it needs for 80 %.
+        Power of the test on the rows below certainty, and the rows it needs for 80 %.
     n, n_eff : float
         Rows (frequency weights: units) and Kish's effective count.
     n_certain, n_certain_wrong, upper : float
         Certainty claims, the wrong ones and their bound (:func:`certain_upper`).
-    n_clipped, n_clipped_one : int
-        Confidences clipped, and those of exactly 1.
-    eps : float
-    weights : str
+    n_clipped, n_clipped_one, eps, weights
+        As the fields of :class:`RiskResult`.
 
     Returns
     -------
     RiskResult
-        The band and its reason by :data:`BAND_RULE` (:func:`band_and_reason`), the
-        note on P_risk and the figures above.
-
-    Examples
-    --------
-    >>> t = NullTest(0.5, 0.9, "normal", "", 0, 0.01, 0.1, 0.0)
-    >>> r = verdict(csr_value=1.0, sigma=0.1, z=0.0, test=t, power=0.9, n_for_power=50.0,
-    ...             n=400.0, n_eff=400.0, n_certain=0.0, n_certain_wrong=0.0,
-    ...             upper=float("nan"), n_clipped=0, n_clipped_one=0, eps=1e-8,
-    ...             weights="importance")
-    >>> r.band
-    'no_evidence'
+        With the band and its reason by :data:`BAND_RULE` (:func:`band_and_reason`).
     """
     band, reason = band_and_reason(test.p_risk, power, test.method, csr_value, z, n_certain,
                                    n_certain_wrong, upper, eps)
