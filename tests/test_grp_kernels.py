@@ -9,7 +9,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from calreport.metrics import calibration_index, classwise, corp, debiased, local, risk, smooth
+from calreport.metrics import (
+    _risk_batch,
+    calibration_index,
+    classwise,
+    corp,
+    debiased,
+    local,
+    smooth,
+)
 from calreport.metrics._grouped_binned import grouped_classwise_ece, grouped_debiased_ece
 from calreport.metrics._grouped_corp import grouped_corp, grouped_pav
 from calreport.metrics._grouped_local import grouped_lcs_eci
@@ -310,12 +318,12 @@ def test_pooled_null_draws_do_not_depend_on_the_tile_size(per_tile, monkeypatch)
     c = rng.beta(5, 2, codes.size)
     ok = rng.random(c.size) < c ** 3.0  # overconfident: most groups are simulated
     groups = [(c[codes == g], ok[codes == g], None) for g in range(30)]
-    want = risk._p_risk_trusted(groups, eps=1e-8, method="auto", seed=2)
+    want = _risk_batch.p_risk_many(groups, eps=1e-8, method="auto", seed=2)
     n_max = int(np.bincount(codes).max())
     # "a few": 4 groups a tile at the first look's 1,000 draws, 1 at 20,000
     pairs = {"one": 1, "a few": 4 * n_max * 1000, "all": 30 * n_max * N_SIM}[per_tile]
     monkeypatch.setattr(_risk_draws, "_PAIRS", pairs)
-    got = risk._p_risk_trusted(groups, eps=1e-8, method="auto", seed=2)
+    got = _risk_batch.p_risk_many(groups, eps=1e-8, method="auto", seed=2)
     assert sum(m == "monte_carlo" for _, m in want) >= 10
     assert got == want
 

@@ -15,10 +15,10 @@ import pandas as pd
 import pytest
 
 import calreport  # noqa: F401  (registers the accessor)
+from calreport.metrics import _risk_batch, risk
 from calreport.metrics import _risk_draws as draws
 from calreport.metrics import _risk_null as null
 from calreport.metrics import _risk_rows as rows
-from calreport.metrics import risk
 
 
 def _enumerate(c, w=None):
@@ -243,7 +243,7 @@ def test_batched_first_look_equals_each_profile_alone():
         assert (h1 == draws.look_draws(r, null.alt_p(r.p), 1000, 3, 0, 1)).all()
     # and the batch gives each group's p_risk exactly
     data = [(rng.uniform(0.5, 0.99, n), rng.random(n) < 0.7, None) for n in (30, 80, 150)]
-    batch = risk._p_risk_trusted(data, eps=risk.EPS, method="auto", seed=0)
+    batch = _risk_batch.p_risk_many(data, eps=risk.EPS, method="auto", seed=0)
     for (c, ok, _), res in zip(data, batch, strict=True):
         alone = risk.risk_summary(c, ok, seed=0)
         assert res == (alone.p_risk, alone.p_risk_method)

@@ -48,9 +48,7 @@ __all__ = [
 from calreport.metrics._risk_null import (
     NullTest,
     _seed_base,
-    batched_first,
     certain_error_upper,
-    first_looks,
     normal_validity,
     null_test,
 )
@@ -66,7 +64,6 @@ from calreport.metrics._risk_rows import (
     _check_weights,
     _null_moments,
     _rows,
-    _trusted_rows,
     _z,
     clip_confidence,
     p_normal,  # noqa: F401  (re-exported for tests)
@@ -595,41 +592,3 @@ def p_risk(conf: Any, correct: Any, *, method: str = "auto", sample_weight: Any 
     """
     return risk_summary(conf, correct, method=method, sample_weight=sample_weight, eps=eps,
                         n_sim=n_sim, seed=seed, weights=weights).p_risk
-
-
-
-def _p_risk_trusted(groups: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]], *,
-                    eps: float, method: str, seed: int) -> list[tuple[float, str] | str]:
-    """P_risk and its method of many profiles on validated arrays (importance weights).
-
-    The grouped summaries call it once for all groups: the arrays were validated once
-    for the whole frame, and the first look of the sequential Monte Carlo null is
-    drawn for every group in one pass.  Each entry is exactly ``(risk_summary(...)
-    .p_risk, .p_risk_method)`` for that group's rows and integer ``seed`` (or the
-    message of the ValueError it would raise): it does not depend on the other groups.
-    """
-    profiles: list[Any] = []
-    for conf, correct, sample_weight in groups:
-        try:
-            c = np.clip(conf, eps, 1.0 - eps)
-            profiles.append(_trusted_rows(conf, c, correct, sample_weight, "importance"))
-        except ValueError as exc:
-            profiles.append(str(exc))
-    base = int(seed)
-    batch = [i for i, r in enumerate(profiles)
-             if not isinstance(r, str) and batched_first(r, method, N_SIM, base)]
-    first = dict(zip(batch, first_looks([profiles[i] for i in batch], N_SIM, base),
-                     strict=True)) if batch else {}
-    out: list[tuple[float, str] | str] = []
-    for i, r in enumerate(profiles):
-        if isinstance(r, str):
-            out.append(r)
-            continue
-        try:
-            test = null_test(r, method, N_SIM, np.random.default_rng(seed), base,
-                         first.get(i))
-        except ValueError as exc:
-            out.append(str(exc))
-            continue
-        out.append((test.p_risk, test.method))
-    return out
