@@ -68,14 +68,10 @@ def _weights(p: ConfidenceProfile) -> dict[str, Any]:
 
 
 def _ecce(p: ConfidenceProfile, view: str | None) -> Any:
-    from calreport.metrics import cumulative
-
     return cumulative.ecce_test(*p.view(view), **_weights(p))
 
 
 def _tcal(p: ConfidenceProfile, view: str | None, seed: int) -> Any:
-    from calreport.metrics import tcal
-
     return tcal.tcal_test(*p.view(view), n_draws=TCAL_DRAWS, seed=seed, **_weights(p))
 
 

@@ -21,6 +21,8 @@ import pandas as pd
 from calreport import _warnings
 from calreport._grouping import Group, Split
 from calreport._segmented import SegmentedValues, all_groups
+from calreport.bootstrap import bootstrap_intervals, group_seed
+from calreport.bootstrap import intervals as _iv
 from calreport.metrics import risk
 from calreport.metrics.multiplicity import ADJUSTMENTS, adjust_verdicts, family_headline
 from calreport.registry import COUNT_COLUMNS, REGISTRY, resolve_metrics
@@ -170,8 +172,6 @@ def evaluate(
     if overall is None:
         overall = split.grouped and group_kind == "subgroups"
     if ci is not None:
-        from calreport.bootstrap import intervals as _iv
-
         _iv._check(ci, ci_method, resampling)
         if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
             raise ValueError(f"`n_boot` must be an integer >= 2, got {n_boot!r}.")
@@ -323,8 +323,6 @@ def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None
         out = GroupResult(g.key, g.name, res.values, reasons=dict(res.reasons),
                           p_risk_method=res.p_risk_method, view=res.view, risk=res.risk)
     if ci is not None:
-        from calreport.bootstrap import bootstrap_intervals, group_seed
-
         child = group_seed(boot["seed"], ("overall",) if force and g.key == "overall"
                            else g.key)
         bres = bootstrap_intervals(prof, res, n_boot=boot["n_boot"], ci=ci,

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from calreport import _labels as lab
+from calreport._roles import build_profile, resolve_roles
 from calreport.interval_rules import interval_note
 from calreport.profile import ConfidenceProfile
 from calreport.stats import StatsConfig, StatsState
@@ -48,8 +49,6 @@ def resolve_spec(frame: Any, role_kw: dict[str, Any], by: Sequence[Hashable] | N
     ``labels``/``preds`` are the distinct true/predicted labels of the whole data (for
     inferring the classes and the positive class when they are not given).
     """
-    from calreport._roles import resolve_roles
-
     by = tuple(by or ())
     # the weights' meaning is the state's: frequency weights are checked to be counts
     roles = resolve_roles(frame, exclude=by, **{**role_kw, "weights": config.weights})
@@ -81,8 +80,6 @@ def frame_profile(frame: Any, spec: FrameSpec
                   ) -> tuple[Any, np.ndarray, list[Any], Any] | None:
     """Profile, group codes, group keys and kept row positions of a frame's rows."""
     import pandas as pd
-
-    from calreport._roles import build_profile
 
     if spec.by:
         keys_df = frame[list(spec.by)]

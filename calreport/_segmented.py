@@ -24,7 +24,11 @@ from calreport._calibration_tests import grouped_test
 from calreport._finishers import row_columns
 from calreport._grouping import Split
 from calreport._validate import divide_weights
-from calreport.metrics import binned, risk
+from calreport.metrics import _risk_batch, binned
+from calreport.metrics._grouped_binned import grouped_classwise_ece, grouped_debiased_ece
+from calreport.metrics._grouped_corp import grouped_corp
+from calreport.metrics._grouped_local import grouped_lcs_eci
+from calreport.metrics._grouped_smooth import grouped_smece
 from calreport.metrics._order import sort_within
 from calreport.metrics.weighted import sample_sizes as sizes
 from calreport.profile import ConfidenceProfile
@@ -367,7 +371,7 @@ def grouped_p_risk(split: Split, s: Settings) -> tuple[np.ndarray, np.ndarray, n
     w_all = p.sample_weight
     todo = [i for i, g in enumerate(split.groups) if g.size and (
         w_all is None or np.any(w_all[g.rows] > 0))]
-    got = risk._p_risk_trusted(
+    got = _risk_batch.p_risk_many(
         [(p.conf[g.rows], p.correct[g.rows], None if w_all is None else w_all[g.rows])
          for g in (split.groups[i] for i in todo)],
         eps=s.eps, method=s.p_risk_method, seed=s.mc_seed)
@@ -394,24 +398,18 @@ def _group_order(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Sett
 
 def _smece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
            cache: dict[str, Any]) -> np.ndarray:
-    from calreport.metrics._grouped_smooth import grouped_smece
-
     score, outcome = p.view(s.view)
     return grouped_smece(score, outcome, p.sample_weight, codes, n_groups)
 
 
 def _classwise_ece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
                    cache: dict[str, Any]) -> np.ndarray:
-    from calreport.metrics._grouped_binned import grouped_classwise_ece
-
     return grouped_classwise_ece(p.y_true, p.proba, p.sample_weight, codes, n_groups,
                                  s.n_bins)
 
 
 def _debiased_ece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
                   cache: dict[str, Any]) -> np.ndarray | None:
-    from calreport.metrics._grouped_binned import grouped_debiased_ece
-
     if p.sample_weight is not None:
         return None  # weighted equal-mass edges: computed per group
     return grouped_debiased_ece(*p.view(s.view), codes, n_groups, s.n_bins,
@@ -421,8 +419,6 @@ def _debiased_ece(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Set
 def _local(which: int) -> Callable[..., Any]:
     def compute(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
                 cache: dict[str, Any]) -> tuple[np.ndarray, dict[int, str]] | None:
-        from calreport.metrics._grouped_local import grouped_lcs_eci
-
         if p.sample_weight is not None:
             return None  # frequency weights: computed per group
         if "local" not in cache:  # LCS and ECI share the sort and the fits
@@ -435,8 +431,6 @@ def _local(which: int) -> Callable[..., Any]:
 def _corp(which: int) -> Callable[..., Any]:
     def compute(p: ConfidenceProfile, codes: np.ndarray, n_groups: int, s: Settings,
                 cache: dict[str, Any]) -> np.ndarray:
-        from calreport.metrics._grouped_corp import grouped_corp
-
         if "corp" not in cache:  # the three terms share one PAV fit per group
             cache["corp"] = grouped_corp(*p.view(s.view), p.sample_weight, codes, n_groups,
                                          order=_group_order(p, codes, n_groups, s, cache))

@@ -15,8 +15,12 @@ from typing import Any
 import numpy as np
 
 from calreport._frames import group_index
+from calreport._grouping import _unique_names
+from calreport.registry import REGISTRY
+from calreport.result import CalibrationResult, GroupResult
 from calreport.stats import StatsState
 from calreport.stats import finish as _finish
+from calreport.stats.config import SCALARS
 from calreport.stats.sampled import full_table, sample_profiles, settings_of
 
 __all__ = ["evaluate_state", "report_from_state", "scaling_notes"]
@@ -31,10 +35,6 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
     ``reasons``-free ``data["bounds"]``), sampled ones from the groups' samples,
     P_risk by the normal approximation.
     """
-    from calreport._grouping import _unique_names
-    from calreport.registry import REGISTRY
-    from calreport.result import CalibrationResult, GroupResult
-
     grouped = bool(by)
     view = _finish.resolve_view(state, view)
     names = list(REGISTRY)
@@ -124,7 +124,7 @@ def report_from_state(state: StatsState, *, by: Sequence[Hashable] = (),
     -------
     calreport.report.Report
     """
-    from calreport.report import build_report
+    from calreport.report import build_report  # lazy: matplotlib, via the report's figures
 
     result = evaluate_state(state, by=by, view=view, ci=ci, data=data, n_dropped=n_dropped)
     names = {g.key if result.grouped else None: g.name for g in result.groups}
@@ -174,8 +174,6 @@ def scaling_notes(result: Any, state: StatsState, source: str) -> dict[str, str]
 def _exact_errors(context: dict[str, Any], state: StatsState, result: Any, k: int,
                   max_groups: int) -> None:
     """Replace sample-based error counts and lists of the context by exact ones."""
-    from calreport.stats.config import SCALARS
-
     i_w, i_ok = SCALARS.index("w"), SCALARS.index("w_ok")
     states = {None if not result.grouped else key: state for key in state.keys}
     by_name: dict[str, tuple[StatsState, int]] = {}

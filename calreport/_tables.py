@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from calreport.metrics import binned, risk, selective, weighted
+from calreport._calibration_tests import test_columns
+from calreport.metrics import binned, calibration_index, local, risk, scoring, selective, weighted
 from calreport.profile import ConfidenceProfile
 
 __all__ = [
@@ -101,8 +102,6 @@ def confusion_frame(prof: ConfidenceProfile) -> pd.DataFrame:
 def lowess_frame(prof: ConfidenceProfile, view: str | None, kwargs: dict[str, Any]
                  ) -> pd.DataFrame:
     """LOWESS calibration curve on a grid."""
-    from calreport.metrics import local
-
     score, outcome = prof.view(view)
     curve = local.lowess_curve(score, outcome, **kwargs)
     out = pd.DataFrame({"score": np.asarray(curve.x), "calibrated": np.asarray(curve.y)})
@@ -134,8 +133,7 @@ def calibration_tests_series(prof: ConfidenceProfile, view: str | None, n_groups
                              ) -> pd.Series:
     """Hosmer-Lemeshow, Spiegelhalter, Cox, then the cumulative-difference tests (ECCE
     Kolmogorov-Smirnov and Kuiper) and T-Cal; NaN where a test is undefined."""
-    from calreport._calibration_tests import test_columns
-    from calreport.metrics import clinical
+    from calreport.metrics import clinical  # lazy: scipy.stats (about 1 s)
 
     score, outcome = prof.view(view)
     w = prof.sample_weight
@@ -165,8 +163,6 @@ def calibration_tests_series(prof: ConfidenceProfile, view: str | None, n_groups
 
 def calibration_error_series(prof: ConfidenceProfile, view: str | None) -> pd.Series:
     """ICI, E50, E90, Emax."""
-    from calreport.metrics import calibration_index
-
     score, outcome = prof.view(view)
     r = calibration_index.calibration_error_summary(score, outcome)
     return pd.Series({"ici": r.ici, "e50": r.e50, "e90": r.e90, "emax": r.emax},
@@ -176,8 +172,6 @@ def calibration_error_series(prof: ConfidenceProfile, view: str | None) -> pd.Se
 def scores_series(prof: ConfidenceProfile, view: str | None, n_bins: int, strategy: str
                   ) -> pd.Series:
     """Top-label Brier, sharpness, E-AURC and the binned Murphy decomposition."""
-    from calreport.metrics import scoring
-
     w = prof.sample_weight
     score, outcome = prof.view(view)
     murphy = scoring.murphy_decomposition(score, outcome, n_bins=n_bins, strategy=strategy,

@@ -27,12 +27,18 @@ from calreport._frames import (
     resolve_spec,
     summary_frame,
 )
+from calreport._roles import Roles
 from calreport._state_results import evaluate_state, report_from_state
 from calreport.profile import ConfidenceProfile
-from calreport.stats import StatsConfig, StatsState
+from calreport.stats import StatsConfig, StatsState, equal_mass
 from calreport.stats import finish as _finish
 from calreport.stats.config import Schema
-from calreport.stats.frames import calibration_error_frame, reliability_frame, risk_frame
+from calreport.stats.frames import (
+    calibration_error_frame,
+    calibration_tests_frame,
+    reliability_frame,
+    risk_frame,
+)
 from calreport.stats.sampled import (
     full_table,
 )
@@ -223,8 +229,6 @@ top_errors, heavy_rows, smooth_groups
         bounded (one pass cannot find the exact quantile edges; the bound is in
         ``ece_bound``/``mce_bound``, see :mod:`calreport.stats.equal_mass`).
         """
-        from calreport.stats import equal_mass
-
         if strategy not in ("uniform", "quantile"):
             raise ValueError(f"`strategy` must be 'uniform' or 'quantile', got {strategy!r}.")
         table = full_table(self._state(), view=view, ci=ci)
@@ -235,8 +239,6 @@ top_errors, heavy_rows, smooth_groups
 
     def calibration_tests(self) -> Any:
         """Spiegelhalter's Z (exact); no Hosmer-Lemeshow, why in ``attrs["dropped"]``."""
-        from calreport.stats.frames import calibration_tests_frame
-
         out = calibration_tests_frame(self._state(), self.by if self._grouped() else ())
         out.attrs["dropped"]["hl_statistic"] = (
             "Hosmer-Lemeshow deciles need exact quantile edges (a second pass over the "
@@ -480,8 +482,6 @@ def _is_label(v: Any) -> bool:
 
 def _spec_in(p: Any, acc: Accumulator) -> FrameSpec:
     """The resolved roles of a stored accumulator, typed as the first batch left them."""
-    from calreport._roles import Roles
-
     d = {k: value_from_plain(v, f"spec.{k}")
          for k, v in check_fields(p, "spec", _SPEC_KEYS).items()}
     proba, classes, inferred = d["proba"], d["classes"], d["inferred"]

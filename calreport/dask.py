@@ -22,10 +22,19 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from calreport._frames import add_states, frame_state, group_counts, resolve_spec, summary_frame
+from calreport._frames import (
+    add_states,
+    frame_profile,
+    frame_state,
+    group_counts,
+    resolve_spec,
+    summary_frame,
+)
 from calreport._state_results import report_from_state
-from calreport.stats import StatsConfig, StatsState
+from calreport.stats import StatsConfig, StatsState, quantile
 from calreport.stats import finish as _finish
+from calreport.stats.exact_auc import apply_exact_auc, merge_tables, score_tables
+from calreport.stats.finish import resolve_view
 from calreport.stats.frames import (
     calibration_error_frame,
     calibration_tests_frame,
@@ -33,6 +42,7 @@ from calreport.stats.frames import (
     risk_frame,
     scores_frame,
 )
+from calreport.stats.intervals import withdraw
 from calreport.stats.sampled import full_table
 from calreport.stats.weight_scale import check_positive, exponents_of, on_scale
 
@@ -121,18 +131,12 @@ class _Base:
             raise ValueError(f"`strategy` must be 'uniform' or 'quantile', got {strategy!r}.")
         table = full_table(st, view=view, ci=ci)
         if strategy == "quantile":
-            from calreport.stats import quantile
-
             pl, second = self._second_pass(st, table.view, n_bins, 10)
             q = quantile.ece_quantile(st, second, pl, n_bins=n_bins, min_count=min_count)
             table.values.update(q)
-            from calreport.stats.intervals import withdraw
-
             withdraw(table, q, "strategy='quantile'")
             table.settings = {**table.settings, "strategy": "quantile"}
         if exact_auc:
-            from calreport.stats.exact_auc import apply_exact_auc
-
             apply_exact_auc(table, compute_score_table(self._obj, self._role_kw, self._by,
                                                        cfg, dropna=self._dropna,
                                                        exps=exponents_of(st)))
@@ -204,9 +208,6 @@ class _Base:
         pass for the exact quantile edges (weighted quantiles with sample weights;
         :mod:`calreport.stats.quantile`).  The Cox fit is not computed out of core.
         """
-        from calreport.stats import quantile
-        from calreport.stats.finish import resolve_view
-
         st = self.state()
         out = calibration_tests_frame(st, self._by)
         pl, second = self._second_pass(st, resolve_view(st, None), 15, n_groups, hl=True)
@@ -225,8 +226,6 @@ class _Base:
         """
         import dask
         from dask import delayed
-
-        from calreport.stats import quantile
 
         spec = _spec_with_classes(self._obj, self._role_kw, self._by, st.config, self._dropna)
         cols = list(dict.fromkeys([*spec.roles.columns, *spec.by]))
@@ -462,9 +461,6 @@ def compute_score_table(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable
 
 
 def _collect_part(part: Any, spec: Any, pl: Any, exps: dict[Any, int]) -> Any:
-    from calreport._frames import frame_profile
-    from calreport.stats import quantile
-
     got = frame_profile(part, spec)
     if got is None:
         return None
@@ -473,9 +469,6 @@ def _collect_part(part: Any, spec: Any, pl: Any, exps: dict[Any, int]) -> Any:
 
 
 def _wmax_part(part: Any, spec: Any, exps: dict[Any, int]) -> Any:
-    from calreport._frames import frame_profile
-    from calreport.stats import quantile
-
     got = frame_profile(part, spec)
     if got is None:
         return None
@@ -484,8 +477,6 @@ def _wmax_part(part: Any, spec: Any, exps: dict[Any, int]) -> Any:
 
 
 def _merge_second(*states: Any) -> Any:
-    from calreport.stats import quantile
-
     out = None
     for s in states:
         out = quantile.merge(out, s)
@@ -493,8 +484,6 @@ def _merge_second(*states: Any) -> Any:
 
 
 def _merge_many(*tables: Any) -> Any:
-    from calreport.stats.exact_auc import merge_tables
-
     out = None
     for t in tables:
         out = merge_tables(out, t)
@@ -502,9 +491,6 @@ def _merge_many(*tables: Any) -> Any:
 
 
 def _score_part(part: Any, spec: Any, exps: dict[Any, int]) -> Any:
-    from calreport._frames import frame_profile
-    from calreport.stats.exact_auc import score_tables
-
     got = frame_profile(part, spec)
     if got is None:
         return None

@@ -18,9 +18,12 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from calreport._frames import frame_profile, frame_state, resolve_spec
+from calreport._roles import resolve_roles
 from calreport._state_results import report_from_state
-from calreport.stats import StatsConfig, StatsState
+from calreport.stats import StatsConfig, StatsState, quantile
 from calreport.stats import finish as _finish
+from calreport.stats.exact_auc import apply_exact_auc, score_tables
+from calreport.stats.finish import resolve_view
 from calreport.stats.frames import (
     calibration_error_frame,
     calibration_tests_frame,
@@ -28,6 +31,7 @@ from calreport.stats.frames import (
     risk_frame,
     scores_frame,
 )
+from calreport.stats.intervals import withdraw
 from calreport.stats.sampled import full_table
 from calreport.stats.weight_scale import check_positive, exponents_of, on_scale
 
@@ -101,8 +105,6 @@ class PolarsCalibNamespace:
     def _second(self, st: StatsState, by: tuple[str, ...], view: str, n_bins: int,
                 n_groups: int) -> tuple[Any, Any]:
         """Plan and second-pass state of the exact quantile edges (same rows)."""
-        from calreport.stats import quantile
-
         pdf, spec = self._prepared(by, st.config)
         profile, codes, keys, _ = frame_profile(pdf, spec)
         profile = on_scale(profile, codes, keys, exponents_of(st))  # the sums' units
@@ -137,8 +139,6 @@ sample_size, exact_auc, strategy
         """
         import polars as pl
 
-        from calreport.stats import quantile
-
         by_t = _by(by)
         if strategy not in ("uniform", "quantile"):
             raise ValueError(f"`strategy` must be 'uniform' or 'quantile', got {strategy!r}.")
@@ -151,12 +151,8 @@ sample_size, exact_auc, strategy
             pl_, second = self._second(st, by_t, t.view, n_bins, 10)
             q = quantile.ece_quantile(st, second, pl_, n_bins=n_bins, min_count=min_count)
             t.values.update(q)
-            from calreport.stats.intervals import withdraw
-
             withdraw(t, q, "strategy='quantile'")
         if exact_auc:
-            from calreport.stats.exact_auc import apply_exact_auc, score_tables
-
             pdf, spec = self._prepared(by_t, st.config)
             profile, codes, keys, _ = frame_profile(pdf, spec)
             profile = on_scale(profile, codes, keys, exponents_of(st))
@@ -206,9 +202,6 @@ sample_size, exact_auc, strategy
                           n_groups: int = 10) -> Any:
         """Hosmer-Lemeshow deciles (exact, by a second pass over the same arrays) and
         Spiegelhalter's Z; the Cox fit is not computed on this path."""
-        from calreport.stats import quantile
-        from calreport.stats.finish import resolve_view
-
         by_t = _by(by)
         st = self.state(by=by_t or None)
         out = calibration_tests_frame(st, by_t)
@@ -284,8 +277,6 @@ def _to_polars(frame: Any, by: tuple[str, ...], *, index: bool = False) -> Any:
 
 
 def _labels(pdf: Any, role_kw: dict[str, Any], by: tuple[str, ...], role: str) -> Any:
-    from calreport._roles import resolve_roles
-
     roles = resolve_roles(pdf.head(0), exclude=by, **role_kw)
     col = roles.y if role == "y" else roles.pred
     return None if col is None else pdf[col].drop_duplicates().to_numpy()

@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from calreport._result_display import result_html, result_repr
 from calreport.interval_rules import base_method, coverage_text, interval_note
+from calreport.metrics.risk import BAND_RULE
 from calreport.registry import COUNT_COLUMNS, REGISTRY
 from calreport.settings import Settings
 
@@ -284,20 +286,14 @@ class CalibrationResult:
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
         """A few lines: groups, metrics, interval settings, risk bands."""
-        from calreport._result_display import result_repr
-
         return result_repr(self)
 
     def _repr_html_(self) -> str:
         """The notebook's view: a table of metrics by group (NaN cells say why)."""
-        from calreport._result_display import result_html
-
         return result_html(self)
 
 
 def _band_rule() -> str:
-    from calreport.metrics.risk import BAND_RULE
-
     return BAND_RULE
 
 

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from calreport.metrics._risk_null import _edgeworth_cdf as edgeworth_cdf
-from calreport.metrics.risk import BANDS, RiskResult, band_and_reason
+from calreport.metrics.risk import BANDS, P_EVIDENCE, P_RISKY, RiskResult, band_and_reason
 
 __all__ = ["ADJUSTMENTS", "adjust_p_values", "adjust_verdicts", "family_headline", "p_value"]
 
@@ -211,8 +211,6 @@ def _near_threshold(v: RiskResult, p_adj: float) -> str:
     The sequential simulation stops once the *unadjusted* band is settled; the
     adjusted value scales its error by the adjustment's factor.
     """
-    from calreport.metrics.risk import P_EVIDENCE, P_RISKY
-
     p = 1.0 - float(v.p_risk)
     if v.p_risk_method != "monte_carlo" or not v.p_risk_se > 0 or not p > 0:
         return ""
