@@ -48,6 +48,13 @@ def frame() -> pd.DataFrame:
     return _frame()
 
 
+@pytest.fixture(scope="module")
+def small(frame) -> pd.DataFrame:
+    """The first 100 rows of each cohort: for tests of rendering, escaping and errors,
+    which hold on any rows (a report's cost grows with them: its P_risk draws)."""
+    return frame.groupby("cohort", sort=False).head(100).reset_index(drop=True)
+
+
 def _acc(frame):
     return frame.groupby("cohort").calib(y="y", proba="p", pos_label="yes")
 
@@ -93,8 +100,8 @@ def _group_rows(frame, name):
 
 
 # ------------------------------------------------------------------------------ HTML
-def test_hostile_names_are_escaped(frame):
-    rep = _acc(frame).report(metrics=["accuracy", "csr"], ci=None, title="<b>t</b>",
+def test_hostile_names_are_escaped(small):
+    rep = _acc(small).report(metrics=["accuracy", "csr"], ci=None, title="<b>t</b>",
                              subject="<i>s</i>", model="<img src=x onerror=alert(2)>",
                              data_notes={"<u>k</u>": "<a href='http://x'>v</a>"},
                              timestamp=TS)
@@ -239,17 +246,17 @@ def test_repr_html_is_a_scoped_fragment(rep):
     assert selectors and all(s.startswith(".calreport") for s in selectors if s)
 
 
-def test_template_override_is_searched_first(frame, tmp_path):
+def test_template_override_is_searched_first(small, tmp_path):
     (tmp_path / "report.html.j2").write_text(
         '{% extends "base.html.j2" %}{% block body %}<p>custom {{ title }}</p>{% endblock %}',
         encoding="utf-8")
-    rep = _acc(frame).report(metrics=["accuracy", "csr"], ci=None, timestamp=TS,
+    rep = _acc(small).report(metrics=["accuracy", "csr"], ci=None, timestamp=TS,
                              template_dir=tmp_path)
     html = rep.to_html()
     assert "<p>custom Calibration audit</p>" in html and "report.css" not in html
     assert "@page" in html  # the packaged base and CSS are still found
     with pytest.raises(ValueError, match="is not a folder"):
-        _acc(frame).report(ci=None, metrics=["accuracy"], template_dir=tmp_path / "nope")
+        _acc(small).report(ci=None, metrics=["accuracy"], template_dir=tmp_path / "nope")
 
 
 # --------------------------------------------------------------------- determinism
@@ -262,15 +269,15 @@ def test_output_is_deterministic(frame, rep, request):
         assert again.to_pdf() == request.getfixturevalue("pdf")
 
 
-def test_concurrent_reports_are_byte_identical(frame):
-    serial = _acc(frame).report(metrics=["accuracy", "csr", "ece"], ci=None,
+def test_concurrent_reports_are_byte_identical(small):
+    serial = _acc(small).report(metrics=["accuracy", "csr", "ece"], ci=None,
                                 timestamp=TS).to_html()
     out: list[str] = []
     errors: list[BaseException] = []
 
     def work() -> None:
         try:
-            out.append(_acc(frame).report(metrics=["accuracy", "csr", "ece"], ci=None,
+            out.append(_acc(small).report(metrics=["accuracy", "csr", "ece"], ci=None,
                                           timestamp=TS).to_html())
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
@@ -441,8 +448,8 @@ def test_save_dispatches_on_suffix(rep, tmp_path):
         rep.save(tmp_path / "r.docx")
 
 
-def test_ungrouped_point_estimates(frame):
-    sub = frame[frame["cohort"] == "calibrated"]
+def test_ungrouped_point_estimates(small):
+    sub = small[small["cohort"] == "calibrated"]
     rep = sub.calib(y="y", proba="p", pos_label="yes").report(metrics=METRICS, ci=None,
                                                                timestamp=TS)
     html = rep.to_html()
@@ -465,7 +472,7 @@ def test_confidence_only_profile():
     assert rep.context["groups"][0]["csr"] == pytest.approx(4.0)
 
 
-def test_bad_arguments(frame, rep):
+def test_bad_arguments(frame, small, rep):
     with pytest.raises(TypeError, match="must be a CalibrationResult"):
         report.build_report({"n": 2}, {})
     with pytest.raises(TypeError, match=r"`profiles\['calibrated'\]` is a list"):
@@ -478,7 +485,7 @@ def test_bad_arguments(frame, rep):
     with pytest.raises(ValueError, match="`max_cards` must be a non-negative integer"):
         report.build_report(rep.result, {"calibrated": prof}, max_cards=-1)
     with pytest.raises(ValueError, match=r"`row_label` 'nope' is not a column"):
-        _acc(frame).report(ci=None, metrics=["accuracy"], row_label="nope")
+        _acc(small).report(ci=None, metrics=["accuracy"], row_label="nope")
 
 
 def test_templates_found_in_source_tree():
