@@ -111,7 +111,10 @@ def test_polars_quantile_bins_exact_auc_and_weights_equal_pandas(frames):
 def test_polars_report_matches_the_pandas_verdicts(frames):
     df, pdf = frames
     rep = df.calib(y="y", proba="proba").report(by="model", sample_size=5000)
-    ref = pdf.groupby("model").calib(y="y", proba="proba").report()
+    # without intervals, as the Polars report by default: the verdicts come from the
+    # risk statistics, not the bootstrap (whose 1,000 replicates cost the pandas
+    # report 15 of its 18 CPU seconds here)
+    ref = pdf.groupby("model").calib(y="y", proba="proba").report(ci=None)
     got = {g["name"]: g["band"] for g in rep.context["groups"]}
     want = {g["name"]: g["band"] for g in ref.context["groups"]}
     assert got == want and set(got) == {"a", "b", "c"}
