@@ -18,7 +18,8 @@ import numpy as np
 
 from calreport.profile import ConfidenceProfile
 
-__all__ = ["HIGHLIGHT", "PRINT_DPI", "build_figures", "print_uris"]
+__all__ = ["FULL_WIDTH", "HALF_WIDTH", "HIGHLIGHT", "MIN_TEXT_PT", "PRINT_DPI", "build_figures",
+           "print_uris"]
 
 #: Groups highlighted in colour in the overlays (the riskiest first).
 HIGHLIGHT = 5
@@ -26,6 +27,13 @@ HIGHLIGHT = 5
 RISK_ROWS = 25
 #: Resolution of the figures embedded in the PDF.
 PRINT_DPI = 200
+#: Width in inches of a report figure that spans the text column of an A4 page
+#: (210 mm less 2 x 16 mm of margin), and of one of two figures side by side.  The
+#: report prints every figure at its drawn size, so its text keeps its point size.
+FULL_WIDTH = 6.9
+HALF_WIDTH = 3.4
+#: Smallest text in a report figure, in points at print size.
+MIN_TEXT_PT = 7.0
 
 
 def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str, Any],
@@ -71,24 +79,32 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
     note = (f" In colour the {len(shown)} riskiest groups; grey: the other {len(rest)} "
             "groups pooled." if rest else "")
 
-    def add(fig_id: str, title: str, caption: str, draw: Callable[[], Any]) -> None:
+    def add(fig_id: str, title: str, caption: str, draw: Callable[[], Any],
+            size: tuple[float, float | None] = (FULL_WIDTH, None)) -> None:
+        """Draw a figure at its print size: ``size`` is (width, height) in inches, a
+        height of ``None`` keeps the height the plotting function chose.  A figure of
+        :data:`HALF_WIDTH` is laid beside another one (``half``)."""
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 ax = draw()
         except (ValueError, np.linalg.LinAlgError) as exc:
             out.append({"id": fig_id, "title": title, "caption": caption, "uri": None,
-                        "format": None, "error": str(exc), "tall": False})
+                        "format": None, "error": str(exc), "tall": False,
+                        "half": False, "width_in": None})
             return
         fig = ax.figure
         if len(fig.axes) == 1:
             ax.set_title("")  # the report's heading names the figure
+        half = size[0] <= HALF_WIDTH
+        _print_size(fig, size[0], size[1], legend_above=half)
         uri = plotting.figure_to_data_uri(fig)
         if vector is not None and uri.startswith("data:image/svg"):
             vector[fig_id] = fig
-        height = fig.get_size_inches()[1]
+        width, height = fig.get_size_inches()
         out.append({"id": fig_id, "title": title, "caption": caption, "uri": uri,
-                    "format": uri[5:uri.index(";")], "error": None, "tall": height > 6.0})
+                    "format": uri[5:uri.index(";")], "error": None, "tall": height > 6.0,
+                    "half": half, "width_in": round(float(width), 3)})
 
     if not single:
         n_rows = min(len(names), RISK_ROWS)
@@ -102,11 +118,12 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
             lambda: plotting.risk_plot({g: risks[g] for g in names}, top=RISK_ROWS))
     add("corp", "CORP reliability diagram",
         plotting.corp_caption(used_view, band=single or len(shown) == 1) + note,
-        lambda: plotting.corp_diagram(overlay, view=view, grey=grey))
+        lambda: plotting.corp_diagram(overlay, view=view, grey=grey), (HALF_WIDTH, 4.2))
     add("reliability", "Reliability diagram (binned)",
         plotting.reliability_caption(used_view, n_bins, strategy) + note,
         lambda: plotting.reliability_diagram(overlay, view=view, n_bins=n_bins,
-                                             strategy=strategy, grey=grey))
+                                             strategy=strategy, grey=grey),
+        (HALF_WIDTH, 4.2))
     if single or not rest:  # with many groups the CORP and binned diagrams suffice
         add("lowess_curve", "Calibration curve (LOWESS)",
             "LOWESS estimate of the observed frequency given the score (span "
@@ -117,23 +134,28 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
                if single or len(shown) == 1 else
                " Where few scores lie, the curve rests on a handful of rows: read it with "
                "the reliability diagram's counts.") + note,
-            lambda: plotting.lowess_curve_plot(overlay, view=view, grey=grey))
+            lambda: plotting.lowess_curve_plot(overlay, view=view, grey=grey),
+            (HALF_WIDTH, 3.9))
     hist = names[:6]
     add("confidence_histogram", "Confidence histograms",
         "Top-label confidence of correct predictions and errors; solid line: accuracy, "
         "dotted line: mean confidence (right of the accuracy = overconfident on average)."
         + (f" The {len(hist)} riskiest of {len(names)} groups are shown."
            if len(names) > len(hist) else ""),
-        lambda: _histograms(Figure, plotting, profiles, hist))
+        lambda: _histograms(Figure, plotting, profiles, hist),
+        (HALF_WIDTH, 2.9) if len(hist) == 1 else (FULL_WIDTH, None))
     if first.is_binary and all(profiles[g].y_true is not None for g in names):
         add("roc", "ROC and confidence-weighted ROC",
             "Solid: ROC; dashed: cwROC, where every row counts with its confidence, so its "
             "area is cwAUC. cwAUC above AUC: confidence helps ranking." + note,
-            lambda: plotting.roc_plot(overlay, grey=grey))
+            lambda: plotting.roc_plot(overlay, grey=grey),
+            # two legend lines a series: beside another figure for at most three
+            (HALF_WIDTH, 3.9) if single or len(overlay) <= 3 else (FULL_WIDTH, 3.6))
     add("selective", "Selective prediction",
         "Coverage, selective accuracy, CWSA and CWSA+ when predictions with confidence "
         "below τ are withheld" + ("; one panel per quantity." if not single else ".") + note,
-        lambda: plotting.selective_plot(overlay, grey=grey))
+        lambda: plotting.selective_plot(overlay, grey=grey),
+        (HALF_WIDTH, 3.2) if single else (FULL_WIDTH, 3.5))
     if not single and first.is_binary and all(profiles[g].y_true is not None
                                               for g in names):
         add("murphy", "Murphy diagram",
@@ -141,23 +163,35 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
             "miss 1 − θ): a lower curve is better at that cost ratio, and a group lower "
             "everywhere is better for every decision maker. The area under a curve is half "
             "its Brier score." + note,
-            lambda: plotting.murphy_diagram_plot(overlay, view=view, grey=grey))
+            lambda: plotting.murphy_diagram_plot(overlay, view=view, grey=grey),
+            (FULL_WIDTH, 2.5))
     drivers: Any = profiles[names[0]] if single else {g: profiles[g] for g in names}
     add("risk_drivers", "Share of CSR from the top errors",
         "Cumulative share of CSR carried by the errors, most overconfident first (log "
         "scale): a steep rise means a few confident errors make the risk."
         + (" Grey: each of the other groups." if rest else ""),
-        lambda: plotting.risk_drivers_plot(drivers, grey=rest))
+        lambda: plotting.risk_drivers_plot(drivers, grey=rest), (FULL_WIDTH, 2.4))
+    _pair(out)
     return out
+
+
+def _pair(figures: list[dict[str, Any]]) -> None:
+    """Lay the half-width figures two a row, in order: the first of a row names the
+    second (``partner``), which is laid there (``follows``) rather than in its place."""
+    for f in figures:
+        f["partner"], f["follows"] = None, False
+    halves = [f for f in figures if f["half"]]
+    for first, second in zip(halves[::2], halves[1::2], strict=False):
+        first["partner"], second["follows"] = second["id"], True
 
 
 def _histograms(figure: Any, plotting: Any, profiles: Mapping[str, ConfidenceProfile],
                 shown: list[str]) -> Any:
     """Small multiples of the confidence histogram, one legend outside the panels."""
-    ncols = 1 if len(shown) == 1 else 2
+    ncols = min(3, len(shown))  # up to three panels a row across the text column
     nrows = math.ceil(len(shown) / ncols)
-    fig = figure(figsize=(6.4 if ncols == 1 else 7.6,
-                          3.4 * nrows if ncols == 1 else 2.5 * nrows + 0.6),
+    fig = figure(figsize=(6.4 if ncols == 1 else FULL_WIDTH,
+                          3.4 * nrows if ncols == 1 else 1.9 * nrows + 0.5),
                  layout="constrained")
     # one confidence axis for all panels: tick labels and its label on the bottom row
     axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True).ravel()
@@ -166,7 +200,7 @@ def _histograms(figure: Any, plotting: Any, profiles: Mapping[str, ConfidencePro
         if len(shown) > 1:
             ax.set_title(g, fontsize="small")
             ax.get_legend().remove()
-            ax.tick_params(labelsize="x-small")
+            ax.tick_params(labelsize="small")
             ax.yaxis.label.set_size("small")
             if i + ncols < len(shown):  # a panel below shows the axis
                 ax.set_xlabel("")
@@ -183,6 +217,36 @@ def _histograms(figure: Any, plotting: Any, profiles: Mapping[str, ConfidencePro
         fig.legend(handles, labels, fontsize="small", frameon=False, loc="outside lower center",
                    ncols=4)
     return axes[0]
+
+
+def _print_size(fig: Any, width: float, height: float | None, *, legend_above: bool) -> None:
+    """Give a report figure its print size and text of at least :data:`MIN_TEXT_PT`.
+
+    A figure beside another has no room for a legend right of its axes: the legend
+    moves above them (below them lies the bin counts' panel of the
+    reliability diagram), in two columns when its labels are short.
+    """
+    from matplotlib.text import Text
+
+    fig.set_size_inches(width, fig.get_size_inches()[1] if height is None else height)
+    if legend_above:
+        for ax in fig.axes:
+            legend = ax.get_legend()
+            if legend is None or legend.get_bbox_to_anchor().x0 <= ax.bbox.x1:
+                continue  # no legend, or one inside the axes
+            handles, labels = ax.get_legend_handles_labels()
+            legend.remove()
+            ncols = 2 if max(len(lab) for lab in labels) <= 20 else 1
+            fig.legend(handles, labels, fontsize="small", frameon=False, ncols=ncols,
+                       loc="outside upper center")
+    if any(ax.child_axes for ax in fig.axes):
+        # the constrained layout leaves no room for an inset panel below the axes
+        # (the reliability diagram's bin counts): the lower part of the figure is
+        # kept for it, its tick labels and its axis label
+        fig.get_layout_engine().set(rect=(0.0, 0.2, 1.0, 0.8))
+    for text in fig.findobj(Text):
+        if text.get_fontsize() < MIN_TEXT_PT:
+            text.set_fontsize(MIN_TEXT_PT)
 
 
 def print_uris(vector: Mapping[str, Any]) -> dict[str, str]:

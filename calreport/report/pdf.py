@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-__all__ = ["render_pdf"]
+__all__ = ["layout", "render_pdf"]
 
 #: SOURCE_DATE_EPOCH is process-wide: one PDF is rendered at a time.
 _LOCK = threading.Lock()
@@ -69,8 +69,7 @@ def _url_fetcher(weasyprint: Any, allowed: set[str]) -> Any:
     return fetch
 
 
-def render_pdf(html: str, attachment: bytes, timestamp: _dt.datetime) -> bytes:
-    """The PDF bytes of an HTML report, deterministic for a fixed ``timestamp``."""
+def _weasyprint() -> Any:
     try:
         import weasyprint
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -78,14 +77,35 @@ def render_pdf(html: str, attachment: bytes, timestamp: _dt.datetime) -> bytes:
             "PDF reports need WeasyPrint: pip install calreport[pdf] (or pip install "
             f"weasyprint). The HTML report needs nothing more: report.to_html(). ({exc})"
         ) from None
-    import inspect
+    return weasyprint
 
+
+def _setup(weasyprint: Any) -> tuple[Any, Any, Any]:
+    """The stylesheet of the bundled fonts, its font configuration and the fetcher."""
     from weasyprint.text.fonts import FontConfiguration
 
     faces, allowed = _font_faces()
     fetcher = _url_fetcher(weasyprint, allowed)
     fonts = FontConfiguration()
     css = weasyprint.CSS(string=faces, font_config=fonts, url_fetcher=fetcher)
+    return css, fonts, fetcher
+
+
+def layout(html: str) -> Any:
+    """The laid-out pages of an HTML report as the PDF has them (a WeasyPrint
+    ``Document``: its ``pages`` hold the boxes), for checks of the page layout."""
+    weasyprint = _weasyprint()
+    css, fonts, fetcher = _setup(weasyprint)
+    return weasyprint.HTML(string=html, url_fetcher=fetcher).render(stylesheets=[css],
+                                                                    font_config=fonts)
+
+
+def render_pdf(html: str, attachment: bytes, timestamp: _dt.datetime) -> bytes:
+    """The PDF bytes of an HTML report, deterministic for a fixed ``timestamp``."""
+    weasyprint = _weasyprint()
+    import inspect
+
+    css, fonts, fetcher = _setup(weasyprint)
     naive = timestamp.astimezone(_dt.timezone.utc).replace(tzinfo=None)
     att_kw = {"string": attachment, "name": "calreport-report.json",
               "description": "Numbers of this report (calreport JSON)",

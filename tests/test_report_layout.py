@@ -1,0 +1,94 @@
+"""The page layout of the demo report: a reviewer reads it in at most 12 pages.
+
+The demo (``calreport demo``, the README's first command) is rendered once; the
+checks read its PDF, its laid-out pages and its figures.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+
+import pytest
+
+from calreport import cli
+from calreport.report.figures import FULL_WIDTH, HALF_WIDTH, MIN_TEXT_PT
+
+MAX_PAGES = 12
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The report ``calreport demo`` writes (captured instead of written)."""
+    held = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cli, "_write_outputs", lambda rep, outputs, fmt: held.append(rep))
+        out = tmp_path_factory.mktemp("demo") / "calreport-demo.pdf"
+        cli.main(["demo", "-o", str(out)])
+    (rep,) = held
+    return rep
+
+
+def test_demo_pdf_has_at_most_12_pages(demo):
+    pytest.importorskip("weasyprint")
+    pypdf = pytest.importorskip("pypdf")
+    reader = pypdf.PdfReader(io.BytesIO(demo.to_pdf()))
+    assert len(reader.pages) <= MAX_PAGES
+    last = reader.pages[-1].extract_text()
+    assert "Review and sign-off" in last and "Signature" in last
+
+
+def _lowest_text(page) -> tuple[str, str]:
+    """The tag of the block holding the lowest line of text on a page, and the text."""
+    best = (-1.0, "", "")
+    stack = [(page._page_box, "")]
+    while stack:
+        box, tag = stack.pop()
+        if type(box).__name__ == "MarginBox":
+            continue  # running header and footer
+        if type(box).__name__ not in ("TextBox", "LineBox", "InlineBox"):
+            tag = getattr(box, "element_tag", tag) or tag
+        stack.extend((child, tag) for child in getattr(box, "children", ()))
+        text = getattr(box, "text", None)
+        if text and text.strip():
+            bottom = box.position_y + box.height
+            if bottom > best[0]:
+                best = (bottom, tag, text)
+    return best[1], best[2]
+
+
+def test_no_heading_ends_a_page(demo):
+    pytest.importorskip("weasyprint")
+    from calreport.report.pdf import layout
+
+    doc = layout(demo._print_html())
+    assert len(doc.pages) <= MAX_PAGES
+    for number, page in enumerate(doc.pages, 1):
+        tag, text = _lowest_text(page)
+        assert tag not in ("h1", "h2", "h3"), f"page {number} ends with the heading {text!r}"
+
+
+def test_figures_print_at_their_drawn_size_with_legible_text(demo):
+    html = demo.to_html()
+    figures = re.findall(r'<figure class="([^"]*)" id="fig-([^"]+)">\s*<h3>[^<]*</h3>\s*'
+                         r'<img src="data:image/svg\+xml;base64,([^"]+)"[^>]*'
+                         r'style="width: ([0-9.]+)in"', html)
+    assert len(figures) == len(demo.context["figures"])
+    for classes, fig_id, data, width in figures:
+        svg = base64.b64decode(data).decode("utf-8")
+        drawn = float(re.search(r'width="([0-9.]+)pt"', svg).group(1)) / 72
+        # printed at the drawn width, so a point of the figure is a point on paper
+        assert float(width) == pytest.approx(drawn, abs=0.01), fig_id
+        assert drawn == pytest.approx(HALF_WIDTH if "half" in classes.split() else
+                                      FULL_WIDTH, abs=0.01), fig_id
+        sizes = [float(s) for s in re.findall(r"font-size: ([0-9.]+)px", svg)]
+        assert sizes and min(sizes) >= MIN_TEXT_PT, fig_id
+
+
+def test_half_width_figures_are_laid_two_a_row(demo):
+    html = demo.to_html()
+    rows = re.findall(r'<div class="figure-row">(.*?)</div>', html, flags=re.S)
+    halves = [f for f in demo.context["figures"] if f["half"]]
+    assert len(rows) == (len(halves) + 1) // 2
+    assert all(r.count("<figure ") == 2 for r in rows[:len(halves) // 2])
