@@ -398,8 +398,18 @@ def test_pdf_embeds_every_figure_as_a_200_dpi_image_and_html_keeps_svg(pdf, rep,
     from calreport.report.figures import PRINT_DPI
 
     reader = pypdf.PdfReader(io.BytesIO(pdf))
-    # the PDF's pages share one resource dictionary: count each image once
-    images = list({img.data: img for page in reader.pages for img in page.images}.values())
+    # the PDF's pages share one resource dictionary: count each image once (and decode
+    # each image object once, not once a page: about 1 CPU-s a page)
+    found = {}
+    for page in reader.pages:
+        xobjects = page["/Resources"].get("/XObject", {})
+        for key in page.images.keys():
+            ref = xobjects.raw_get(key) if isinstance(key, str) and key in xobjects else None
+            ident = (ref.idnum if isinstance(ref, pypdf.generic.IndirectObject)
+                     else (page.page_number, str(key)))
+            if ident not in found:
+                found[ident] = page.images[key]
+    images = list({img.data: img for img in found.values()}.values())
     figures = [f for f in rep.context["figures"] if f["uri"]]
     assert len(images) == len(figures)
     sizes = sorted(img.image.size for img in images)
