@@ -247,6 +247,17 @@ def _print_size(fig: Any, width: float, height: float | None, *, legend_above: b
     for text in fig.findobj(Text):
         if text.get_fontsize() < MIN_TEXT_PT:
             text.set_fontsize(MIN_TEXT_PT)
+    # a y-axis label longer than its axes are high (the Murphy diagram's, on a wide
+    # and low figure) would be cut at the figure's edges: it gets two lines
+    fig.draw_without_rendering()
+    for ax in fig.axes:
+        label = ax.yaxis.label
+        words = label.get_text().split(" ")
+        if len(words) > 1 and label.get_window_extent().height > ax.bbox.height:
+            middle = len(label.get_text()) / 2
+            cut = min(range(1, len(words)),
+                      key=lambda i: abs(len(" ".join(words[:i])) - middle))
+            label.set_text(" ".join(words[:cut]) + "\n" + " ".join(words[cut:]))
 
 
 def print_uris(vector: Mapping[str, Any]) -> dict[str, str]:
