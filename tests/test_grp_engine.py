@@ -80,9 +80,9 @@ def test_few_large_groups_take_the_single_group_path_with_equal_results():
             assert grouped.loc[key, m] == pytest.approx(row[m], rel=1e-12), (key, m)
 
 
-def test_grouped_p_risk_thread_reports_its_error(monkeypatch):
-    """The grouped P_risk runs on a thread beside the other metrics: an error there
-    reaches the caller, and the next call runs normally."""
+def test_grouped_p_risk_reports_its_error(monkeypatch):
+    """An error in the grouped P_risk reaches the caller, and the next call runs
+    normally."""
     from calreport import _segmented
 
     rng = np.random.default_rng(0)

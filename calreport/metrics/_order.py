@@ -50,8 +50,7 @@ def _runs(first: np.ndarray, n: np.ndarray, step: int) -> np.ndarray:
 def range_rows(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """``starts[i] .. starts[i] + sizes[i] - 1`` for every range, laid end to end.
 
-    Built by cumulated steps rather than ``np.repeat``, which holds the GIL for its
-    whole copy: the grouped P_risk runs on a second thread beside the other metrics.
+    Built by cumulated steps rather than ``np.repeat`` of the starts.
 
     Examples
     --------

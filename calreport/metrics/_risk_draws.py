@@ -138,8 +138,7 @@ def _segment_scatter(keys: np.ndarray, ends: np.ndarray, value: np.ndarray, size
     one at each of its keys) with ``value``: the same additions in the same order
     as ``bincount`` (each output starts at 0 and adds ``1.0 * value[s]``, entry after
     entry), so the same sums to the last bit, without the repeated copy of the
-    values (``np.repeat`` holds the GIL for the whole copy, and P_risk runs on a
-    second thread beside the other metrics of a grouped summary).
+    values that ``np.repeat`` would make.
     """
     wide = keys.size >= np.iinfo(np.int32).max or size >= np.iinfo(np.int32).max
     index = np.int64 if wide else np.int32
