@@ -498,6 +498,20 @@ def test_bad_arguments(frame, small, rep):
         _acc(small).report(ci=None, metrics=["accuracy"], row_label="nope")
 
 
+def test_bad_row_label_and_template_dir_fail_before_any_number(small, tmp_path, monkeypatch):
+    """Both are checked first: the error comes at once, not after the whole audit."""
+    from calreport.accessor import GroupByCalibAccessor
+
+    def no_numbers(*args, **kwargs):
+        raise AssertionError("the report computed its numbers before checking arguments")
+
+    monkeypatch.setattr(GroupByCalibAccessor, "evaluate", no_numbers)
+    with pytest.raises(ValueError, match=r"`row_label` 'nope' is not a column"):
+        _acc(small).report(ci=None, metrics=["accuracy"], row_label="nope")
+    with pytest.raises(ValueError, match="is not a folder"):
+        _acc(small).report(ci=None, metrics=["accuracy"], template_dir=tmp_path / "nope")
+
+
 def test_templates_found_in_source_tree():
     folder = report.template_dir()
     assert (folder / "report.html.j2").is_file() and (folder / "report.css").is_file()

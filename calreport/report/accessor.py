@@ -16,6 +16,7 @@ from calreport.recalibration import RecalibrationResult
 from calreport.report.actions import COMPARE_METRICS
 from calreport.report.context import build_report
 from calreport.report.exporters import Report
+from calreport.report.formatting import environment
 
 __all__ = ["REFIT_GROUPS", "REFIT_ROWS", "report_from_accessor"]
 
@@ -122,6 +123,12 @@ eps, progress
     'no_evidence'
     """
     tic = time.perf_counter()
+    # arguments that would otherwise fail only after every number is computed
+    if template_dir is not None:
+        environment(False, template_dir)
+    if row_label is not None:
+        split = accessor._split()
+        _row_names(split.frame, split.row_labels, row_label)
     recalibration, comparison = _actions(accessor, recalibrate, compare, row_id,
                                          seed=seed, ci=ci, n_boot=n_boot, n_bins=n_bins,
                                          eps=eps, p_risk_method=p_risk_method,
