@@ -222,9 +222,10 @@ def _histograms(figure: Any, plotting: Any, profiles: Mapping[str, ConfidencePro
 def _print_size(fig: Any, width: float, height: float | None, *, legend_above: bool) -> None:
     """Give a report figure its print size and text of at least :data:`MIN_TEXT_PT`.
 
-    A figure beside another has no room for a legend right of its axes: the legend
-    moves above them (below them lies the bin counts' panel of the
-    reliability diagram), in two columns when its labels are short.
+    A figure beside another has no room for a legend right of its axes, and one
+    inside them covers half the data at this size: the legend moves above them
+    (below them lies the bin counts' panel of the reliability diagram), in two
+    columns when its labels are short.
     """
     from matplotlib.text import Text
 
@@ -232,8 +233,8 @@ def _print_size(fig: Any, width: float, height: float | None, *, legend_above: b
     if legend_above:
         for ax in fig.axes:
             legend = ax.get_legend()
-            if legend is None or legend.get_bbox_to_anchor().x0 <= ax.bbox.x1:
-                continue  # no legend, or one inside the axes
+            if legend is None:
+                continue
             handles, labels = ax.get_legend_handles_labels()
             legend.remove()
             ncols = 2 if max(len(lab) for lab in labels) <= 20 else 1
