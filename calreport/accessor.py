@@ -213,7 +213,7 @@ class _Base(MetricMethods, TableMethods):
     @property
     def plot(self) -> Any:
         """Figures: ``df.calib.plot.reliability_diagram()`` etc. (calreport.plotting)."""
-        from calreport.plotting import CalibPlots
+        from calreport.plotting import CalibPlots  # lazy: matplotlib
 
         return CalibPlots(self.profiles)
 
@@ -333,7 +333,7 @@ class _Base(MetricMethods, TableMethods):
         >>> rep.context["overall"]["band"]
         'no_evidence'
         """
-        from calreport.report import report_from_accessor
+        from calreport.report import report_from_accessor  # lazy: matplotlib
 
         return report_from_accessor(
             self, title=title, subject=subject, model=model, model_version=model_version,

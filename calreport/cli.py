@@ -7,11 +7,20 @@ Exit codes: 0 success, 1 a ``--fail-on`` gate failed, 2 usage or input error
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import calreport  # noqa: F401  (registers the accessors)
+from calreport import __version__
+from calreport._roles import resolve_roles
+from calreport.datasets import load_breast_cancer
+from calreport.registry import COUNT_COLUMNS
+from calreport.result import UndefinedGateError, _plain, check
+from calreport.result import parse_gate as _parse_gate
 
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
@@ -32,10 +41,8 @@ def parse_gate(expr: str) -> Any:
 
     The gate *fails* (exit code 1) when the comparison is true for any group.
     """
-    from calreport.result import parse_gate as parse
-
     try:
-        return parse(expr)
+        return _parse_gate(expr)
     except ValueError as exc:
         raise UsageError(f"--fail-on: {exc}") from None
 
@@ -113,8 +120,6 @@ def _add_columns(p: argparse.ArgumentParser, metric_options: bool = True) -> Non
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``calreport`` command."""
-    from calreport import __version__
-
     p = _Parser(prog="calreport", description="Calibration and overconfidence-risk audit of "
                 "classifier predictions (CSV or Parquet, one row per prediction).")
     p.add_argument("--version", action="version", version=f"calreport {__version__}")
@@ -209,8 +214,6 @@ def _read(path: str) -> Any:
 
 
 def _accessor(df: Any, args: argparse.Namespace) -> Any:
-    import calreport  # noqa: F401  (registers the accessors)
-
     proba: Any = args.proba
     if proba is not None and len(proba) == 1:
         proba = proba[0]
@@ -255,8 +258,6 @@ def _pos_label(df: Any, args: argparse.Namespace, proba: Any) -> Any:
 def _label_values(df: Any, args: argparse.Namespace, proba: Any, texts: list[str]
                   ) -> list[Any]:
     """The label of the label column printed as each text, else the text itself."""
-    from calreport._roles import resolve_roles
-
     try:
         y = resolve_roles(df, y=args.y, proba=proba, pred=args.pred, conf=args.conf,
                           correct=args.correct, weight=args.weight).y
@@ -279,8 +280,6 @@ def _summary_kwargs(args: argparse.Namespace, gates: Sequence[Any]) -> dict[str,
     """Metric options; the gated metrics are always computed, whatever --metrics says."""
     metrics = args.metrics.split(",") if args.metrics else None
     if metrics is not None:
-        from calreport.registry import COUNT_COLUMNS
-
         metrics = list(dict.fromkeys([*metrics, *(g.metric for g in gates
                                                   if g.metric not in (*COUNT_COLUMNS,
                                                                       "band"))]))
@@ -301,8 +300,6 @@ def _level(args: argparse.Namespace, gates: Sequence[Any], default: float | None
 
 
 def _gate_exit(result: Any, gates: Sequence[Any], allow_undefined: bool) -> int:
-    from calreport.result import UndefinedGateError, check
-
     if not gates:
         return EXIT_OK
     try:
@@ -336,10 +333,6 @@ def _run_summary(args: argparse.Namespace) -> int:
     if args.format == "csv":
         sys.stdout.write(res.to_csv())
     elif args.format == "json":
-        import json
-
-        from calreport.result import _plain
-
         sys.stdout.write(json.dumps(_plain(result.to_dict()), allow_nan=False, indent=2)
                          + "\n")
     else:
@@ -372,10 +365,9 @@ def _run_compare(args: argparse.Namespace) -> int:
         sys.stdout.write(out.table.to_csv())
         return EXIT_OK
     if args.format == "json":
-        import json
-
+        # lazy: matplotlib (calreport.report draws the report's figures)
         from calreport.report.actions import comparison_section
-        from calreport.report.formatting import to_jsonable
+        from calreport.report.formatting import to_jsonable  # lazy: matplotlib
 
         data = comparison_section(out, {}, args.row_id, metrics=None)
         print(json.dumps(to_jsonable(data), indent=2, allow_nan=False, ensure_ascii=False))
@@ -484,8 +476,6 @@ def _run_recalibrate(args: argparse.Namespace) -> int:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    from calreport.datasets import load_breast_cancer
-
     gates = [parse_gate(g) for g in args.fail_on]
     outputs = args.output or ["calreport-demo.html"]
     _check_outputs(outputs, None)

@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from calreport import _validate as v
 from calreport._grouping import group_name
 from calreport._warnings import caller_outside_package
+from calreport.metrics import risk
 from calreport.profile import ConfidenceProfile
 
 #: Colour-blind-safe series colours (Okabe & Ito), one per highlighted group.
@@ -59,8 +60,6 @@ def band_key(band: Any) -> str:
 
 def z_band(z: float) -> str:
     """Band of a z-score alone (no certainty-claim rule), for figures of bare profiles."""
-    from calreport.metrics import risk
-
     return band_key(risk.risk_band(float(z))[0])
 
 # ---------------------------------------------------------------------------- helpers

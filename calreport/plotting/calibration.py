@@ -9,6 +9,7 @@ import numpy as np
 from matplotlib.axes import Axes
 
 from calreport import _validate as v
+from calreport.metrics import binned, local, local_band
 from calreport.plotting._base import (
     _DIAGONAL,
     PALETTE,
@@ -85,8 +86,6 @@ def reliability_diagram(
     >>> ax.get_ylabel()
     'Observed frequency of 1'
     """
-    from calreport.metrics import binned
-
     groups = _groups(profile)
     n_bins = v.check_n_bins(n_bins)
     v.check_option(strategy, "strategy", ("uniform", "quantile"))
@@ -234,8 +233,6 @@ def lowess_curve_plot(
     >>> lowess_curve_plot(p).get_legend_handles_labels()[1][1].startswith("LCS")
     True
     """
-    from calreport.metrics import local
-
     groups = _groups(profile)
     ax = _axes(ax, (6.4, 4.8))
     ax.plot([0, 1], [0, 1], label="perfect calibration", **_DIAGONAL)
@@ -253,8 +250,6 @@ def lowess_curve_plot(
         ax.plot(np.asarray(curve.x), np.asarray(curve.y), label=text, **st)
     coloured = [g for g, st in styles.items() if st["alpha"] == 1.0]
     if (len(coloured) == 1 if band is None else band) and coloured:
-        from calreport.metrics import local_band
-
         score, outcome = groups[coloured[0]].view(view)
         b = local_band.lowess_band(score, outcome, seed=0)
         low = np.where(np.asarray(b.sparse), np.nan, np.asarray(b.low))

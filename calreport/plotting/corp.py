@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from matplotlib.axes import Axes
 
+from calreport.metrics import corp, murphy
 from calreport.plotting._base import (
     _DIAGONAL,
     GREY,
@@ -81,8 +82,6 @@ def corp_diagram(
     >>> "MCB" in corp_diagram(p, n_boot=20).get_legend_handles_labels()[1][-1]
     True
     """
-    from calreport.metrics import corp
-
     groups = _groups(profile)
     ax = _axes(ax, (6.4, 4.8))
     first = next(iter(groups.values()))
@@ -179,8 +178,6 @@ def murphy_diagram_plot(
     >>> len(murphy_diagram_plot(p).lines)
     1
     """
-    from calreport.metrics import murphy
-
     groups = _groups(profile)
     ax = _axes(ax, (6.4, 4.4))
     first = next(iter(groups.values()))

@@ -10,6 +10,7 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
 from calreport import _labels as lab
+from calreport.metrics import ranking, selective
 from calreport.plotting._base import (
     _DIAGONAL,
     ProfileData,
@@ -94,8 +95,6 @@ def roc_plot(
     >>> [t.split(" = ")[0] for t in roc_plot(p).get_legend_handles_labels()[1][1:]]
     ['ROC, AUC', 'cwROC, cwAUC']
     """
-    from calreport.metrics import ranking
-
     groups = _groups(profile)
     ax = _axes(ax, (5.6, 4.8))
     ax.plot([0, 1], [0, 1], label="chance", **_DIAGONAL)
@@ -190,8 +189,6 @@ def selective_plot(
     >>> [line.get_label() for line in selective_plot(p).lines][:4]
     ['coverage', 'selective accuracy', 'CWSA', 'CWSA+']
     """
-    from calreport.metrics import selective
-
     groups = _groups(profile)
     if taus is None:
         low = min(float(p.conf.min()) for p in groups.values())

@@ -12,7 +12,9 @@ from matplotlib.collections import LineCollection
 from matplotlib.ticker import FuncFormatter
 from scipy import special
 
+from calreport._engine import Collector
 from calreport._grouping import group_name
+from calreport.metrics import risk
 from calreport.plotting._base import (
     BAND_COLORS,
     BAND_FILLS,
@@ -35,15 +37,11 @@ __all__ = ["cumulative_csr_share", "risk_drivers_plot", "risk_plot"]
 
 # --------------------------------------------------------------------------------- risk
 def _risks(data: Any) -> dict[str, Any]:
-    from calreport.metrics import risk
-
     if isinstance(data, ConfidenceProfile):
         data = {"": data}
     if not isinstance(data, Mapping) or not data:
         raise TypeError("`risks` must be a non-empty mapping of group -> RiskResult "
                         "(or -> ConfidenceProfile).")
-    from calreport._engine import Collector
-
     # the groups' warnings (clipped confidences) once, with the groups named
     collector = Collector()
     out = {}
@@ -265,8 +263,6 @@ def risk_drivers_plot(
 
 def cumulative_csr_share(prof: ConfidenceProfile) -> np.ndarray:
     """Cumulative share of CSR of the errors sorted by decreasing contribution."""
-    from calreport.metrics import risk
-
     contrib = np.asarray(risk.csr_contributions(prof.conf, prof.correct,
                                                 sample_weight=prof.sample_weight), float)
     contrib = np.sort(contrib[contrib > 0])[::-1]

@@ -24,7 +24,20 @@ from calreport._calibration_tests import (
     tcal_compute,
 )
 from calreport.interval_rules import Interval
-from calreport.metrics import binned, scoring, selective, weighted
+from calreport.metrics import (
+    _local_units,
+    binned,
+    bpm,
+    calibration_index,
+    classwise,
+    corp,
+    debiased,
+    local,
+    scoring,
+    selective,
+    smooth,
+    weighted,
+)
 from calreport.profile import ConfidenceProfile
 from calreport.registry.entry import Metric, MetricCache, Reference, weights_kw
 from calreport.settings import Settings
@@ -47,8 +60,6 @@ def _scoring_args(p: ConfidenceProfile) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _lcs(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
-    from calreport.metrics import _local_units, local
-
     if p.sample_weight is not None:  # frequency weights (the "counts" need)
         return _local_units.lcs_counts(*_view(p, s), p.sample_weight)
     score, outcome, trees = cache.sorted_view(p, s)
@@ -57,27 +68,19 @@ def _lcs(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
 
 
 def _tce_bpm(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
-    from calreport.metrics import bpm
-
     return float(bpm.tce_bpm(*_view(p, s), sample_weight=_w(p), **weights_kw(p)))
 
 
 def _smece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
-    from calreport.metrics import smooth
-
     return float(smooth.smece(*_view(p, s), sample_weight=_w(p)))
 
 
 def _classwise_ece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
-    from calreport.metrics import classwise
-
     return float(classwise.classwise_ece(p.y_true, p.proba_or_score, n_bins=s.n_bins,
                                          sample_weight=_w(p)))
 
 
 def _debiased_ece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
-    from calreport.metrics import debiased
-
     if p.sample_weight is not None:
         return float(debiased.debiased_ece(*_view(p, s), n_bins=s.n_bins,
                                            sample_weight=_w(p), **weights_kw(p)))
@@ -87,8 +90,6 @@ def _debiased_ece(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> floa
 
 
 def _eci(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
-    from calreport.metrics import _local_units, calibration_index, local
-
     if p.sample_weight is not None:  # frequency weights (the "counts" need)
         return _local_units.eci_counts(*_view(p, s), p.sample_weight)
     score, outcome, trees = cache.sorted_view(p, s)
@@ -99,8 +100,6 @@ def _eci(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
 
 def _corp(term: str) -> Callable[[ConfidenceProfile, Settings, MetricCache], float]:
     def compute(p: ConfidenceProfile, s: Settings, cache: MetricCache) -> float:
-        from calreport.metrics import corp
-
         key = ("corp", s.view)
         if key not in cache.values:
             cache.values[key] = (

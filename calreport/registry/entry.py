@@ -20,7 +20,7 @@ import numpy as np
 
 from calreport import references
 from calreport.interval_rules import Interval
-from calreport.metrics import ranking, risk
+from calreport.metrics import local, ranking, risk
 from calreport.profile import ConfidenceProfile
 from calreport.settings import Settings
 
@@ -218,8 +218,6 @@ class MetricCache:
         trees built on them: one sort and one tree shared by LCS, ECI and CORP."""
         key = ("sorted", s.view)
         if key not in self.values:
-            from calreport.metrics import local
-
             self.values[key] = (*local._sorted_sample(*p.view(s.view)), {})
         return self.values[key]
 

@@ -21,6 +21,8 @@ from calreport import references
 from calreport._version import __version__
 from calreport.compare import Comparison
 from calreport.interval_rules import base_method
+from calreport.metrics import local, risk
+from calreport.plotting import BAND_COLORS, BAND_FILLS, pool_profiles
 from calreport.profile import ConfidenceProfile
 from calreport.recalibration import RecalibrationResult
 from calreport.registry import COUNT_LABELS, REGISTRY, shown_in
@@ -151,8 +153,6 @@ def build_report(
     if result.overall is not None:
         pooled = None
         if result.overall.risk is None and profs:
-            from calreport.plotting import pool_profiles
-
             pooled = pool_profiles(profs.values())
         overall = vd.group_facts(result.overall, pooled, eps, names)
         overall["name"] = "all groups pooled"
@@ -244,8 +244,6 @@ def _opt(x: Any) -> str | None:
 
 
 def _band_css() -> list[dict[str, str]]:
-    from calreport.plotting import BAND_COLORS, BAND_FILLS
-
     return [{"band": b, "color": BAND_COLORS[b], "fill": BAND_FILLS[b]}
             for b in vd.BAND_ORDER]
 
@@ -398,8 +396,6 @@ def _value(g: Any, metric: str, facts: Mapping[str, Any] | None) -> float:
 
 def risk_rule() -> dict[str, Any]:
     """The band rule as printed: one sentence and the bands' meanings."""
-    from calreport.metrics import risk
-
     return {"text": risk.BAND_RULE,
             "bands": [{"band": b, "label": risk.BANDS[b][0], "meaning": risk.BANDS[b][1]}
                       for b in risk.BANDS]}
@@ -441,8 +437,6 @@ def _data(result: CalibrationResult, facts: list[dict[str, Any]],
 def _drivers(name: str, prof: ConfidenceProfile, labels: Sequence[Any] | None, k: int,
              eps: float) -> dict[str, Any]:
     import warnings
-
-    from calreport.metrics import risk
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -493,8 +487,6 @@ def _methods(result: CalibrationResult) -> dict[str, Any]:
 
 
 def _settings_rows(result: CalibrationResult) -> list[dict[str, str]]:
-    from calreport.metrics import local
-
     s = result.settings
     view = s.view or "default (positive class for binary input, else top-label)"
     rows = [

@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from calreport.report.figures import print_uris
 from calreport.report.formatting import environment, to_jsonable
+from calreport.report.pdf import render_pdf
 
 __all__ = ["SCHEMA_VERSION", "Report"]
 
@@ -75,8 +77,6 @@ class Report:
 
     def _print_html(self) -> str:
         """The HTML the PDF is made from: figures as PNG (see ``print_uris``)."""
-        from calreport.report.figures import print_uris
-
         with _PRINT_LOCK:  # a figure is drawn by one thread at a time
             if self._print_uris is None:
                 self._print_uris = print_uris(self._vector_figures)
@@ -141,8 +141,6 @@ class Report:
         ImportError
             When WeasyPrint is not installed.
         """
-        from calreport.report.pdf import render_pdf
-
         data = render_pdf(self._print_html(), self.to_json().encode("utf-8"), self._timestamp)
         if path is not None:
             Path(path).write_bytes(data)

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from calreport import plotting
+from calreport.plotting import _base
 from calreport.profile import ConfidenceProfile
 
 __all__ = ["FULL_WIDTH", "HALF_WIDTH", "HIGHLIGHT", "MIN_TEXT_PT", "PRINT_DPI", "build_figures",
@@ -55,8 +57,6 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
         it again from the data.
     """
     from matplotlib.figure import Figure
-
-    from calreport import plotting
 
     names = [g for g in order if g in profiles]
     out: list[dict[str, Any]] = []
@@ -142,7 +142,7 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
         "dotted line: mean confidence (right of the accuracy = overconfident on average)."
         + (f" The {len(hist)} riskiest of {len(names)} groups are shown."
            if len(names) > len(hist) else ""),
-        lambda: _histograms(Figure, plotting, profiles, hist),
+        lambda: _histograms(Figure, profiles, hist),
         (HALF_WIDTH, 2.9) if len(hist) == 1 else (FULL_WIDTH, None))
     if first.is_binary and all(profiles[g].y_true is not None for g in names):
         add("roc", "ROC and confidence-weighted ROC",
@@ -185,8 +185,8 @@ def _pair(figures: list[dict[str, Any]]) -> None:
         first["partner"], second["follows"] = second["id"], True
 
 
-def _histograms(figure: Any, plotting: Any, profiles: Mapping[str, ConfidenceProfile],
-                shown: list[str]) -> Any:
+def _histograms(figure: Any, profiles: Mapping[str, ConfidenceProfile], shown: list[str]
+                ) -> Any:
     """Small multiples of the confidence histogram, one legend outside the panels."""
     ncols = min(3, len(shown))  # up to three panels a row across the text column
     nrows = math.ceil(len(shown) / ncols)
@@ -276,8 +276,6 @@ def print_uris(vector: Mapping[str, Any]) -> dict[str, str]:
     import base64
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    from calreport.plotting import _base
 
     out = {}
     for fig_id, fig in vector.items():

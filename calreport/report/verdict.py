@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from calreport.plotting import band_key
+from calreport.metrics import risk
+from calreport.metrics.multiplicity import ADJUSTMENTS
+from calreport.plotting import _base, band_key
 from calreport.profile import ConfidenceProfile
 from calreport.report.formatting import _fmt_number as _num
 
@@ -47,8 +49,6 @@ def band_labels() -> dict[str, str]:
     >>> band_labels()["risky"]
     'risky'
     """
-    from calreport.metrics import risk
-
     raw = getattr(risk, "BANDS", ())
     labels: dict[str, str] = {}
     items = raw.items() if isinstance(raw, Mapping) else (
@@ -166,8 +166,6 @@ def group_facts(g: Any, prof: ConfidenceProfile | None, eps: float,
 
 
 def _z_band(z: float) -> str:
-    from calreport.plotting import _base
-
     return _base.z_band(z)
 
 
@@ -263,8 +261,6 @@ def overall_story(overall: Mapping[str, Any] | None, groups: list[dict[str, Any]
             f"The {n} groups' verdicts are not adjusted for their number: with many "
             "groups, some well-calibrated ones are flagged by chance.")
         if adjust:
-            from calreport.metrics.multiplicity import ADJUSTMENTS
-
             family_text = (
                 f"{n_tests} verdicts were tested as one family ({what}); each P_risk is "
                 f"adjusted by {ADJUSTMENTS[adjust]}, so the chance that any calibrated "
