@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,9 +36,16 @@ def _module_of(path: Path) -> str:
 
 
 #: Convenience entry points that import a higher layer lazily, inside one function
-#: (they return objects of that layer); every other import flows downwards.
+#: (they return objects of that layer, which loads matplotlib); every other import
+#: flows downwards.
 LAZY_UPWARD = {("accessor", "report"), ("accessor", "plotting"),
-               ("_state_results", "report"), ("dask", "report")}
+               ("_state_results", "report")}
+
+#: What an import of calreport inside a function may defer: ``import calreport`` loads
+#: none of these (each costs a second or more, or is an optional dependency).
+HEAVY = ("matplotlib", "jinja2", "weasyprint", "scipy.stats", "statsmodels", "dask",
+         "polars")
+_LAZY_NOTE = re.compile(r"#\s*lazy:\s*(" + "|".join(map(re.escape, HEAVY)) + r")\b")
 
 
 def _imports(path: Path, *, lazy: bool = False) -> set[str]:
@@ -191,3 +199,46 @@ def test_no_private_names_imported_across_packages():
             if _package(module) != _package(me):
                 found.add((me, name))
     assert not found, sorted(found)
+
+
+def _calreport_imports_in_functions(path: Path) -> list[ast.stmt]:
+    """``import calreport...`` / ``from calreport... import`` statements in a function."""
+    found: list[ast.stmt] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if in_function and isinstance(child, ast.ImportFrom):
+                if child.level or (child.module or "").split(".")[0] == "calreport":
+                    found.append(child)
+            elif in_function and isinstance(child, ast.Import):
+                if any(a.name.split(".")[0] == "calreport" for a in child.names):
+                    found.append(child)
+            visit(child, in_function or isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), False)
+    return found
+
+
+def test_imports_inside_functions_name_the_heavy_dependency_they_defer():
+    # a calreport import sits inside a function only to keep a heavy or optional
+    # dependency out of ``import calreport``; its line (or the one before) says which
+    bare = []
+    for path in FILES:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for node in _calreport_imports_in_functions(path):
+            around = lines[max(node.lineno - 2, 0):node.end_lineno]
+            if not any(_LAZY_NOTE.search(line) for line in around):
+                bare.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert not bare, ("imports inside functions without '# lazy: <one of "
+                      f"{', '.join(HEAVY)}>': {bare}")
+
+
+def test_import_calreport_loads_no_heavy_dependency():
+    code = ("import sys, calreport\n"
+            f"heavy = {HEAVY!r}\n"
+            "print(sorted(m for m in sys.modules if m in heavy or m.startswith(\n"
+            "    tuple(h + '.' for h in heavy))))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]", out.stdout
