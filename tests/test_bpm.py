@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -251,6 +252,98 @@ def test_true_tce_of_the_paper_preset():
     # int |sigma(-0.88 + 0.49 logit x) - x| Beta(1.1233, 0.1147)(x) dx (see P_TRUE_TCE)
     assert tce_integral((0.49, 0.49, -0.88), (1.1233, 0.1147)) == pytest.approx(
         P_TRUE_TCE, abs=5e-7)
+
+
+# ------------------------------------------- U-shaped densities with tiny shapes
+def logspace_tce(a, b, c, al, be, p=1.0):
+    """Independent reference for Beta densities of any shapes: QUADPACK in log space.
+
+    Below x = 1/2 the substitution ``x = w^(1/al)`` and above it ``1 - x = z^(1/be)``
+    turn the Beta measure into ``(1 - x)^(be - 1) dw / (al B)`` (``x^(al - 1) dz / (be B)``),
+    bounded, so the mass within 1e-16 of an end (or below the smallest double) is a
+    piece of an ordinary interval.  ``ln x`` and ``ln(1 - x)`` come from ``ln w / al``
+    (``ln z / be``), never from a rounded ``x``, and the gap is ``sigma(eta) - x`` below
+    1/2, ``(1 - x) - sigma(-eta)`` above.  The pieces are cut at the crossings (a
+    400,001-point logit grid over [-745, 745] and brentq) and at distances 10^-k to
+    the end.
+    """
+    t = np.linspace(-745.0, 745.0, 400_001)
+
+    def d(tt):  # logit g - logit x on the logit scale
+        lx, lt = -np.logaddexp(0.0, -tt), -np.logaddexp(0.0, tt)
+        return c + (a * lx if a else 0.0) - (b * lt if b else 0.0) - tt
+
+    dv = d(t)
+    roots = [optimize.brentq(d, t[i], t[i + 1], xtol=1e-13)
+             for i in np.flatnonzero(np.sign(dv[:-1]) * np.sign(dv[1:]) < 0)]
+    total = 0.0
+    for s1, s2, upper in ((al, be, False), (be, al, True)):
+        def f(w, s1=s1, s2=s2, upper=upper):
+            if w <= 0.0:
+                return 0.0
+            near = math.log(w) / s1  # ln of the distance to this end
+            far = math.log1p(-math.exp(near))
+            lx, lt = (far, near) if upper else (near, far)
+            eta = c + (a * lx if a else 0.0) - (b * lt if b else 0.0)
+            gap = (math.exp(lt) - special.expit(-eta) if upper
+                   else special.expit(eta) - math.exp(lx))
+            return abs(gap) ** p * math.exp((s2 - 1.0) * far)
+
+        top = 0.5**s1
+        cuts = [math.exp(s1 * -np.logaddexp(0.0, r if upper else -r)) for r in roots]
+        cuts += [math.exp(-s1 * k * math.log(10.0)) for k in range(1, 330)]
+        knots = [0.0, *sorted({q for q in cuts if 0.0 < q < top}), top]
+        half = sum(integrate.quad(f, lo, hi, epsabs=1e-18, epsrel=1e-13, limit=200)[0]
+                   for lo, hi in itertools.pairwise(knots))
+        total += half / s1
+    return (total / math.exp(special.betaln(al, be))) ** (1.0 / p)
+
+
+@pytest.mark.parametrize(("al", "be"), [(1.0, 1.0), (0.01, 0.02), (0.005, 0.3), (0.4, 0.007)])
+def test_logspace_reference_against_closed_forms(al, be):
+    # g = 1/2: E|X - 1/2| = (m - 1/2) + 2 E(1/2 - X)^+ with
+    # E(1/2 - X)^+ = I_1/2(al, be) / 2 - m I_1/2(al + 1, be), m = al / (al + be);
+    # E(X - 1/2)^2 = Var X + (m - 1/2)^2
+    m = al / (al + be)
+    e1 = (m - 0.5) + 2 * (0.5 * special.betainc(al, be, 0.5) - m * special.betainc(al + 1, be, 0.5))
+    e2 = al * be / ((al + be) ** 2 * (al + be + 1)) + (m - 0.5) ** 2
+    assert logspace_tce(0.0, 0.0, 0.0, al, be) == pytest.approx(e1, rel=1e-12)
+    assert logspace_tce(0.0, 0.0, 0.0, al, be, p=2) == pytest.approx(math.sqrt(e2), rel=1e-12)
+    assert tce_integral((0.0, 0.0, 0.0), (al, be)) == pytest.approx(e1, rel=1e-12)
+    with warnings.catch_warnings():  # identity: the integrand is rounding noise
+        warnings.simplefilter("ignore", integrate.IntegrationWarning)
+        assert logspace_tce(1.0, 1.0, 0.0, al, be) == pytest.approx(0.0, abs=1e-15)
+
+
+def test_logspace_reference_hand_worked_and_quadpack():
+    assert logspace_tce(0.0, 0.0, 0.0, 1.0, 1.0, p=3) == pytest.approx((1 / 32) ** (1 / 3),
+                                                                        rel=1e-12)
+    for coef, dens in [((1.5, 0.6, 0.4), (3.0, 1.0)), ((0.3, 1.7, 0.2), (0.5, 0.5))]:
+        assert logspace_tce(*coef, *dens) == pytest.approx(quadpack_tce(*coef, *dens), abs=1e-9)
+    # the paper's preset (mpmath.quad: 0.130714)
+    assert logspace_tce(0.49, 0.49, -0.88, 1.1233, 0.1147) == pytest.approx(P_TRUE_TCE,
+                                                                            abs=5e-7)
+
+
+def test_tce_integral_u_shaped_tiny_shapes_defect_case():
+    # a bootstrap refit on breast-cancer probabilities: the mass sits within 1e-16 of 0
+    # and 1, where x rounded to 1.1e-16 steps made the integrand a step function
+    # (the value was 0.0198588, 1.1e-3 below)
+    coef, dens = (2.86, 0.142, 1.915), (0.072, 0.041)
+    assert tce_integral(coef, dens) == pytest.approx(logspace_tce(*coef, *dens), rel=1e-9)
+    assert tce_integral((0.49, 0.49, -0.88), (1.1233, 0.1147)) == pytest.approx(
+        logspace_tce(0.49, 0.49, -0.88, 1.1233, 0.1147), rel=1e-12)
+
+
+def test_tce_integral_random_fits_with_tiny_shapes():
+    rng = np.random.default_rng(2025)
+    for i in range(50):
+        al, be = np.exp(rng.uniform(math.log(0.005), math.log(0.5), 2))
+        a, b = np.exp(rng.uniform(math.log(0.05), math.log(4.0), 2))
+        c, p = rng.uniform(-3.0, 3.0), (1.0, 2.0)[i % 2]
+        ref = logspace_tce(a, b, c, al, be, p=p)
+        assert tce_integral((a, b, c), (al, be), p=p) == pytest.approx(ref, rel=1e-9), (
+            a, b, c, al, be, p)
 
 
 # ------------------------------------------------------------------ the estimator

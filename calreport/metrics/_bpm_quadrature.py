@@ -95,6 +95,44 @@ def _beta_ppf(alpha: float, beta: float, u: np.ndarray) -> np.ndarray:
     return x
 
 
+#: Quantiles below this are taken from the tail asymptote (``x`` would lose digits or underflow).
+_TAIL_X = 1e-300
+
+
+def _beta_log_quantile(alpha: float, beta: float, u: np.ndarray) -> np.ndarray:
+    """``ln x`` of the Beta(alpha, beta) quantile ``x`` of ``u``, for ``x <= 1/2``.
+
+    Used for both halves of [0, 1]: for the upper half, ``ln(1 - x)`` is this function
+    of the mirror pair ``(beta, alpha)`` at ``1 - u``, computed directly (never as
+    ``1 - x``, which rounds to a step of 1.1e-16 or to 0 where U-shaped densities with
+    tiny shapes put most of their mass).  Where ``betaincinv`` underflows, fails (NaN,
+    see :func:`_beta_ppf`) or returns less than 1e-300, the leading tail term
+    ``I_x(alpha, beta) ~ x^alpha / (alpha B(alpha, beta))`` gives ``ln x`` (relative
+    error O(x)), so mass at quantiles below the smallest double is kept.
+    """
+    u = np.asarray(u, dtype=np.float64)
+    x = special.betaincinv(alpha, beta, u)
+    tail = np.isnan(x) | (x < _TAIL_X)
+    with np.errstate(divide="ignore"):
+        log_x = np.log(np.where(tail, 1.0, x))
+        if tail.any():
+            asym = (np.log(u) + np.log(alpha) + special.betaln(alpha, beta)) / alpha
+            log_x = np.where(tail, asym, log_x)
+    return log_x
+
+
+def _family_gap(a: float, b: float, c: float, log_x: np.ndarray, log_t: np.ndarray,
+                upper: bool) -> np.ndarray:
+    """``g(x) - x`` of the family from ``ln x`` and ``ln(1 - x)`` without cancellation:
+    ``sigma(eta) - x`` below 1/2, ``(1 - x) - sigma(-eta)`` above (``eta = logit g``)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        # a = 0 (or b = 0) means no ln x (ln(1 - x)) term, also at x = 0 (x = 1)
+        eta = (c + (a * log_x if a != 0.0 else 0.0)) - (b * log_t if b != 0.0 else 0.0)
+    if upper:
+        return np.exp(log_t) - special.expit(-eta)
+    return special.expit(eta) - np.exp(log_x)
+
+
 def _density(density: Any) -> tuple[_Quantiles, Any]:
     """Quantile and distribution functions of a Beta pair or a distribution object."""
     if isinstance(density, tuple | list | np.ndarray) and len(density) == 2:
