@@ -77,13 +77,15 @@ def test_pair_sums_in_chunks_equal_brute_force(monkeypatch, chunk, weighted):
     assert got[1] == pytest.approx(got[0], rel=1e-12)  # a weight function: same sums
 
 
-def test_packed_sort_reads_sorted_scores_without_a_copy():
+def test_packed_sort_sorts_a_copy_and_keeps_each_scores_labels():
     from calreport.metrics._auc_kernels import _packed_sort
 
     s = np.array([0.0, 0.0, 0.2, 0.5, 0.5, 0.9])
     pos = np.array([True, False, True, False, True, True])
     ss, neg = _packed_sort(s, pos)
-    assert ss is s and neg.tolist() == (~pos).tolist()
+    assert ss is not s and ss.tolist() == s.tolist()
+    # inside a tie group the negatives come first: the pair sums take the group whole
+    assert neg.tolist() == [True, False, False, True, False, False]
     signed = s.copy()
     signed[1] = -0.0  # a -0.0 is made +0.0 in a copy, never in the caller's array
     ss, _ = _packed_sort(signed, pos)
