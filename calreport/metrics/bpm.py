@@ -42,10 +42,9 @@ from calreport.metrics._bpm_fit import (
 )
 from calreport.metrics._bpm_quadrature import (
     _POINT_MASS,
-    _beta_log_quantile,
+    _beta_integral,
     _density,
     _family_crossings,
-    _family_gap,
     _grid_crossings,
     _tanh_sinh,
 )
@@ -420,8 +419,8 @@ def tce_integral(curve: BpmFit | tuple[float, float, float] | Callable[[np.ndarr
     crossings = (_family_crossings(curve.a, curve.b, curve.c) if isinstance(curve, BpmFit)
                  else _grid_crossings(g))
     if isinstance(described, tuple):
-        return _beta_integral(curve if isinstance(curve, BpmFit) else g, described,
-                              crossings, p)
+        family = (curve.a, curve.b, curve.c) if isinstance(curve, BpmFit) else None
+        return _beta_integral(g, family, described, crossings, p)
 
     def integrand(u: np.ndarray) -> np.ndarray:
         x = np.clip(quant.ppf(u), 0.0, 1.0)
@@ -431,44 +430,6 @@ def tce_integral(curve: BpmFit | tuple[float, float, float] | Callable[[np.ndarr
     knots = np.unique(np.concatenate([[0.0], cuts, [1.0]]))
     value = sum(_tanh_sinh(integrand, float(lo), float(hi))
                 for lo, hi in itertools.pairwise(knots))
-    return float(max(value, 0.0) ** (1.0 / p))
-
-
-def _beta_integral(curve: BpmFit | Callable[[np.ndarray], Any], shapes: tuple[float, float],
-                   crossings: list[float], p: float) -> float:
-    """:func:`tce_integral` under a Beta density, each half of [0, 1] from its own end.
-
-    Below ``x = 1/2`` the quantile space is ``u = I_x(alpha, beta)`` and ``ln x`` comes from
-    ``u``; above, it is ``v = I_{1-x}(beta, alpha) = 1 - u`` and ``ln(1 - x)`` comes from ``v``
-    (the mirror), so neither end loses the distance to it in rounding: U-shaped densities
-    with shapes near 0.01 keep most of their mass within 1e-16 of 0 or 1, where ``x``
-    itself is 0, 1 or a step of 1.1e-16.  The family's gap is computed from
-    ``(ln x, ln(1 - x))`` (:func:`_family_gap`); a callable curve is evaluated at ``x``.
-    """
-    al, be = shapes
-    halves = ((al, be, False, [x for x in crossings if x <= 0.5]),
-              (be, al, True, [1.0 - x for x in crossings if x > 0.5]))
-    value = 0.0
-    for first, second, upper, near in halves:
-        def integrand(u: np.ndarray, first: float = first, second: float = second,
-                      upper: bool = upper) -> np.ndarray:
-            log_near = _beta_log_quantile(first, second, u)  # ln of the distance to this end
-            with np.errstate(divide="ignore"):
-                log_far = np.log1p(-np.exp(log_near))
-            log_x, log_t = (log_far, log_near) if upper else (log_near, log_far)
-            if isinstance(curve, BpmFit):
-                gap = _family_gap(curve.a, curve.b, curve.c, log_x, log_t, upper)
-            else:
-                x = -np.expm1(log_t) if upper else np.exp(log_x)
-                gap = np.asarray(curve(x), dtype=np.float64) - x
-            return np.abs(gap) ** p
-
-        mass = float(special.betainc(first, second, 0.5))
-        cuts = np.clip(special.betainc(first, second, np.asarray(near, dtype=np.float64)),
-                       0.0, mass)
-        knots = np.unique(np.concatenate([[0.0], cuts, [mass]]))
-        value += sum(_tanh_sinh(integrand, float(lo), float(hi))
-                     for lo, hi in itertools.pairwise(knots))
     return float(max(value, 0.0) ** (1.0 / p))
 
 
