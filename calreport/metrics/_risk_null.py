@@ -545,11 +545,10 @@ def null_test(r: Rows, method: str, n_sim: int, rng: np.random.Generator,
     return NullTest(prob, power, "monte_carlo", why, n_sim, share, skew, lattice, se)
 
 
-def validity_facts(share: float, skew: float, lattice: float, *, tail: bool = True) -> str:
-    """The validity statistics and their limits in words (``tail``: name the limit of
-    the skewness beyond ``TAIL_Z``)."""
-    skew_limit = (f"{SKEWNESS_MAX:g}, {TAIL_SKEWNESS_MAX:g} where z > {TAIL_Z:g}" if tail
-                  else f"{SKEWNESS_MAX:g}")
+def validity_facts(share: float, skew: float, lattice: float) -> str:
+    """The validity statistics and their limits in words, as :func:`is_valid` applies
+    them (the skewness limit is tighter beyond ``TAIL_Z``)."""
+    skew_limit = f"{SKEWNESS_MAX:g}, {TAIL_SKEWNESS_MAX:g} where z > {TAIL_Z:g}"
     return (f"the largest row carries {share:.1%} of the null variance (limit "
             f"{LINDEBERG_MAX:.0%}), the null skewness is {skew:.2f} (limit "
             f"{skew_limit}) and tied rows jump by {lattice:.2f} sd (limit {LATTICE_MAX:g})")

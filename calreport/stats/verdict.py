@@ -212,7 +212,7 @@ def _test(rs: _RowSet, n_sim: int, rng: np.random.Generator, cap: int, base: int
     if whole and var > 0:
         return null_test(rs.rows(), "auto", n_sim, rng, base)
     lattice, lattice_note = _lattice_certificate(rs, var, 0.0)
-    facts = validity_facts(share, skew, lattice, tail=False) + lattice_note
+    facts = validity_facts(share, skew, lattice) + lattice_note
     csr_value = rs.s_obs / rs.denom if rs.denom > 0 else math.nan
     z = (rs.s_obs - rs.denom) / math.sqrt(var) if var > 0 else math.nan
     if math.isnan(z):
