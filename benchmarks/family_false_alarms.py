@@ -18,7 +18,9 @@ the headline is then the most severe of the groups' and the pooled rows' own ban
 the behaviour of ``adjust=None``) beside the Holm-adjusted one (``band_adjusted``).
 The Benjamini-Hochberg bands come from
 :func:`calreport.metrics.multiplicity.adjust_verdicts` on the same verdicts, the
-function ``adjust="bh"`` calls, so the three readings share their P_risk values.  The
+function ``adjust="bh"`` calls, with the same re-simulation of a verdict whose
+adjusted P_risk is near a level (:func:`~calreport.metrics.multiplicity.resimulated`),
+so the three readings share their P_risk values.  The
 first runs of every cell also call the accessor with ``adjust=None`` and
 ``adjust="bh"`` and check that it gives the same bands and headline.
 
@@ -53,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine, table
 
 import calreport  # noqa: F401  (registers the accessor)
-from calreport.metrics.multiplicity import adjust_verdicts
+from calreport.metrics.multiplicity import adjust_verdicts, resimulated
 
 FLAGS = ("risky", "evidence")
 READINGS = ("raw", "holm", "bh")
@@ -113,7 +115,15 @@ def read_family(df: pd.DataFrame, seed: int, check: bool) -> Family:
     verdicts = [g.risk for g in res.groups] + [res.overall.risk]
     raw = [v.band for v in verdicts]
     holm = [v.band_adjusted for v in verdicts]
-    bh = [v.band_adjusted for v in adjust_verdicts(verdicts, "bh")]
+    # BH on the same verdicts, re-simulating those near a level as the accessor does
+    members = [df[df["g"] == g.key] for g in res.groups] + [df]
+
+    def again(i: int):
+        rows = members[i]
+        return resimulated(verdicts[i], rows["confidence"].to_numpy(),
+                           rows["correct"].to_numpy(), eps=1e-8, seed=seed)
+
+    bh = [v.band_adjusted for v in adjust_verdicts(verdicts, "bh", resimulate=again)]
     order = ("risky", "evidence", "undetermined", "no_evidence")
     headline = {"raw": min(raw, key=order.index), "holm": res.family["headline"],
                 "bh": min(bh, key=order.index)}

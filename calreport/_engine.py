@@ -24,7 +24,12 @@ from calreport._segmented import SegmentedValues, all_groups
 from calreport.bootstrap import bootstrap_intervals, group_seed
 from calreport.bootstrap import intervals as _iv
 from calreport.metrics import risk
-from calreport.metrics.multiplicity import ADJUSTMENTS, adjust_verdicts, family_headline
+from calreport.metrics.multiplicity import (
+    ADJUSTMENTS,
+    adjust_verdicts,
+    family_headline,
+    resimulated,
+)
 from calreport.registry import COUNT_COLUMNS, REGISTRY, resolve_metrics
 from calreport.result import CalibrationResult, GroupResult
 from calreport.settings import Settings
@@ -245,12 +250,6 @@ def check_family_options(group_kind: str, adjust: str | None) -> None:
                          f"multiplicity adjustment), got {adjust!r}.")
 
 
-#: A verdict re-simulated for the family adjustment draws at most this many times, and
-#: at most this many Bernoulli draws in all (rows x draws): about a second.
-RESIM_DRAWS = 200_000
-RESIM_CELLS = 200_000_000
-
-
 def _resimulator(split: Split, s: Settings, rows_of: dict[str, Group]
                  ) -> Callable[[GroupResult], Any]:
     """A member's verdict simulated with more draws (None when it cannot draw more)."""
@@ -260,15 +259,9 @@ def _resimulator(split: Split, s: Settings, rows_of: dict[str, Group]
         if grp is None or g.risk is None:
             return None
         prof = split.profile.take(grp.rows)
-        n_sim = int(min(RESIM_DRAWS, RESIM_CELLS // max(prof.n, 1)))
-        if n_sim <= g.risk.n_sim:
-            return None
-        kw = {} if prof.sample_weight is None else {"weights": prof.weights}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # already said once by the call
-            return risk.risk_summary(prof.conf, prof.correct, sample_weight=prof.sample_weight,
-                                     eps=s.eps, method="monte_carlo", n_sim=n_sim,
-                                     seed=s.mc_seed, **kw)
+        return resimulated(g.risk, prof.conf, prof.correct, eps=s.eps, seed=s.mc_seed,
+                           sample_weight=prof.sample_weight,
+                           weights=None if prof.sample_weight is None else prof.weights)
 
     return again
 

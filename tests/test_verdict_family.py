@@ -21,7 +21,12 @@ from hypothesis import strategies as st
 import calreport
 from calreport.cli import main
 from calreport.metrics import risk
-from calreport.metrics.multiplicity import adjust_verdicts, family_headline, p_value
+from calreport.metrics.multiplicity import (
+    adjust_verdicts,
+    family_headline,
+    p_value,
+    resimulated,
+)
 from calreport.result import BAND_SEVERITY, parse_gate
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -317,3 +322,33 @@ def test_rows_for_power_reaches_the_power_by_simulation():
     crit = 0.1 * n + math.sqrt(n * 0.09)
     errors = rng.binomial(n, 0.2, 20000)
     assert np.mean(errors > crit) == pytest.approx(0.8, abs=0.06)
+
+
+def test_bh_of_the_accessor_is_adjust_verdicts_with_its_resimulation():
+    """``evaluate(adjust="bh")`` equals :func:`adjust_verdicts` on the same verdicts with
+    :func:`resimulated` as the re-simulation rule.  In this family (20 groups of 2,000
+    rows, group 0 with accuracy c - 0.05) group 0 stopped at 16,000 draws, too few for
+    a BH-adjusted p-value below 0.135 %; re-simulated, it reads "risky"."""
+    rng = np.random.default_rng(4)
+    c = 0.1 + 0.9 * rng.beta(2.0, 2.0, 20 * 2000)
+    acc = c.copy()
+    acc[:2000] = np.clip(c[:2000] - 0.05, 0.0, 1.0)
+    df = pd.DataFrame({"g": np.repeat(np.arange(20), 2000), "confidence": c,
+                       "correct": rng.random(c.size) < acc})
+    acc_ = df.groupby("g").calib(conf="confidence", correct="correct")
+    holm = acc_.evaluate(["p_risk"], group_kind="subgroups", adjust="holm", seed=1)
+    bh = acc_.evaluate(["p_risk"], group_kind="subgroups", adjust="bh", seed=1)
+    verdicts = [g.risk for g in holm.groups] + [holm.overall.risk]
+    rows = [df[df["g"] == g.key] for g in holm.groups] + [df]
+
+    def again(i):
+        return resimulated(verdicts[i], rows[i]["confidence"].to_numpy(),
+                           rows[i]["correct"].to_numpy(), eps=1e-8, seed=1)
+
+    plain = [v.band_adjusted for v in adjust_verdicts(verdicts, "bh")]
+    by_hand = [v.band_adjusted for v in adjust_verdicts(verdicts, "bh", resimulate=again)]
+    got = [g.risk.band_adjusted for g in bh.groups] + [bh.overall.risk.band_adjusted]
+    assert got == by_hand
+    assert verdicts[0].n_sim == 16_000
+    assert (plain[0], by_hand[0]) == ("evidence", "risky")
+    assert "re-simulated with 100,000 draws" in bh.groups[0].risk.band_adjusted_reason

@@ -23,14 +23,23 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from calreport.metrics._risk_null import _edgeworth_cdf as edgeworth_cdf
-from calreport.metrics.risk import BANDS, P_EVIDENCE, P_RISKY, RiskResult, band_and_reason
+from calreport.metrics.risk import (
+    BANDS,
+    P_EVIDENCE,
+    P_RISKY,
+    RiskResult,
+    band_and_reason,
+    risk_summary,
+)
 
-__all__ = ["ADJUSTMENTS", "adjust_p_values", "adjust_verdicts", "family_headline", "p_value"]
+__all__ = ["ADJUSTMENTS", "RESIM_CELLS", "RESIM_DRAWS", "adjust_p_values",
+           "adjust_verdicts", "family_headline", "p_value", "resimulated"]
 
 #: Adjustment methods: key -> description printed with the verdicts.
 ADJUSTMENTS = {
@@ -203,6 +212,38 @@ def adjust_verdicts(verdicts: Sequence[RiskResult | None], method: str | None = 
             v, p_risk_adjusted=p_adj, band_adjusted=band, band_adjusted_reason=reason,
             adjust=method, n_tests=m))
     return out
+
+
+#: A verdict re-simulated for the family adjustment draws at most this many times, and
+#: at most this many Bernoulli draws in all (rows x draws): about a second.
+RESIM_DRAWS = 200_000
+RESIM_CELLS = 200_000_000
+
+
+def resimulated(v: RiskResult, conf: np.ndarray, correct: np.ndarray, *, eps: float,
+                seed: int, sample_weight: np.ndarray | None = None,
+                weights: str | None = None) -> RiskResult | None:
+    """Verdict ``v`` of these rows simulated with more draws, for :func:`adjust_verdicts`.
+
+    Draws ``min(RESIM_DRAWS, RESIM_CELLS // rows)`` times; None when that is no more
+    than ``v`` already drew.  This is the ``resimulate`` rule of every grouped
+    evaluation (``evaluate``, ``summary``, reports and gates).
+
+    Examples
+    --------
+    >>> conf, correct = np.full(400, 0.9), np.r_[np.ones(340), np.zeros(60)]
+    >>> v = risk_summary(conf, correct, method="monte_carlo", n_sim=1000, seed=0)
+    >>> resimulated(v, conf, correct, eps=1e-8, seed=0).n_sim
+    200000
+    """
+    n_sim = int(min(RESIM_DRAWS, RESIM_CELLS // max(len(conf), 1)))
+    if n_sim <= v.n_sim:
+        return None
+    kw = {} if weights is None else {"weights": weights}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the first simulation said it already
+        return risk_summary(conf, correct, sample_weight=sample_weight, eps=eps,
+                            method="monte_carlo", n_sim=n_sim, seed=seed, **kw)
 
 
 def _near_threshold(v: RiskResult, p_adj: float) -> str:
