@@ -63,8 +63,8 @@ def run(n_groups: int, n_per_group: int, keep: Path | None) -> list[list]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
-        # what the report computes: no refitting bootstrap above 10 groups or 50,000
-        # rows (calreport.report.accessor.REFIT_GROUPS / REFIT_ROWS)
+        # what the report computes: no refitting bootstrap above 10 groups or 20,000
+        # rows (calreport.bootstrap.intervals.refit_by_default)
         result = acc.evaluate(ci=0.95, n_boot=200, seed=0, refit=False)
         t_eval = time.perf_counter() - t0
         t0 = time.perf_counter()

@@ -185,7 +185,7 @@ def evaluate(
     # bootstrap then starts from them)
     fast = _segmented(split, names, settings, with_risk)
     boot = dict(n_boot=n_boot, ci_method=ci_method, resampling=resampling, seed=seed,
-                progress=progress, refit=refit)
+                progress=progress, refit=refit, sizes=[g.size for g in split.groups])
     # a group whose every number comes from the segmented values runs no metric code,
     # so it has no warnings to collect
     quiet = (fast is not None and not with_risk and ci is None
@@ -321,7 +321,8 @@ def _one(split: Split, g: Group, names: list[str], s: Settings, ci: float | None
         bres = bootstrap_intervals(prof, res, n_boot=boot["n_boot"], ci=ci,
                                    method=boot["ci_method"], seed=np.random.default_rng(child),
                                    progress=boot["progress"], resampling=boot["resampling"],
-                                   return_replicates=True, refit=boot["refit"])
+                                   return_replicates=True, refit=boot["refit"],
+                                   sizes=boot["sizes"])
         out.intervals = dict(bres.intervals)
         out.interval_methods = {k: m for k, m in bres.methods.items()
                                 if k in (bres.mcse or {})}

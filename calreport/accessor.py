@@ -172,8 +172,9 @@ class _Base(MetricMethods, TableMethods):
         refit : bool, optional
             Compute the refitting bootstrap (``min(n_boot, 200)`` refits) of the
             metrics that refit a curve (LCS, TCE_bpm, smECE...); False leaves their
-            intervals NaN with the reason.  Default: for groups of at most 20,000
-            rows (above, the reason says so).
+            intervals NaN with the reason.  Default:
+            :func:`calreport.bootstrap.intervals.refit_by_default` (at most 10 groups
+            and 20,000 rows in all; above, the reason says so).
         n_bins, strategy, tau, view, p_risk_method, eps, min_count
             See :class:`calreport.settings.Settings`.
 
@@ -299,8 +300,9 @@ class _Base(MetricMethods, TableMethods):
         template_dir : str or Path, optional
             A folder searched before the packaged templates.
         refit : bool, optional
-            Refitting bootstrap of the metrics that refit a curve (default: for small
-            reports only, see :data:`calreport.report.accessor.REFIT_GROUPS`).
+            Refitting bootstrap of the metrics that refit a curve (default:
+            :func:`calreport.bootstrap.intervals.refit_by_default`, at most 10 groups
+            and 20,000 rows in all).
         group_kind : {"subgroups", "alternatives"}, default "subgroups"
             What the groups of a GroupBy are: subgroups of one population, or
             alternative models or calibrations of the same rows (no pooled verdict).

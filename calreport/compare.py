@@ -43,6 +43,7 @@ from calreport._grouping import Split
 from calreport._paired_test import paired_z_test, wald_interval
 from calreport._progress import Steps
 from calreport.bootstrap import spawn_seeds
+from calreport.bootstrap.intervals import REFIT_REPLICATES, refit_by_default
 from calreport.bootstrap.kernels import Kernels, block_replicates
 from calreport.bootstrap.resampling import STREAM_REPLICATES, Resampler
 from calreport.profile import ConfidenceProfile
@@ -60,10 +61,6 @@ COLUMNS = ("baseline", "value", "difference", "ci_low", "ci_high", "p_value")
 #: (CSR is ``sum w (1 - correct) / (1 - c) / sum w``: the shared weights make the
 #: difference one weighted mean of row differences).
 TESTED = ("csr", "log_loss")
-#: Replicates of the refitting metrics (each one a fit per model), as in the summary.
-REFIT_REPLICATES = 200
-#: Rows above which ``refit=None`` skips the refitting metrics' intervals.
-REFIT_MAX_ROWS = 20_000
 _TEST = ("paired z-test on per-row differences (Diebold-Mariano form; weighted mean of "
          "row differences, sandwich standard error with n/(n-1)), two-sided")
 #: Metrics whose interval is the Wald interval of :func:`paired_z_test`
@@ -397,7 +394,8 @@ def compare_groups(
     refit : bool, optional
         Intervals of the metrics that refit a curve (LCS, TCE_bpm, smECE...), from
         ``min(n_boot, 200)`` of the same replicates, one fit per model each.
-        Default: when the rows (times the models) number at most 20,000.
+        Default: :func:`calreport.bootstrap.intervals.refit_by_default` (at most 10
+        models and 20,000 rows times models).
     progress : bool, optional
         Show a progress bar over the replicates (default: in a terminal or a notebook,
         when the first block predicts at least two seconds); False silences it.
@@ -455,7 +453,7 @@ def compare_groups(
     batched = [m for m in names if REGISTRY[m].interval.kind == "bootstrap"]
     refitting = [m for m in names if REGISTRY[m].interval.kind == "refit"]
     if refit is None:
-        refit = n * len(profiles) <= REFIT_MAX_ROWS
+        refit = refit_by_default([n] * len(profiles))
     n_refit = min(int(n_boot), REFIT_REPLICATES) if refit and refitting else 0
     reps = _replicates(profiles, s, batched, refitting if n_refit else [], int(n_boot),
                        n_refit, master, progress)

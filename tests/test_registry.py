@@ -223,11 +223,31 @@ def test_intervals_stay_in_the_metric_range():
 def test_refit_default_skips_large_profiles_with_a_reason(monkeypatch):
     from calreport.bootstrap import intervals
 
-    monkeypatch.setattr(intervals, "REFIT_MAX_ROWS", 100)
+    monkeypatch.setattr(intervals, "REFIT_ROWS", 100)
     prof = _binary(n=300)
     res = summarize(prof, metrics=["accuracy", "smece"])
     out = bootstrap_intervals(prof, res, n_boot=20, seed=0, return_replicates=True)
     assert np.isnan(out.intervals["smece"][0])
-    assert "refit=True" in out.reasons["smece"] and "300" in out.reasons["smece"]
+    assert "refit=True" in out.reasons["smece"] and "300 rows" in out.reasons["smece"]
     forced = bootstrap_intervals(prof, res, n_boot=20, seed=0, refit=True)
     assert not np.isnan(forced["smece"][0])
+
+
+def test_refit_default_counts_every_group_of_the_call(monkeypatch):
+    """One rule (``refit_by_default``) over all groups: 3 groups of 60 rows refit
+    under a limit of 3 groups, and none of them does under a limit of 2."""
+    from calreport.bootstrap import intervals
+
+    rng = np.random.default_rng(5)
+    c = rng.uniform(0.5, 1.0, 180)
+    df = pd.DataFrame({"g": np.repeat(["a", "b", "c"], 60), "conf": c,
+                       "correct": rng.random(180) < c})
+    acc = df.groupby("g").calib(conf="conf", correct="correct")
+    kw = dict(metrics=["smece"], ci=0.95, n_boot=20, seed=0, progress=False)
+    monkeypatch.setattr(intervals, "REFIT_GROUPS", 3)
+    assert acc.summary(**kw)["smece", "ci_low"].notna().all()
+    monkeypatch.setattr(intervals, "REFIT_GROUPS", 2)
+    out = acc.summary(**kw)
+    assert out["smece", "ci_low"].isna().all()
+    why = out.attrs["reasons"]["a", "smece"]
+    assert "3 groups, 180 rows" in why and "refit=True" in why

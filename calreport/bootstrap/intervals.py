@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,10 +32,14 @@ from calreport.summary import SummaryResult
 
 __all__ = [
     "CI_METHODS",
+    "REFIT_GROUPS",
+    "REFIT_REPLICATES",
+    "REFIT_ROWS",
     "BootstrapResult",
     "DegenerateReplicateWarning",
     "analytic_intervals",
     "bootstrap_intervals",
+    "refit_by_default",
 ]
 
 #: Interval methods; None means each metric's registry default.
@@ -42,8 +47,33 @@ CI_METHODS = INTERVAL_METHODS
 
 #: Replicates of the refitting bootstrap (each one refits the metric on a resample).
 REFIT_REPLICATES = 200
-#: ``refit=None`` refits only profiles up to this many rows (cost: 200 refits each).
-REFIT_MAX_ROWS = 20_000
+#: ``refit=None`` runs the refitting bootstrap (200 refits per metric and group) for
+#: calls of at most this many groups and rows in all (:func:`refit_by_default`): the
+#: one rule of summaries, evaluations, comparisons and reports.
+REFIT_GROUPS = 10
+REFIT_ROWS = 20_000
+
+
+def refit_by_default(sizes: Sequence[int]) -> bool:
+    """Whether ``refit=None`` refits, for a call on groups of these sizes (rows).
+
+    At most :data:`REFIT_GROUPS` groups and :data:`REFIT_ROWS` rows in all; above,
+    each skipped interval's reason says so and how to ask for it (``refit=True``).
+
+    Examples
+    --------
+    >>> refit_by_default([228, 228, 228]), refit_by_default([1000] * 20)
+    (True, False)
+    """
+    return len(sizes) <= REFIT_GROUPS and sum(int(n) for n in sizes) <= REFIT_ROWS
+
+
+def _refit_skipped(sizes: Sequence[int]) -> str:
+    """The reason of an interval that ``refit=None`` skipped."""
+    return (f"refitting bootstrap skipped by default above {REFIT_GROUPS} groups or "
+            f"{REFIT_ROWS:,} rows in all ({len(sizes)} group{'' if len(sizes) == 1 else 's'}, "
+            f"{sum(int(n) for n in sizes):,} rows here; it refits the metric "
+            f"{REFIT_REPLICATES} times per group): pass refit=True to compute it")
 
 
 class DegenerateReplicateWarning(UserWarning):
@@ -132,6 +162,7 @@ def bootstrap_intervals(
     resampling: str = "multinomial",
     warn: bool = True,
     refit: bool | None = None,
+    sizes: Sequence[int] | None = None,
 ) -> Any:
     """Confidence intervals for the metrics of a :class:`SummaryResult`.
 
@@ -155,8 +186,11 @@ def bootstrap_intervals(
     refit : bool, optional
         Compute the refitting bootstrap of the metrics whose registry interval is
         ``"refit"`` (``min(n_boot, 200)`` refits each); False gives them NaN and a
-        reason.  Default: only for profiles of at most :data:`REFIT_MAX_ROWS` rows
-        (above, the reason says so and how to ask for it).
+        reason.  Default: :func:`refit_by_default` of ``sizes`` (above its limits,
+        the reason says so and how to ask for it).
+    sizes : sequence of int, optional
+        Rows of every group of the call, which ``refit=None`` reads (default: this
+        profile's).
 
     Returns
     -------
@@ -185,6 +219,7 @@ def bootstrap_intervals(
     """
     ci = _check(ci, method, resampling)
     names = [k for k in result.values if k not in COUNT_COLUMNS]
+    sizes = [profile.n] if sizes is None else list(sizes)
     profile, too_many = _as_repeated_rows(profile)
     if profile is not None and _rows_with_weight(profile) < 2:
         # every resample of one row is that row: a zero-width interval would claim
@@ -216,12 +251,10 @@ def bootstrap_intervals(
         if math.isnan(result.values[k]):
             reasons[k] = "the point estimate is undefined"
         elif spec.kind == "refit":
-            if refit or (refit is None and profile.n <= REFIT_MAX_ROWS):
+            if refit or (refit is None and refit_by_default(sizes)):
                 refits.append(k)
             elif refit is None:
-                reasons[k] = (f"refitting bootstrap skipped above {REFIT_MAX_ROWS:,} rows "
-                              f"({profile.n:,} here; it refits the metric 200 times): pass "
-                              "refit=True to compute it")
+                reasons[k] = _refit_skipped(sizes)
             else:
                 reasons[k] = ("refitting bootstrap not computed here (refit=False); "
                               f"{spec.reason}")

@@ -18,12 +18,7 @@ from calreport.report.context import build_report
 from calreport.report.exporters import Report
 from calreport.report.formatting import environment
 
-__all__ = ["REFIT_GROUPS", "REFIT_ROWS", "report_from_accessor"]
-
-#: Reports of more groups, or of more rows, skip the refitting bootstrap unless
-#: ``refit=True`` (200 refits per metric and group); the reason is printed.
-REFIT_GROUPS = 10
-REFIT_ROWS = 50_000
+__all__ = ["report_from_accessor"]
 
 
 def report_from_accessor(
@@ -86,9 +81,10 @@ eps, progress
         Multiplicity adjustment of the groups' verdicts: the headline, the attention
         list, the next steps and the gates read the adjusted bands; None opts out.
     refit : bool, optional
-        Refitting bootstrap of the metrics that refit a curve; default: only for at
-        most :data:`REFIT_GROUPS` groups and :data:`REFIT_ROWS` rows (their
-        intervals are otherwise NaN, with the reason in the report).
+        Refitting bootstrap of the metrics that refit a curve; default:
+        :func:`calreport.bootstrap.intervals.refit_by_default` (at most 10 groups and
+        20,000 rows in all; their intervals are otherwise NaN, with the reason in the
+        report).
     recalibrate : bool or RecalibrationResult, default False
         True: run the recalibration advisor on the same groups
         (``accessor.recalibrate(seed=seed, n_bins=n_bins, eps=eps,
@@ -133,9 +129,6 @@ eps, progress
                                          seed=seed, ci=ci, n_boot=n_boot, n_bins=n_bins,
                                          eps=eps, p_risk_method=p_risk_method,
                                          progress=progress)
-    if refit is None:
-        sizes = [p.n for p in accessor.profiles().values()]
-        refit = len(sizes) <= REFIT_GROUPS and sum(sizes) <= REFIT_ROWS
     result = accessor.evaluate(metrics, ci=ci, n_boot=n_boot, ci_method=ci_method, seed=seed,
                                n_bins=n_bins, strategy=strategy, tau=tau, view=view,
                                p_risk_method=p_risk_method, eps=eps, progress=progress,
