@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+import calreport
 from calreport.metrics import risk
 
 
@@ -355,3 +356,19 @@ def test_card_counts_rows_and_errors_in_one_unit(kind):
         assert (card["n"], card["n_errors"]) == (w.sum(), w[wrong].sum())
     else:
         assert (card["n"], card["n_errors"]) == (300, wrong.sum())
+
+
+def test_note_never_reads_csr_below_one_as_reassurance_beside_a_high_p_risk():
+    """The demo's isotonic group: 154 of 228 confidences are 1, so the null of CSR is
+    skewed (its mean 1 comes from their rare errors) and the observed CSR 0.60 lies
+    above most of its draws: P_risk 92 % says evidence, and the note must not say the
+    errors weigh no more than calibration predicts."""
+    df = calreport.datasets.load_breast_cancer()
+    rows = df[df["calibration"] == "isotonic"]
+    r = rows.calib(y="y_true", proba="proba_benign", pos_label="benign").risk(seed=0)
+    assert r["csr"] < 1 and r["p_risk"] > 0.84 and r["band"] == "evidence"
+    assert "P_risk, not CSR ≤ 1, decides" in r["p_risk_note"]
+    assert "weigh no more" not in r["p_risk_note"]
+    calm = risk.risk_summary([0.6] * 50, [1] * 32 + [0] * 18, method="normal")
+    assert calm.csr < 1 and calm.p_risk < 0.5
+    assert "weigh no more than calibration predicts" in calm.p_risk_note

@@ -347,7 +347,13 @@ def verdict_note(csr_value: float, p: float, z: float, test: NullTest) -> str:
         what = (f"P_risk = {p:.1%} (Monte Carlo standard error {test.se:.1%}): share of "
                 f"{test.n_sim} Monte Carlo draws of CSR under calibration (correct_i ~ "
                 "Bernoulli(c_i)) below the observed value")
-    if csr_value <= 1.0:
+    if csr_value <= 1.0 and p >= 0.5:
+        # the mean of CSR under calibration is 1, but a skewed null (rows of confidence
+        # near 1, whose rare error weighs 1/(1 - c)) puts most of its draws far below it
+        what += ("; CSR ≤ 1, its mean under calibration, yet above most of its values "
+                 "under calibration: rows of confidence near 1 make the null skewed, so "
+                 "P_risk, not CSR ≤ 1, decides")
+    elif csr_value <= 1.0:
         what += "; CSR ≤ 1: the errors weigh no more than calibration predicts"
     return (what + f"; evidence needs > {P_EVIDENCE:.2%} (z > 1), risky > {P_RISKY:.2%} "
             "(z > 3)")
