@@ -19,6 +19,7 @@ import numpy as np
 import calreport.report.verdict as vd
 from calreport import references
 from calreport._version import __version__
+from calreport.bootstrap.intervals import REFIT_REPLICATES
 from calreport.compare import Comparison
 from calreport.interval_rules import base_method
 from calreport.metrics import local, risk
@@ -202,7 +203,8 @@ def build_report(
         "methods": _methods(result),
         "settings": _settings_rows(result),
         "bootstrap": _bootstrap_rows(result),
-        "reasons": _reasons(result),
+        "reasons": (reasons := _reasons(result)),
+        "reason_lines": _reason_lines(reasons),
         "figures": [],
     }
     risks = {f["name"]: _RiskView(f) for f in facts}
@@ -516,7 +518,9 @@ def _bootstrap_rows(result: CalibrationResult) -> dict[str, Any]:
     rows = [
         ("Confidence level", f"{100 * float(ci['level']):g} %"),
         ("Interval method", str(ci.get("method") or "per metric: " + ", ".join(methods))),
-        ("Replicates", f"{int(ci['n_boot']):,} (refitted metrics: at most 200)"),
+        ("Replicates", f"{int(ci['n_boot']):,} " + (
+            f"(refitted metrics: at most {REFIT_REPLICATES})" if ci.get("refit", True)
+            else "(refitted metrics: not refitted, no interval; refit=True computes them)")),
         ("One-sided bounds", "a calibration error's estimate is biased upward and its true "
          "value can be 0, where no interval around the estimate covers; it gets a "
          "one-sided upper bound, printed as ≤ u (CORP UNC: a lower bound, ≥ l)"),
@@ -546,6 +550,16 @@ def _reasons(result: CalibrationResult) -> list[dict[str, Any]]:
         label = REGISTRY[m].label if m in REGISTRY else COUNT_LABELS.get(m, m)
         out.append({"metric": m, "label": label, "reason": why, "groups": where})
     return out
+
+
+def _reason_lines(reasons: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The printed form of :func:`_reasons`: metrics that share a reason and groups
+    share a line (the ten metrics without a refitted interval read as one)."""
+    lines: dict[tuple[str, str], list[str]] = {}
+    for r in reasons:
+        lines.setdefault((r["reason"], r["groups"]), []).append(r["label"])
+    return [{"label": ", ".join(labels), "reason": why, "groups": where}
+            for (why, where), labels in lines.items()]
 
 
 def _timestamp(ts: _dt.datetime | str | None) -> tuple[_dt.datetime, str]:

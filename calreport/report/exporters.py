@@ -30,7 +30,7 @@ _PRINT_LOCK = threading.Lock()
 
 #: Context entries that are display text only (the JSON carries their numbers).
 _DISPLAY_ONLY = ("settings", "bootstrap", "band_colors", "metric_tables", "group_table",
-                 "cards", "figures", "methods")
+                 "cards", "figures", "methods", "reason_lines")
 
 
 class Report:
