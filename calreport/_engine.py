@@ -23,6 +23,7 @@ from calreport._grouping import Group, Split
 from calreport._segmented import SegmentedValues, all_groups
 from calreport.bootstrap import bootstrap_intervals, group_seed
 from calreport.bootstrap import intervals as _iv
+from calreport.bootstrap.intervals import refit_by_default
 from calreport.metrics import risk
 from calreport.metrics.multiplicity import (
     ADJUSTMENTS,
@@ -217,10 +218,13 @@ def evaluate(
     collector.flush(len(split.groups))
     if warn_undefined:
         _warn_undefined(results, names, split, requested=metrics is not None)
-    ci_info = None if ci is None else {"level": float(ci), "method": ci_method,
-                                       "n_boot": int(n_boot), "resampling": resampling,
-                                       "seed": seed if isinstance(seed, (int, type(None)))
-                                       else None}
+    ci_info = None if ci is None else {
+        "level": float(ci), "method": ci_method, "n_boot": int(n_boot),
+        "resampling": resampling, "seed": seed if isinstance(seed, (int, type(None))) else None,
+        "refit": (refitted := bool(refit if refit is not None
+                                   else refit_by_default(boot["sizes"]))),
+        "not_refitted": [] if refitted else [m for m in names
+                                             if REGISTRY[m].interval.kind == "refit"]}
     family = {}
     if with_risk:
         rows_of = {g.name: g for g in split.groups}

@@ -46,8 +46,26 @@ def _interval_line(result: Any) -> str:
     if ci is None:
         return "none (ci=None)"
     method = ci.get("method") or "each metric's default"
-    return (f"level {ci['level']:g}, method {method}, {ci['n_boot']} {ci['resampling']} "
+    line = (f"level {ci['level']:g}, method {method}, {ci['n_boot']} {ci['resampling']} "
             f"replicates, seed {ci.get('seed')!r}")
+    return line
+
+
+def refit_note(result: Any, flag: str = "refit=True") -> str:
+    """What a result without the refitting bootstrap says of it ("" when it has one).
+
+    Examples
+    --------
+    >>> import pandas as pd, calreport
+    >>> df = pd.DataFrame({"y": [0, 1, 1, 0] * 30, "p": [0.2, 0.7, 0.9, 0.4] * 30})
+    >>> refit_note(df.calib(y="y", proba="p").evaluate(["ece", "lcs"], ci=0.9, n_boot=20))
+    'no interval for lcs: refit=True refits them'
+    """
+    skipped = (result.ci or {}).get("not_refitted", [])
+    if not skipped:
+        return ""
+    more = f" and {len(skipped) - 3} more" if len(skipped) > 3 else ""
+    return f"no interval for {', '.join(skipped[:3])}{more}: {flag} refits them"
 
 
 def _bands_line(result: Any) -> str:
@@ -83,6 +101,7 @@ def result_repr(result: Any) -> str:
         f"CalibrationResult: {_groups_line(result)}",
         f"  metrics:   {_metrics_line(result)}",
         f"  intervals: {_interval_line(result)}",
+        *([f"             {note}"] if (note := refit_note(result)) else []),
         f"  bands:     {_bands_line(result)}",
         "  .summary() for the table, .to_dict() for JSON, .check(gates) for release gates",
     ])
@@ -127,6 +146,8 @@ def result_html(result: Any) -> str:
     esc = html.escape
     caption = (f"CalibrationResult: {esc(_groups_line(result))}; intervals: "
                f"{esc(_interval_line(result))}")
+    if note := refit_note(result):
+        caption += f"; {esc(note)}"
     if len(result.groups) > MAX_HTML_GROUPS:
         caption += (f"; the first {MAX_HTML_GROUPS} of {len(result.groups)} groups shown "
                     "(.summary() holds all)")

@@ -97,7 +97,7 @@ class _Base(MetricMethods, TableMethods):
         min_count: int = 1,
         progress: bool | None = None,
         overall: bool | None = None,
-        refit: bool | None = None,
+        refit: bool | None = False,
         group_kind: str = "subgroups",
         adjust: str | None = "holm",
     ) -> CalibrationResult:
@@ -108,8 +108,8 @@ class _Base(MetricMethods, TableMethods):
         ``group_kind="alternatives"`` says the groups are alternative models or
         calibrations of the same rows: no pooled verdict.  ``adjust`` ("holm",
         "bh" or None) adjusts the groups' verdicts for their number (see
-        :meth:`risk`); the family facts are in ``result.family``.  ``refit=False``
-        skips the refitting bootstrap of the metrics that refit a curve (their reason says so).  The
+        :meth:`risk`); the family facts are in ``result.family``.  ``refit`` as in
+        :meth:`summary` (default False: no refitting bootstrap, the reasons say so).  The
         result carries every group's values, intervals, interval methods, NaN
         reasons and risk verdict.
 
@@ -150,7 +150,7 @@ class _Base(MetricMethods, TableMethods):
         eps: float = 1e-8,
         min_count: int = 1,
         progress: bool | None = None,
-        refit: bool | None = None,
+        refit: bool | None = False,
     ) -> pd.Series | pd.DataFrame:
         """Every headline metric.
 
@@ -169,12 +169,14 @@ class _Base(MetricMethods, TableMethods):
             default; ``"percentile"``, ``"basic"``, ``"analytic"``);
             ``"multinomial"``/``"poisson"`` resampling; seed (each group's stream is
             derived from it and the group's key); progress bar.
-        refit : bool, optional
-            Compute the refitting bootstrap (``min(n_boot, 200)`` refits) of the
-            metrics that refit a curve (LCS, TCE_bpm, smECE...); False leaves their
-            intervals NaN with the reason.  Default:
-            :func:`calreport.bootstrap.intervals.refit_by_default` (at most 10 groups
-            and 20,000 rows in all; above, the reason says so).
+        refit : bool or None, default False
+            The refitting bootstrap of the metrics that refit a curve (LCS, TCE_bpm,
+            smECE, ECI, CORP...): ``min(n_boot, 200)`` refits of each metric in each
+            group, seconds per group where the other intervals take a fraction of a
+            second, so it is opt-in: False leaves their intervals NaN, with the
+            reason in ``attrs["reasons"]`` and the result's repr; True computes them;
+            None applies :func:`calreport.bootstrap.intervals.refit_by_default` (at
+            most 10 groups and 20,000 rows in all), the report's default.
         n_bins, strategy, tau, view, p_risk_method, eps, min_count
             See :class:`calreport.settings.Settings`.
 
@@ -481,7 +483,7 @@ class GroupByCalibAccessor(_Base):
 
     def compare(self, baseline: Hashable, *, row_id: Hashable,
                 metrics: Sequence[str] | str | None = None, ci: float = 0.95,
-                n_boot: int = 1000, seed: Any = None, refit: bool | None = None,
+                n_boot: int = 1000, seed: Any = None, refit: bool | None = False,
                 progress: bool | None = None, **settings: Any) -> Comparison:
         """Paired differences of every group (model) against ``baseline`` on the same rows.
 

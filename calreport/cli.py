@@ -16,9 +16,10 @@ from typing import Any
 
 import calreport  # noqa: F401  (registers the accessors)
 from calreport import __version__
+from calreport._result_display import refit_note
 from calreport._roles import resolve_roles
 from calreport.datasets import load_breast_cancer
-from calreport.registry import COUNT_COLUMNS
+from calreport.registry import COUNT_COLUMNS, REGISTRY
 from calreport.result import UndefinedGateError, _plain, check
 from calreport.result import parse_gate as _parse_gate
 
@@ -37,10 +38,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parse_gate(expr: str) -> Any:
-    """Parse a gate such as ``"p_risk>0.99"`` or ``"ece.ci_high>0.05"``.
-
-    The gate *fails* (exit code 1) when the comparison is true for any group.
-    """
+    """Parse a gate such as ``"p_risk>0.99"``: it *fails* (exit 1) when true for any group."""
     try:
         return _parse_gate(expr)
     except ValueError as exc:
@@ -105,6 +103,9 @@ def _add_columns(p: argparse.ArgumentParser, metric_options: bool = True) -> Non
                    "band gates over groups read the adjusted verdicts (--adjust); a "
                    "gated metric is always computed, and undefined in some group is "
                    "exit 2")
+    o.add_argument("--refit", action=argparse.BooleanOptionalAction, help="intervals of "
+                   "the curve-refitting metrics (LCS, TCE_bpm...), 200 refits a group: off for "
+                   "summary unless gated, on for a report of <= 10 groups, 20,000 rows")
     o.add_argument("--group-kind", choices=("subgroups", "alternatives"),
                    default="subgroups",
                    help="with --by: 'subgroups' of one population (default: the pooled "
@@ -283,9 +284,14 @@ def _summary_kwargs(args: argparse.Namespace, gates: Sequence[Any]) -> dict[str,
         metrics = list(dict.fromkeys([*metrics, *(g.metric for g in gates
                                                   if g.metric not in (*COUNT_COLUMNS,
                                                                       "band"))]))
+    # the gated metrics are always computed: an interval gate on a refitted metric refits
+    gated = any(g.needs_interval and g.metric in REGISTRY
+                and REGISTRY[g.metric].interval.kind == "refit" for g in gates)
+    refit = True if args.refit is None and gated else args.refit
     return dict(metrics=metrics, n_bins=args.n_bins, strategy=args.strategy, tau=args.tau,
                 view=args.view, group_kind=args.group_kind,
-                adjust=None if args.adjust == "none" else args.adjust)
+                adjust=None if args.adjust == "none" else args.adjust,
+                **({} if refit is None else {"refit": refit}))
 
 
 def _level(args: argparse.Namespace, gates: Sequence[Any], default: float | None) -> Any:
@@ -341,6 +347,8 @@ def _run_summary(args: argparse.Namespace) -> int:
         with pd.option_context("display.max_rows", 200, "display.max_columns", 60,
                                "display.width", 200):
             print(res)
+        if note := refit_note(result, "--refit"):
+            print(f"\n{note[0].upper()}{note[1:]}.")
         if result.grouped and result.ci is not None:
             # the ungrouped table has these as columns; a grouped one says them once
             print("\nIntervals:")

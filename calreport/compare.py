@@ -368,7 +368,7 @@ def compare_groups(
     ci: float = 0.95,
     n_boot: int = 1000,
     seed: Any = None,
-    refit: bool | None = None,
+    refit: bool | None = False,
     progress: bool | None = None,
 ) -> Comparison:
     """Paired differences of every group (model) against the ``baseline`` group.
@@ -391,11 +391,11 @@ def compare_groups(
     seed : int, Generator, SeedSequence or None
         Master seed of the resampling and of P_risk's Monte Carlo null (None: drawn
         from fresh entropy); the integer used is :attr:`Comparison.seed`.
-    refit : bool, optional
+    refit : bool or None, default False
         Intervals of the metrics that refit a curve (LCS, TCE_bpm, smECE...), from
-        ``min(n_boot, 200)`` of the same replicates, one fit per model each.
-        Default: :func:`calreport.bootstrap.intervals.refit_by_default` (at most 10
-        models and 20,000 rows times models).
+        ``min(n_boot, 200)`` of the same replicates, one fit per model each; opt-in,
+        as in ``summary()``.  None: :func:`calreport.bootstrap.intervals.refit_by_default`
+        (at most 10 models and 20,000 rows times models).
     progress : bool, optional
         Show a progress bar over the replicates (default: in a terminal or a notebook,
         when the first block predicts at least two seconds); False silences it.

@@ -45,6 +45,7 @@ def summary(
     ci_method: str | None = None,
     resampling: str = "multinomial",
     seed: int | np.random.Generator | None = None,
+    refit: bool | None = False,
 ) -> dict[str, Any]:
     """Summary metrics of arrays of predictions (functional mirror of ``df.calib.summary``).
 
@@ -63,6 +64,9 @@ threshold
     n_boot, ci_method, resampling, seed
         Bootstrap replicates, interval method (default: each metric's own),
         ``"multinomial"``/``"poisson"`` resampling and seed.
+    refit : bool or None, default False
+        The refitting bootstrap of the metrics that refit a curve, opt-in as in
+        ``df.calib.summary()`` (False: their intervals are NaN).
 
     Returns
     -------
@@ -86,5 +90,5 @@ threshold
     if ci is None:
         return dict(res.values)
     iv = bootstrap_intervals(profile, res, n_boot=n_boot, ci=ci, method=ci_method,
-                             seed=seed, resampling=resampling)
+                             seed=seed, resampling=resampling, refit=refit)
     return {k: (val, *iv.get(k, (math.nan, math.nan))) for k, val in res.values.items()}

@@ -34,7 +34,7 @@ def test_bars_follow_the_progress_argument(capsys):
 def test_refits_and_report_have_bars(capsys):
     df = _frame(300)
     df.calib(y="y", proba="p").summary(["smece"], ci=0.9, n_boot=30, seed=0,
-                                        progress=True)
+                                        progress=True, refit=True)
     assert "refits" in capsys.readouterr().err
     df.calib(y="y", proba="p").report(metrics=["ece", "csr"], ci=None, progress=True,
                                       timestamp="2026-01-01T00:00:00Z")
@@ -84,10 +84,10 @@ def test_paired_comparison_has_bars_for_replicates_and_refits(capsys):
                     for m, q in (("a", p), ("b", np.clip(p * 1.1, 0, 1)))])
     cal = df.groupby("model").calib(y="y", proba="p")
     first = cal.compare("a", row_id="row", metrics=["ece", "lcs"], n_boot=20, seed=0,
-                        progress=True)
+                        progress=True, refit=True)
     err = capsys.readouterr().err
     assert "compare" in err and "compare refits" in err
     again = cal.compare("a", row_id="row", metrics=["ece", "lcs"], n_boot=20, seed=0,
-                        progress=False)
+                        progress=False, refit=True)
     assert capsys.readouterr().err == ""
     pd.testing.assert_frame_equal(first.table, again.table)

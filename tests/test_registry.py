@@ -119,12 +119,14 @@ REFIT = [m for m, spec in REGISTRY.items() if spec.interval.kind == "refit"]
 def test_refit_metrics_get_refitting_bootstrap_intervals():
     prof = _binary(n=400)
     res = summarize(prof, metrics=REFIT)
-    out = bootstrap_intervals(prof, res, n_boot=30, seed=0, return_replicates=True)
+    out = bootstrap_intervals(prof, res, n_boot=30, seed=0, return_replicates=True,
+                              refit=True)
     for m in REFIT:
         lo, hi = out.intervals[m]
         assert lo <= hi and m not in out.reasons, (m, out.reasons.get(m))
         assert out.replicates[m].shape == (30,)
-    again = bootstrap_intervals(prof, res, n_boot=30, seed=0)
+    # refit=None: the default rule, which refits 400 rows
+    again = bootstrap_intervals(prof, res, n_boot=30, seed=0, refit=None)
     assert again == out.intervals
     off = bootstrap_intervals(prof, res, n_boot=30, seed=0, return_replicates=True,
                               refit=False)
@@ -226,7 +228,8 @@ def test_refit_default_skips_large_profiles_with_a_reason(monkeypatch):
     monkeypatch.setattr(intervals, "REFIT_ROWS", 100)
     prof = _binary(n=300)
     res = summarize(prof, metrics=["accuracy", "smece"])
-    out = bootstrap_intervals(prof, res, n_boot=20, seed=0, return_replicates=True)
+    out = bootstrap_intervals(prof, res, n_boot=20, seed=0, return_replicates=True,
+                              refit=None)
     assert np.isnan(out.intervals["smece"][0])
     assert "refit=True" in out.reasons["smece"] and "300 rows" in out.reasons["smece"]
     forced = bootstrap_intervals(prof, res, n_boot=20, seed=0, refit=True)
@@ -243,7 +246,7 @@ def test_refit_default_counts_every_group_of_the_call(monkeypatch):
     df = pd.DataFrame({"g": np.repeat(["a", "b", "c"], 60), "conf": c,
                        "correct": rng.random(180) < c})
     acc = df.groupby("g").calib(conf="conf", correct="correct")
-    kw = dict(metrics=["smece"], ci=0.95, n_boot=20, seed=0, progress=False)
+    kw = dict(metrics=["smece"], ci=0.95, n_boot=20, seed=0, progress=False, refit=None)
     monkeypatch.setattr(intervals, "REFIT_GROUPS", 3)
     assert acc.summary(**kw)["smece", "ci_low"].notna().all()
     monkeypatch.setattr(intervals, "REFIT_GROUPS", 2)

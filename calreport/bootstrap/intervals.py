@@ -161,7 +161,7 @@ def bootstrap_intervals(
     return_replicates: bool = False,
     resampling: str = "multinomial",
     warn: bool = True,
-    refit: bool | None = None,
+    refit: bool | None = False,
     sizes: Sequence[int] | None = None,
 ) -> Any:
     """Confidence intervals for the metrics of a :class:`SummaryResult`.
@@ -183,10 +183,10 @@ def bootstrap_intervals(
     resampling : {"multinomial", "poisson"}, default "multinomial"
     warn : bool
         Warn about degenerate replicates (grouped calls warn once for all groups).
-    refit : bool, optional
+    refit : bool or None, default False
         Compute the refitting bootstrap of the metrics whose registry interval is
         ``"refit"`` (``min(n_boot, 200)`` refits each); False gives them NaN and a
-        reason.  Default: :func:`refit_by_default` of ``sizes`` (above its limits,
+        reason; None applies :func:`refit_by_default` to ``sizes`` (above its limits,
         the reason says so and how to ask for it).
     sizes : sequence of int, optional
         Rows of every group of the call, which ``refit=None`` reads (default: this
@@ -256,8 +256,9 @@ def bootstrap_intervals(
             elif refit is None:
                 reasons[k] = _refit_skipped(sizes)
             else:
-                reasons[k] = ("refitting bootstrap not computed here (refit=False); "
-                              f"{spec.reason}")
+                reasons[k] = ("not computed (refit=False): the metric refits a curve or "
+                              "re-bins on every sample, so its bootstrap is opt-in; "
+                              f"refit=True refits it {REFIT_REPLICATES} times per group")
         elif spec.kind != "bootstrap":
             reasons[k] = spec.reason
         else:

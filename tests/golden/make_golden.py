@@ -130,7 +130,7 @@ def cases() -> dict[str, Callable[[], Any]]:
 
     return {
         "binary_point": lambda: _result(b),
-        "binary_ci": lambda: _result(b, ci=0.95, n_boot=80, seed=0),
+        "binary_ci": lambda: _result(b, ci=0.95, n_boot=80, seed=0, refit=None),
         "binary_ci_refit": lambda: _result(bt, ci=0.9, n_boot=20, seed=1, refit=True),
         "binary_quantile": lambda: _result(bt, strategy="quantile", n_bins=8),
         "binary_ties_reliability": lambda: bt.calib(y="y", proba="p").reliability(n_bins=10),
