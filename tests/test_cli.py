@@ -225,8 +225,9 @@ def test_summary_and_report_gate_the_same_rows(tmp_path):
     pooled = res.overall.get("p_risk", "value")
     worst = max(gr.get("p_risk", "value") for gr in res.groups)
     assert pooled > worst  # the data separate the pooled rows from the groups
-    args = ["--y", "y", "--proba", "p", "--by", "g", "--fail-on",
-            f"p_risk>{(pooled + worst) / 2}"]
+    # (a few metrics and replicates: the gate reads P_risk, which has no interval)
+    args = ["--y", "y", "--proba", "p", "--by", "g", "--metrics", "p_risk,ece", "--n-boot",
+            "50", "--fail-on", f"p_risk>{(pooled + worst) / 2}"]
     # unadjusted P_risk: the pooled rows alone fail the gate
     raw = [*args, "--adjust", "none"]
     assert main(["summary", str(f), *raw]) == EXIT_GATE_FAILED
