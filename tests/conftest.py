@@ -15,3 +15,17 @@ def _close_pyplot_figures():
     plt = sys.modules.get("matplotlib.pyplot")
     if plt is not None:
         plt.close("all")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_openmp_thread():
+    """scikit-learn's gradient boosting fits with OpenMP threads that spin while they
+    wait: on a machine whose cores are busy with other work, fitting the examples'
+    models took 90 s instead of 0.7 s.  The tests fit them with one thread."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # without scikit-learn, nothing uses OpenMP
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="openmp"):
+        yield
