@@ -31,6 +31,12 @@ def test_tour_runs_unchanged(tmp_path, monkeypatch):
     section = text[text.index("## A tour"):]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     code = code.replace("n_boot=1000", "n_boot=50")  # the same calls, fewer replicates
+    # (and fewer refits and re-simulation draws in the reports)
+    from calreport.bootstrap import intervals
+    from calreport.metrics import multiplicity
+
+    monkeypatch.setattr(intervals, "REFIT_REPLICATES", 20)
+    monkeypatch.setattr(multiplicity, "RESIM_DRAWS", 20_000)
     monkeypatch.chdir(tmp_path)
     with warnings.catch_warnings():
         warnings.simplefilter("error", FutureWarning)
