@@ -190,7 +190,8 @@ ENTRIES: tuple[Metric, ...] = (
         scaling=("exact", _MERGED, *_CI_POISSON)),
     Metric(
         "z_csr", "z = (CSR − 1) / σ_CSR", "risk", "lower",
-        "z = (CSR − 1) / σ_CSR; bands z ≤ 1 no evidence, 1 < z ≤ 3 evidence, z > 3 risky",
+        "z = (CSR − 1) / σ_CSR; where the normal reading is valid P_risk = Φ(z), so "
+        "z > 1 and z > 3 are the P_risk levels of 'evidence' and 'risky'",
         (Reference(_M26, "section 2.1"),),
         lambda p, s, c: c.risk(p, s).z_csr,
         Interval(columns=("csr", "csr_var2"), finish=fin.z),
@@ -199,9 +200,9 @@ ENTRIES: tuple[Metric, ...] = (
         shown_in={"report_table": 3}),
     Metric(
         "p_risk", "P_risk", "risk", "lower",
-        "P_risk = P(CSR under calibration < observed CSR) when CSR > 1, else 0; by the "
-        "normal approximation Φ(z) where it is valid, else by Monte Carlo of the null "
-        "correctᵢ ~ Bernoulli(cᵢ)",
+        "P_risk = P(CSR under calibration < observed CSR), the null correctᵢ ~ "
+        "Bernoulli(cᵢ): Φ(z) where the normal approximation is valid, else by Monte "
+        "Carlo; evidence above 84.13 %, risky above 99.865 % or a wrong certainty claim",
         (Reference(_M26, "section 2.1 and Table 6; section 4 on small N"),),
         lambda p, s, c: c.risk(p, s).p_risk,
         Interval("none", reason=P_RISK_NO_INTERVAL),
