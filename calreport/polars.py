@@ -10,10 +10,22 @@ equal-mass bins and the Hosmer-Lemeshow deciles take their second pass over the 
 arrays.  Results are Polars DataFrames: the group keys as the first columns (with
 ``by=``), then the values.  Polars stays optional: call :func:`register` (done by
 ``import calreport`` when Polars is installed).
+
+``pl_lf.calib`` does the same on a LazyFrame (:class:`PolarsLazyCalibNamespace`):
+roles resolved from its schema, only the used columns collected, so a
+``pl.scan_parquet`` reads only those.  ``pl_df.group_by(keys).calib.<method>()`` equals
+``pl_df.calib.<method>(by=keys)`` (:class:`PolarsGroupByCalibNamespace`).  Polars has
+no public namespace registration for ``GroupBy``: :func:`register` sets a ``calib``
+property on ``polars.dataframe.group_by.GroupBy`` only if the class has no ``calib``
+attribute already, and reads the keys from its ``df``, ``by`` and ``named_by``
+attributes (public names, undocumented; tested with polars 1.0 and 2.1).  A
+``LazyFrame.group_by`` keeps its keys in Rust (``LazyGroupBy`` exposes none), so it
+has no ``calib``: use ``pl_lf.calib.<method>(by=keys)``.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -35,7 +47,8 @@ from calreport.stats.intervals import withdraw
 from calreport.stats.sampled import full_table
 from calreport.stats.weight_scale import check_positive, exponents_of, on_scale
 
-__all__ = ["PolarsCalibNamespace", "register"]
+__all__ = ["PolarsCalibNamespace", "PolarsGroupByCalibNamespace", "PolarsLazyCalibNamespace",
+           "register"]
 
 _REGISTERED = False
 
@@ -56,8 +69,9 @@ class PolarsCalibNamespace:
     [1.0, 0.5]
     """
 
-    def __init__(self, df: Any) -> None:
+    def __init__(self, df: Any, *, kind: str = "Polars DataFrame") -> None:
         self._df = df
+        self._kind = kind
         self._role_kw: dict[str, Any] = {}
 
     def __call__(self, y: Hashable | None = None, proba: Any = None,
@@ -66,7 +80,7 @@ class PolarsCalibNamespace:
                  classes: Sequence[Any] | None = None, missing: str = "raise",
                  threshold: float = 0.5, pos_label: Any = None) -> PolarsCalibNamespace:
         """Name the column roles; returns a bound namespace."""
-        out = PolarsCalibNamespace(self._df)
+        out = PolarsCalibNamespace(self._df, kind=self._kind)
         kw = dict(y=y, proba=proba, pred=pred, conf=conf, correct=correct, weight=weight,
                   classes=classes, pos_label=pos_label)
         out._role_kw = {k: val for k, val in kw.items() if val is not None}
@@ -74,18 +88,23 @@ class PolarsCalibNamespace:
         return out
 
     # ------------------------------------------------------------------ ingest
-    def _pandas(self, by: tuple[str, ...]) -> Any:
-        """The used columns only, as a pandas frame of NumPy arrays."""
+    def _columns(self, by: tuple[str, ...]) -> list[str]:
+        """The columns a call uses (roles, weight, ``by``), resolved on no rows."""
         import pandas as pd
 
         missing = [b for b in by if b not in self._df.columns]
         if missing:
-            raise ValueError(f"`by` names column(s) {missing} that the Polars DataFrame does "
+            raise ValueError(f"`by` names column(s) {missing} that the {self._kind} does "
                              f"not have; its columns are {list(self._df.columns)}.")
         head = pd.DataFrame({c: self._df[c].head(0).to_numpy() for c in self._df.columns})
         spec = resolve_spec(head, self._role_kw, by, StatsConfig())
-        cols = list(dict.fromkeys([*spec.roles.columns, *by]))
-        return pd.DataFrame({c: self._df[c].to_numpy() for c in cols})
+        return list(dict.fromkeys([*spec.roles.columns, *by]))
+
+    def _pandas(self, by: tuple[str, ...]) -> Any:
+        """The used columns only, as a pandas frame of NumPy arrays."""
+        import pandas as pd
+
+        return pd.DataFrame({c: self._df[c].to_numpy() for c in self._columns(by)})
 
     def _prepared(self, by: tuple[str, ...], cfg: StatsConfig) -> tuple[Any, Any]:
         pdf = self._pandas(by)
@@ -99,7 +118,7 @@ class PolarsCalibNamespace:
         pdf, spec = self._prepared(_by(by), StatsConfig(**settings))
         out = frame_state(pdf, spec)
         if out is None:
-            raise ValueError("The Polars DataFrame has no rows to compute metrics on.")
+            raise ValueError(f"The {self._kind} has no rows to compute metrics on.")
         return check_positive(out, spec.roles.weight)
 
     def _second(self, st: StatsState, by: tuple[str, ...], view: str, n_bins: int,
@@ -248,8 +267,172 @@ sample_size, exact_auc, strategy
         return report_from_state(
             st, by=by_t, view=view, ci=ci, data=data,
             n_dropped=0.0 if missing == "raise" else float("nan"),
-            source=f"a Polars DataFrame of {self._df.height:,} rows",
+            source=f"a {self._kind} of {self._df.height:,} rows",
             top_errors=top_errors, **kwargs)
+
+
+_METHODS = ("state", "summary", "risk", "reliability", "scores", "calibration_error",
+            "calibration_tests", "report")
+
+
+def _lazy_method(name: str) -> Any:
+    """``name`` of the DataFrame namespace, run on the collected used columns."""
+    method = getattr(PolarsCalibNamespace, name)
+
+    @functools.wraps(method)
+    def call(self: PolarsLazyCalibNamespace, *, by: str | Sequence[str] | None = None,
+             **kwargs: Any) -> Any:
+        return getattr(self._collected(_by(by)), name)(by=by, **kwargs)
+
+    return call
+
+
+def _group_method(name: str) -> Any:
+    """``name`` of the DataFrame namespace with ``by=`` the keys of ``group_by``."""
+    method = getattr(PolarsCalibNamespace, name)
+
+    @functools.wraps(method)
+    def call(self: PolarsGroupByCalibNamespace, **kwargs: Any) -> Any:
+        if "by" in kwargs:
+            raise TypeError(f"`{name}()` through `group_by(...).calib` takes no `by=`: the "
+                            f"groups are the keys of `group_by` ({list(self._by)}); call "
+                            f"`df.calib.{name}(by=...)` to group by other columns.")
+        return getattr(self._ns, name)(by=list(self._by), **kwargs)
+
+    return call
+
+
+class PolarsLazyCalibNamespace:
+    """Calibration metrics of a Polars LazyFrame (``pl_lf.calib``).
+
+    The methods and arguments of :class:`PolarsCalibNamespace`: the roles are resolved
+    from the LazyFrame's schema (``collect_schema()``, no rows read), only the used
+    columns (roles, weight, ``by``) are collected -- so a scan reads only those -- and
+    the DataFrame namespace computes on them.
+
+    Parameters
+    ----------
+    lf : polars.LazyFrame
+        The rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> register()
+    >>> lf = pl.LazyFrame({"y": [0, 1, 1, 0], "proba": [0.2, 0.9, 0.4, 0.3],
+    ...                    "model": ["a", "a", "b", "b"], "unused": ["x"] * 4})
+    >>> lf.calib(y="y", proba="proba").summary(by="model")["accuracy"].to_list()
+    [1.0, 0.5]
+    """
+
+    def __init__(self, lf: Any) -> None:
+        self._lf = lf
+        self._role_kw: dict[str, Any] = {}
+
+    def __call__(self, *args: Any, **kwargs: Any) -> PolarsLazyCalibNamespace:
+        """Name the column roles, as :meth:`PolarsCalibNamespace.__call__`."""
+        out = PolarsLazyCalibNamespace(self._lf)
+        out._role_kw = PolarsCalibNamespace(None)(*args, **kwargs)._role_kw
+        return out
+
+    def _collected(self, by: tuple[str, ...]) -> PolarsCalibNamespace:
+        """The DataFrame namespace on the used columns only (projection pushdown)."""
+        import polars as pl  # lazy: polars
+
+        kind = "Polars LazyFrame"
+        probe = PolarsCalibNamespace(pl.DataFrame(schema=self._lf.collect_schema()),
+                                     kind=kind)
+        probe._role_kw = self._role_kw
+        out = PolarsCalibNamespace(self._lf.select(probe._columns(by)).collect(), kind=kind)
+        out._role_kw = self._role_kw
+        return out
+
+    state = _lazy_method("state")
+    summary = _lazy_method("summary")
+    risk = _lazy_method("risk")
+    reliability = _lazy_method("reliability")
+    scores = _lazy_method("scores")
+    calibration_error = _lazy_method("calibration_error")
+    calibration_tests = _lazy_method("calibration_tests")
+    report = _lazy_method("report")
+
+
+class PolarsGroupByCalibNamespace:
+    """``pl_df.group_by(keys).calib``: the DataFrame namespace with ``by=keys``.
+
+    Every method of :class:`PolarsCalibNamespace`, without ``by=`` (refused: the
+    groups are the keys of ``group_by``); the result equals
+    ``pl_df.calib.<method>(by=keys)``.
+
+    Parameters
+    ----------
+    ns : PolarsCalibNamespace
+        The namespace of the grouped DataFrame.
+    by : tuple of str
+        The group key columns.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> register()
+    >>> df = pl.DataFrame({"y": [0, 1, 1, 0], "proba": [0.2, 0.9, 0.4, 0.3],
+    ...                    "model": ["a", "a", "b", "b"]})
+    >>> df.group_by("model").calib.summary()["accuracy"].to_list()
+    [1.0, 0.5]
+    """
+
+    def __init__(self, ns: PolarsCalibNamespace, by: tuple[str, ...]) -> None:
+        self._ns = ns
+        self._by = by
+
+    def __call__(self, *args: Any, **kwargs: Any) -> PolarsGroupByCalibNamespace:
+        """Name the column roles, as :meth:`PolarsCalibNamespace.__call__`."""
+        return PolarsGroupByCalibNamespace(self._ns(*args, **kwargs), self._by)
+
+    state = _group_method("state")
+    summary = _group_method("summary")
+    risk = _group_method("risk")
+    reliability = _group_method("reliability")
+    scores = _group_method("scores")
+    calibration_error = _group_method("calibration_error")
+    calibration_tests = _group_method("calibration_tests")
+    report = _group_method("report")
+
+
+def _group_keys(gb: Any) -> tuple[Any, tuple[str, ...]]:
+    """The frame and key column names of a ``GroupBy`` (its ``df``, ``by`` and
+    ``named_by`` attributes: polars 1.0 to 2.1)."""
+    import polars as pl  # lazy: polars
+
+    if not (hasattr(gb, "df") and hasattr(gb, "by")):
+        raise AttributeError(
+            f"This polars {pl.__version__} GroupBy has no `df`/`by` attributes (polars "
+            "1.0 to 2.1 have them): use `df.calib.<method>(by=[...])` instead.")
+    if getattr(gb, "named_by", None) or getattr(gb, "predicates", None):
+        raise ValueError("`group_by(...).calib` takes column names only (no named keys "
+                         "or `having`): use `df.calib.<method>(by=[...])` instead.")
+    keys: list[str] = []
+
+    def add(item: Any) -> None:
+        if isinstance(item, str):
+            keys.append(item)
+        elif isinstance(item, pl.Expr) and item.meta.is_column():
+            keys.append(item.meta.output_name())
+        elif isinstance(item, (list, tuple)):
+            for x in item:
+                add(x)
+        else:
+            raise ValueError(f"`group_by(...).calib` takes column names as keys, got "
+                             f"{item!r}: use `df.calib.<method>(by=[...])` instead.")
+
+    for item in gb.by:
+        add(item)
+    return gb.df, tuple(dict.fromkeys(keys))
+
+
+def _group_calib(gb: Any) -> PolarsGroupByCalibNamespace:
+    df, by = _group_keys(gb)
+    return PolarsGroupByCalibNamespace(PolarsCalibNamespace(df), by)
 
 
 def _by(by: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -283,7 +466,9 @@ def _labels(pdf: Any, role_kw: dict[str, Any], by: tuple[str, ...], role: str) -
 
 
 def register() -> None:
-    """Register the ``calib`` namespace on Polars DataFrames (idempotent).
+    """Register ``calib`` on Polars DataFrames, LazyFrames and ``GroupBy`` (idempotent).
+
+    The ``GroupBy`` property is set only if the class has no ``calib`` attribute yet.
 
     Examples
     --------
@@ -298,4 +483,9 @@ def register() -> None:
     import polars as pl
 
     pl.api.register_dataframe_namespace("calib")(PolarsCalibNamespace)
+    pl.api.register_lazyframe_namespace("calib")(PolarsLazyCalibNamespace)
+    from polars.dataframe.group_by import GroupBy  # lazy: polars
+
+    if not hasattr(GroupBy, "calib"):  # no public GroupBy namespace registration
+        GroupBy.calib = property(_group_calib)
     _REGISTERED = True

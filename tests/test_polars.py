@@ -137,3 +137,75 @@ def test_polars_weighted_quantile_bins_and_hosmer_lemeshow(frames):
     t, want = got.calibration_tests(by="model"), ref.calibration_tests()
     np.testing.assert_allclose(t["hl_statistic"].to_numpy(), want["hl_statistic"],
                                rtol=1e-11)
+
+
+def _assert_same(got, ref):
+    """Same columns, group labels, values and reasons, exactly."""
+    from polars.testing import assert_frame_equal
+
+    assert_frame_equal(got, ref, check_exact=True)
+
+
+def test_polars_lazyframe_equals_dataframe_by(frames):
+    df, _ = frames
+    lf = df.lazy()
+    for roles in ({}, {"y": "y", "proba": "proba", "weight": "w"}):
+        got, ref = lf.calib(**roles), df.calib(**roles)
+        _assert_same(got.summary(by="model"), ref.summary(by="model"))
+        _assert_same(got.risk(by=["model", "site"]), ref.risk(by=["model", "site"]))
+        _assert_same(got.reliability(by="model", n_bins=5),
+                     ref.reliability(by="model", n_bins=5))
+    _assert_same(lf.calib.scores(), df.calib.scores())
+    _assert_same(lf.calib.calibration_tests(by="site"), df.calib.calibration_tests(by="site"))
+
+
+def test_polars_group_by_equals_dataframe_by(frames):
+    df, _ = frames
+    gb = df.group_by("model").calib(y="y", proba="proba")
+    ref = df.calib(y="y", proba="proba")
+    _assert_same(gb.summary(), ref.summary(by="model"))
+    _assert_same(gb.risk(), ref.risk(by="model"))
+    _assert_same(gb.reliability(n_bins=5), ref.reliability(by="model", n_bins=5))
+    # several keys, as names, a list or column expressions; roles inferred
+    two = df.calib.summary(by=["model", "site"])
+    _assert_same(df.group_by("model", "site").calib.summary(), two)
+    _assert_same(df.group_by(["model", pl.col("site")]).calib.summary(), two)
+    _assert_same(df.group_by("model").calib(y="y", proba="proba", weight="w").risk(),
+                 df.calib(y="y", proba="proba", weight="w").risk(by="model"))
+
+
+def test_polars_group_by_refuses_by_and_computed_keys(frames):
+    df, _ = frames
+    with pytest.raises(TypeError, match=r"takes no `by=`.*df\.calib\.summary\(by="):
+        df.group_by("model").calib.summary(by="site")
+    with pytest.raises(ValueError, match="column names"):
+        df.group_by(pl.col("site") + 1).calib.summary()
+    with pytest.raises(ValueError, match="named keys"):
+        df.group_by(m="model").calib.summary()
+
+
+def test_polars_scan_parquet_reads_only_the_used_columns(frames, tmp_path):
+    df, _ = frames
+    small = df.head(600)
+    wide = small.with_columns([pl.lit(float(i)).alias(f"f{i}") for i in range(40)],
+                              text=pl.lit("not a number"))
+    wide.write_parquet(tmp_path / "wide.parquet")
+    # an unused column that fails as soon as it is collected: collecting every column
+    # raises, so the calls below work only if just the used columns are read
+    lf = pl.scan_parquet(tmp_path / "wide.parquet").with_columns(
+        bad=pl.col("text").cast(pl.Int64, strict=True))
+    with pytest.raises(pl.exceptions.InvalidOperationError):
+        lf.collect()
+    _assert_same(lf.calib.summary(by="model"), small.calib.summary(by="model"))
+    _assert_same(lf.calib(y="y", proba="proba", weight="w").risk(by="site"),
+                 small.calib(y="y", proba="proba", weight="w").risk(by="site"))
+
+
+def test_polars_lazyframe_bad_column_names_it(frames):
+    lf = frames[0].lazy()
+    with pytest.raises(ValueError, match="Unknown column 'nope' for `proba`"):
+        lf.calib(y="y", proba="nope").summary()
+    with pytest.raises(ValueError, match=r"`by` names column\(s\) \['nope'\].*LazyFrame"):
+        lf.calib(y="y", proba="proba").risk(by="nope")
+    with pytest.raises(ValueError, match="Name the columns explicitly"):
+        pl.LazyFrame({"a": [1.0], "b": [0]}).calib.summary()
