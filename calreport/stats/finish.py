@@ -136,7 +136,8 @@ def summary(state: StatsState, *, view: str | None = None,
     ``sigma_CSR = sqrt(sum w^2 c/(1-c)) / W`` for importance weights (``sum w c/(1-c)``
     for frequency weights; identical without weights); ``z = (CSR - 1)/sigma_CSR``,
     and P_risk that of the risk verdict (``Phi(z)`` where the normal reading is valid,
-    else the Monte Carlo null; Martin-Maroto et al. 2026, section 2.1, appendix A.2).  ECE ``sum_m |sum_{B_m} w y - sum_{B_m} w s| / W`` on uniform bins
+    else the Monte Carlo null; Martin-Maroto et al. 2026, section 2.1, appendix A.2).
+    ECE ``sum_m |sum_{B_m} w y - sum_{B_m} w s| / W`` on uniform bins
     (Guo et al. 2017; Naeini et al. 2015).  AUC and cwAUC count pairs in different fine
     bins exactly and pairs in one bin as ties (1/2), so the error is at most
     ``(1/2) sum_b P_b N_b / (P N)``.  AURC treats a fine bin as one tie group; the bound
