@@ -347,15 +347,6 @@ class PolarsLazyCalibNamespace:
         out._role_kw = self._role_kw
         return out
 
-    state = _lazy_method("state")
-    summary = _lazy_method("summary")
-    risk = _lazy_method("risk")
-    reliability = _lazy_method("reliability")
-    scores = _lazy_method("scores")
-    calibration_error = _lazy_method("calibration_error")
-    calibration_tests = _lazy_method("calibration_tests")
-    report = _lazy_method("report")
-
 
 class PolarsGroupByCalibNamespace:
     """``pl_df.group_by(keys).calib``: the DataFrame namespace with ``by=keys``.
@@ -389,14 +380,13 @@ class PolarsGroupByCalibNamespace:
         """Name the column roles, as :meth:`PolarsCalibNamespace.__call__`."""
         return PolarsGroupByCalibNamespace(self._ns(*args, **kwargs), self._by)
 
-    state = _group_method("state")
-    summary = _group_method("summary")
-    risk = _group_method("risk")
-    reliability = _group_method("reliability")
-    scores = _group_method("scores")
-    calibration_error = _group_method("calibration_error")
-    calibration_tests = _group_method("calibration_tests")
-    report = _group_method("report")
+
+#: The DataFrame namespace's methods, forwarded by the LazyFrame and group_by ones.
+FORWARDED = ("state", "summary", "risk", "reliability", "scores", "calibration_error",
+             "calibration_tests", "report")
+for _name in FORWARDED:
+    setattr(PolarsLazyCalibNamespace, _name, _lazy_method(_name))
+    setattr(PolarsGroupByCalibNamespace, _name, _group_method(_name))
 
 
 def _group_keys(gb: Any) -> tuple[Any, tuple[str, ...]]:
