@@ -347,7 +347,7 @@ def verdict_note(csr_value: float, p: float, z: float, test: NullTest) -> str:
         what = (f"P_risk = {p:.1%} (Monte Carlo standard error {test.se:.1%}): share of "
                 f"{test.n_sim} Monte Carlo draws of CSR under calibration (correct_i ~ "
                 "Bernoulli(c_i)) below the observed value")
-    if csr_value <= 1.0 and p >= 0.5:
+    if csr_value <= 1.0 and p > 0.5:
         # the mean of CSR under calibration is 1, but a skewed null (rows of confidence
         # near 1, whose rare error weighs 1/(1 - c)) puts most of its draws far below it
         what += ("; CSR ≤ 1, its mean under calibration, yet above most of its values "
