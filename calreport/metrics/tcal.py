@@ -19,7 +19,7 @@ resampling; conditioning on them makes the test exact at any sample size). The
 observed data and the ``n_draws`` replicates are exchangeable under the null, so the
 Monte Carlo p-value ``#{replicates at least as extreme, the data included} /
 (n_draws + 1)`` satisfies ``P(p <= α) <= α`` exactly, for every n, weighted or not
-(measured at α = 5 % by ``benchmarks/calibration_tests_size.py``: 4.2-5.6 % over
+(measured at α = 5 % by ``benchmarks/calibration_tests_size.py``: 4.1-5.3 % over
 1,000 runs a cell, binary and 10-class top label, n = 100 to 10,000, with and
 without weights).
 
