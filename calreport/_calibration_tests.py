@@ -13,9 +13,10 @@ Columns they add to ``calibration_tests()``: ``ecce_ks`` / ``ecce_ks_p`` and
 the cumulative differences (outcome − score in order of score, divided by their
 standard deviation under calibration) and their asymptotic p-values; ``ecce_mad`` /
 ``ecce_r``, the same maximum and range in probability units; ``tcal_p``, adaptive
-T-Cal's Monte Carlo p-value (1,000 null draws, or 99 when their p-value is above
-0.2; seed 0; exact at any n; a seeded subsample of 10,000 rows above that), ``tcal_dpe`` and ``tcal_bins``, the debiased
-squared ℓ2-ECE and bin count of the level that decides it. The three p-values are
+T-Cal's Monte Carlo p-value (1,000 null draws, or 99 when their p-value is
+above 0.2; seed 0; exact at any n; a seeded subsample of 10,000 rows above that),
+``tcal_dpe`` and ``tcal_bins``, the debiased squared ℓ2-ECE and bin count of the level
+that decides it. The three p-values are
 also summary metrics (registry entries ``ecce_ks_p``, ``ecce_kuiper_p``, ``tcal_p``),
 so ``summary()``, the JSON, the report and gates such as
 ``--fail-on "ecce_ks_p<0.01"`` read them. Their size at α = 5 % is measured by
