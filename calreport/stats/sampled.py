@@ -4,10 +4,28 @@ The registry's ``"sampled"`` metrics are computed by their own point computation
 (the pandas code) on each group's uniform sample (:mod:`calreport.stats.sample`);
 :func:`full_table` joins them to the exact and bounded metrics finished from the sums,
 with every metric's kind from the registry's ``scaling`` field.
+
+Sampling error.  A sampled value differs from the value on all rows of its group by
+the sampling of the ``n`` kept rows out of the group's ``N``.  :func:`sampling_errors`
+gives, beside every sampled value, the half-width ``h`` of a 95 % statement
+``|value - value on all rows| <= h``: ``B`` = :data:`SAMPLING_REPLICATES` bootstrap
+replicates of the kept sample (its rows drawn with replacement, seeded by the group
+key) give the standard error ``SE`` and the bias ``b`` (replicates' mean minus the
+value) of the metric at ``n`` rows, and
+
+    h = t_{0.975, B-1} sqrt(1 - n/N) SE + (1 - n/N) |b|,
+
+the finite-population factor ``1 - n/N`` making ``h = 0`` when the sample is the whole
+group (its value is then the pandas one).  The rate is measured, per metric, by
+``benchmarks/sampled_error.py`` (:data:`SAMPLING_COVERAGE`); every output prints the
+measured coverage beside a metric whose statement falls short of 95 %.  The p-values
+of the calibration tests get none: a test on the sample is a valid (less powerful)
+test, not an estimate of the p-value on all rows.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -18,19 +36,35 @@ from calreport.registry import REGISTRY, MetricCache
 from calreport.settings import Settings
 from calreport.stats import finish as _finish
 from calreport.stats import intervals
-from calreport.stats.config import SCALARS
+from calreport.stats.config import SCALARS, key_seed
 from calreport.stats.sample import profile_of
 from calreport.stats.smooth_grid import smece_from_masses
 from calreport.stats.state import StatsState
 from calreport.stats.verdict import risk_verdicts
 
-__all__ = ["dropped_metrics", "full_table", "sample_profiles", "sampled_values",
-           "scaling_kinds", "settings_of"]
+__all__ = ["NO_SAMPLING_ERROR", "SAMPLING_COVERAGE", "SAMPLING_LEVEL", "SAMPLING_METHOD",
+           "SAMPLING_REPLICATES", "dropped_metrics", "full_table", "sample_profiles",
+           "sampled_values", "sampling_errors", "sampling_note", "scaling_kinds",
+           "settings_of"]
 
 
 #: Exact from node-grid sums when the state kept them (at most
 #: ``StatsConfig.smooth_groups`` groups), otherwise computed on the sample.
 _GRID_OR_SAMPLE = ("smece",)
+
+#: Bootstrap replicates of a group's kept sample behind its sampling errors.
+SAMPLING_REPLICATES = 30
+#: Stated rate of the sampling error: ``|value - value on all rows| <= h``.
+SAMPLING_LEVEL = 0.95
+#: How the sampling error is computed (printed with it).
+SAMPLING_METHOD = (f"bootstrap of the kept sample ({SAMPLING_REPLICATES} replicates): "
+                   "h = t(0.975, B-1) sqrt(1 - n/N) SE + (1 - n/N) |bias|, n kept of N rows; "
+                   "0 when the sample is the whole group")
+#: Sampled p-values: valid tests on the sample, not estimates of the all-rows p-value.
+NO_SAMPLING_ERROR = ("ecce_ks_p", "ecce_kuiper_p", "tcal_p")
+#: Measured coverage of the 95 % sampling error per metric: the least over the cells
+#: of ``benchmarks/sampled_error.py`` (see benchmarks/RESULTS.md).
+SAMPLING_COVERAGE: dict[str, float] = {}
 
 
 def scaling_kinds() -> dict[str, str]:
@@ -92,6 +126,117 @@ def sampled_values(state: StatsState, view: str | None = None
     return values, reasons
 
 
+def sampling_errors(state: StatsState, values: dict[str, np.ndarray],
+                    view: str | None = None) -> dict[str, np.ndarray]:
+    """Half-width of the 95 % sampling error of every sampled metric, per group.
+
+    Parameters
+    ----------
+    state : StatsState
+    values : dict of str -> ndarray, shape (G,)
+        The sampled metrics' values on the samples (:func:`sampled_values`); the
+        metrics named here (but :data:`NO_SAMPLING_ERROR`) get an error.
+    view : str, optional
+        Calibration view, as for the values.
+
+    Returns
+    -------
+    dict of str -> ndarray, shape (G,)
+        ``h`` per metric and group: 0 where the sample holds the whole group, NaN
+        where the value is NaN or fewer than two replicates have one.
+
+    Notes
+    -----
+    ``h = t_{0.975, B-1} sqrt(1 - n/N) SE + (1 - n/N) |b|`` with ``SE`` and ``b`` the
+    standard deviation and the mean minus the value of the metric over ``B`` bootstrap
+    replicates of the ``n`` kept rows (drawn with replacement, seeded by the master
+    seed and the group key), ``N`` the group's rows (Efron & Tibshirani 1993,
+    chapters 6 and 10; the finite-population factor ``1 - n/N`` of sampling without
+    replacement, Cochran 1977, section 2.5).
+
+    References
+    ----------
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman &
+    Hall, New York.
+
+    Cochran, W. G. (1977). Sampling Techniques, 3rd ed. John Wiley & Sons, New York.
+
+    Examples
+    --------
+    >>> from calreport.stats import StatsConfig
+    >>> p = ConfidenceProfile.from_arrays([0, 1, 1, 0] * 50, [0.2, 0.9, 0.4, 0.3] * 50)
+    >>> st = StatsState.from_profile(p, config=StatsConfig(sample_size=500))
+    >>> values, _ = sampled_values(st)
+    >>> float(sampling_errors(st, values)["corp_mcb"][0])  # the sample is the group
+    0.0
+    """
+    names = [m for m in values if m not in NO_SAMPLING_ERROR]
+    out = {m: np.where(np.isnan(values[m]), np.nan, 0.0) for m in names}
+    if state.sample is None or not names:
+        return out
+    from scipy import special  # lazy: scipy
+
+    t = float(special.stdtrit(SAMPLING_REPLICATES - 1, 0.5 + SAMPLING_LEVEL / 2.0))
+    settings = settings_of(state, view)
+    profiles = sample_profiles(state)
+    for gi, key in enumerate(state.keys):
+        prof = profiles.get(key)
+        total = int(state.counts["n"][gi])
+        if prof is None or prof.n >= total:
+            continue
+        todo = [m for m in names if np.isfinite(values[m][gi])]
+        rng = np.random.Generator(np.random.Philox(
+            key=key_seed(state.config.seed, ("sampling error", key))))
+        draws = rng.integers(0, prof.n, size=(SAMPLING_REPLICATES, prof.n))
+        reps = {m: np.full(SAMPLING_REPLICATES, np.nan) for m in todo}
+        for b in range(SAMPLING_REPLICATES):  # a loop over replicates of the sample
+            rep, cache = prof.take(draws[b]), MetricCache()
+            for m in todo:
+                reps[m][b] = _value(REGISTRY[m], rep, settings, cache)
+        shrink = 1.0 - prof.n / total
+        for m in todo:
+            r = reps[m][np.isfinite(reps[m])]
+            if r.size < 2:
+                out[m][gi] = np.nan
+                continue
+            bias = float(r.mean()) - float(values[m][gi])
+            out[m][gi] = t * math.sqrt(shrink) * float(r.std(ddof=1)) + shrink * abs(bias)
+    return out
+
+
+def _value(spec: Any, prof: ConfidenceProfile, settings: Any, cache: MetricCache) -> float:
+    """A registry metric on a profile; NaN where it is undefined or refuses the rows."""
+    if spec.missing_need(prof):
+        return math.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return float(spec.compute(prof, settings, cache))
+        except ValueError:
+            return math.nan
+
+
+def sampling_note(metric: str) -> str:
+    """How a sampled metric's error reads: its level and, where the simulation of
+    ``benchmarks/sampled_error.py`` measured less, the measured coverage.
+
+    Examples
+    --------
+    >>> sampling_note("tcal_p")
+    'no sampling error: a valid test on the sample, not an estimate of the p-value on all rows'
+    """
+    if metric in NO_SAMPLING_ERROR:
+        return ("no sampling error: a valid test on the sample, not an estimate of the "
+                "p-value on all rows")
+    text = f"{SAMPLING_LEVEL:.0%} sampling error"
+    measured = SAMPLING_COVERAGE.get(metric)
+    if measured is None:
+        return text + " (coverage not measured)"
+    if measured < SAMPLING_LEVEL:
+        return text + f" (measured coverage {measured:.0%}: below {SAMPLING_LEVEL:.0%})"
+    return text + f" (measured coverage {measured:.0%})"
+
+
 def full_table(state: StatsState, *, view: str | None = None, ci: float | None = None
                ) -> _finish.MetricTable:
     """Exact and bounded metrics from the sums, plus the sampled ones (NaN + reason
@@ -103,6 +248,8 @@ def full_table(state: StatsState, *, view: str | None = None, ci: float | None =
     kinds.update(_exact_smece(state, table.view, sv, sr))
     table.values.update(sv)
     table.kinds.update({m: kinds[m] for m in sv})
+    table.sampling_error = sampling_errors(
+        state, {m: v for m, v in sv.items() if kinds[m] == "sampled"}, table.view)
     for m, r in sr.items():
         if any(x is not None for x in r):
             table.reasons[m] = r
