@@ -43,8 +43,8 @@ from calreport.stats.state import StatsState
 from calreport.stats.verdict import risk_verdicts
 
 __all__ = ["NO_SAMPLING_ERROR", "SAMPLING_COVERAGE", "SAMPLING_LEVEL", "SAMPLING_METHOD",
-           "SAMPLING_REPLICATES", "dropped_metrics", "full_table", "sample_profiles",
-           "sampled_values", "sampling_errors", "sampling_note", "scaling_kinds",
+           "SAMPLING_REPLICATES", "dropped_metrics", "full_table", "sample_errors",
+           "sample_profiles", "sampled_values", "sampling_errors", "sampling_note", "scaling_kinds",
            "settings_of"]
 
 
@@ -174,33 +174,65 @@ def sampling_errors(state: StatsState, values: dict[str, np.ndarray],
     out = {m: np.where(np.isnan(values[m]), np.nan, 0.0) for m in names}
     if state.sample is None or not names:
         return out
-    from scipy import special  # lazy: scipy
-
-    t = float(special.stdtrit(SAMPLING_REPLICATES - 1, 0.5 + SAMPLING_LEVEL / 2.0))
     settings = settings_of(state, view)
     profiles = sample_profiles(state)
     for gi, key in enumerate(state.keys):
         prof = profiles.get(key)
-        total = int(state.counts["n"][gi])
-        if prof is None or prof.n >= total:
+        if prof is None:
             continue
-        todo = [m for m in names if np.isfinite(values[m][gi])]
-        rng = np.random.Generator(np.random.Philox(
-            key=key_seed(state.config.seed, ("sampling error", key))))
-        draws = rng.integers(0, prof.n, size=(SAMPLING_REPLICATES, prof.n))
-        reps = {m: np.full(SAMPLING_REPLICATES, np.nan) for m in todo}
-        for b in range(SAMPLING_REPLICATES):  # a loop over replicates of the sample
-            rep, cache = prof.take(draws[b]), MetricCache()
-            for m in todo:
-                reps[m][b] = _value(REGISTRY[m], rep, settings, cache)
-        shrink = 1.0 - prof.n / total
+        seed = key_seed(state.config.seed, ("sampling error", key))
+        got = sample_errors(prof, int(state.counts["n"][gi]),
+                            {m: float(values[m][gi]) for m in names}, settings, seed)
+        for m, h in got.items():
+            out[m][gi] = h
+    return out
+
+
+def sample_errors(sample: ConfidenceProfile, total: int, values: dict[str, float],
+                  settings: Any, seed: int) -> dict[str, float]:
+    """The sampling errors of :func:`sampling_errors` for one group's sample.
+
+    Parameters
+    ----------
+    sample : ConfidenceProfile
+        The ``n`` rows kept, a simple random sample of the group.
+    total : int
+        Rows ``N`` of the group.
+    values : dict of str -> float
+        Registry metric -> its value on ``sample``.
+    settings : Settings
+    seed : int
+        Key of the counter-based stream of the bootstrap draws.
+
+    Returns
+    -------
+    dict of str -> float
+        Half-width ``h`` per metric (0 when ``n >= N``; NaN for a NaN value or fewer
+        than two replicates with a value).
+    """
+    n = sample.n
+    todo = [m for m, v in values.items() if math.isfinite(v)]
+    out = {m: (0.0 if m in todo else math.nan) for m in values}
+    if n >= total or not todo:
+        return out
+    from scipy import special  # lazy: scipy
+
+    t = float(special.stdtrit(SAMPLING_REPLICATES - 1, 0.5 + SAMPLING_LEVEL / 2.0))
+    rng = np.random.Generator(np.random.Philox(key=seed))
+    draws = rng.integers(0, n, size=(SAMPLING_REPLICATES, n))
+    reps = {m: np.full(SAMPLING_REPLICATES, np.nan) for m in todo}
+    for b in range(SAMPLING_REPLICATES):  # a loop over replicates of the sample
+        rep, cache = sample.take(draws[b]), MetricCache()
         for m in todo:
-            r = reps[m][np.isfinite(reps[m])]
-            if r.size < 2:
-                out[m][gi] = np.nan
-                continue
-            bias = float(r.mean()) - float(values[m][gi])
-            out[m][gi] = t * math.sqrt(shrink) * float(r.std(ddof=1)) + shrink * abs(bias)
+            reps[m][b] = _value(REGISTRY[m], rep, settings, cache)
+    shrink = 1.0 - n / total
+    for m in todo:
+        r = reps[m][np.isfinite(reps[m])]
+        if r.size < 2:
+            out[m] = math.nan
+            continue
+        bias = float(r.mean()) - values[m]
+        out[m] = t * math.sqrt(shrink) * float(r.std(ddof=1)) + shrink * abs(bias)
     return out
 
 
