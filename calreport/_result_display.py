@@ -12,7 +12,8 @@ import math
 from collections import Counter
 from typing import Any
 
-__all__ = ["MAX_HTML_GROUPS", "result_html", "result_repr", "sampling_error"]
+__all__ = ["MAX_HTML_GROUPS", "result_html", "result_repr", "sampled_parts",
+           "sampling_error"]
 
 #: Groups shown as columns of the HTML table; ``summary()`` holds all of them.
 MAX_HTML_GROUPS = 10
@@ -92,20 +93,29 @@ def sampling_error(result: Any, g: Any, metric: str) -> float | None:
     return errors["by_group"].get(g.name, {}).get(metric)
 
 
+def sampled_parts(result: Any) -> tuple[list[str], list[str]]:
+    """``"<metric> ±<largest h over the groups>"`` of every metric with a sampling
+    error (with its measured coverage where below the stated rate), and the sampled
+    tests that have none."""
+    errors = result.data.get("sampling_error") or {"by_group": {}, "notes": {}}
+    parts, tests = [], []
+    for m, note in errors["notes"].items():
+        if not any(m in by for by in errors["by_group"].values()):
+            tests.append(m)
+            continue
+        hs = [by[m] for by in errors["by_group"].values() if not math.isnan(by.get(m, math.nan))]
+        short = note.split(" (", 1)[1].rstrip(")") if "below" in note else ""
+        parts.append(f"{m} ±{_number(max(hs)) if hs else 'NaN'}"
+                     + (f" ({short})" if short else ""))
+    return parts, tests
+
+
 def _sampled_line(result: Any) -> str:
     """The repr's line on sampled metrics: each one's largest sampling error."""
     errors = result.data.get("sampling_error")
     if not errors:
         return ""
-    parts, tests = [], []
-    for m, note in errors["notes"].items():
-        hs = [by[m] for by in errors["by_group"].values() if not math.isnan(by.get(m, math.nan))]
-        if not any(m in by for by in errors["by_group"].values()):
-            tests.append(m)
-            continue
-        short = note.split(" (", 1)[1].rstrip(")") if "below" in note else ""
-        parts.append((f"{m} ±{_number(max(hs))}" if hs else f"{m} ±NaN")
-                     + (f" ({short})" if short else ""))
+    parts, tests = sampled_parts(result)
     line = (f"{', '.join(parts)} (largest {errors['level']:.0%} sampling error on "
             f"{result.data.get('sample_size', 0):,}-row samples)")
     if tests:

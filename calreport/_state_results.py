@@ -16,6 +16,7 @@ import numpy as np
 
 from calreport._frames import group_index
 from calreport._grouping import _unique_names
+from calreport._result_display import sampled_parts
 from calreport.registry import REGISTRY
 from calreport.result import CalibrationResult, GroupResult
 from calreport.stats import StatsState
@@ -195,13 +196,15 @@ def scaling_notes(result: Any, state: StatsState, source: str) -> dict[str, str]
 
 def _sampling_lines(result: Any, errors: dict[str, Any]) -> str:
     """The report's line on the sampled values: each metric's largest sampling error
-    over the groups, how it reads, and the method."""
-    parts = []
-    for m, note in errors["notes"].items():
-        hs = [by[m] for by in errors["by_group"].values() if not math.isnan(by.get(m, math.nan))]
-        parts.append(f"{m} ± {max(hs):.2g} at most ({note})" if hs else f"{m}: {note}")
-    return (f"{'; '.join(parts)}. The value on all rows lies within ± h of the sampled "
-            f"value at the stated rate; {errors['method']}.")
+    over the groups, the method, and the tests without one."""
+    parts, tests = sampled_parts(result)
+    text = (f"{', '.join(parts)} (the largest over the groups): the value on all rows "
+            f"lies within ± h of the sampled value at a stated {errors['level']:.0%} rate; "
+            f"{errors['method']}.")
+    if tests:
+        text += (f" {', '.join(tests)}: no sampling error (tests on the sample: valid, "
+                 "not estimates of the p-values on all rows).")
+    return text
 
 
 def _exact_errors(context: dict[str, Any], state: StatsState, result: Any, k: int,

@@ -214,8 +214,8 @@ def test_every_output_prints_the_sampling_error():
     from calreport._state_results import scaling_notes
 
     notes = scaling_notes(res, acc._state(), "batches")
-    assert "corp_mcb ±" in notes["Sampling errors"]
     assert "tcal_p: no sampling error" in notes["Sampling errors"]
+    assert "corp_mcb ±" in notes["Sampling errors"]
     # the summary frame of the table
     table = full_table(acc._state())
     assert set(table.sampling_error) == set(WITH_ERROR)
@@ -258,3 +258,15 @@ def test_small_coverage_check():
         for m in names:
             hits[m] += abs(got[m] - truth[m]) <= h[m]
     assert all(hits[m] >= 16 for m in names), hits
+
+
+def test_report_prints_the_sampling_error_beside_the_value():
+    df = _binary(14, 6000)
+    acc = Accumulator(y="y", proba="p", sample_size=1000, top_errors=5)
+    acc.update(df)
+    rep = acc.report()
+    h = acc.evaluate().data["sampling_error"]["by_group"]["all"]["corp_mcb"]
+    md = rep.to_markdown()
+    line = next(x for x in md.splitlines() if x.startswith("| CORP miscalibration"))
+    assert "on a sample: ± its 95% sampling error" in line and "±" in line.split("|")[2]
+    assert h > 0 and "Sampling errors" in md

@@ -18,8 +18,8 @@ import numpy as np
 from calreport.profile import ConfidenceProfile
 
 __all__ = ["AUC_SUMS", "AURC_SUMS", "BIN_SUMS", "CLASSWISE_SUMS", "COUNTS", "RISK_FLOAT",
-           "RISK_SUMS", "ROW_TERMS", "SCALARS", "TAU_SUMS", "VIEWS", "Schema", "StatsConfig", "key_seed",
-           "normalise_key", "sort_key"]
+           "RISK_SUMS", "ROW_TERMS", "SCALARS", "TAU_SUMS", "VIEWS", "Schema", "StatsConfig",
+           "key_seed", "normalise_key", "sort_key"]
 
 #: Per-group scalar sums; "w*" quantities are counts when the data are unweighted.
 #: Columns of :func:`calreport._finishers.row_columns` the scalar sums are made of.
