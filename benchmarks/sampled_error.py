@@ -4,7 +4,8 @@ Out of core (Dask, Polars, the Accumulator) the metrics that refit a curve are
 computed on a uniform sample of ``sample_size`` rows per group, and every output
 prints beside each one ``± h``, the half-width of a 95 % statement ``|value on the
 sample - value on all rows| <= h`` (:func:`calreport.stats.sampled.sample_errors`:
-a bootstrap of the kept sample with the finite-population factor).  This study
+the spread and the drift of the metric over random halves of the kept sample, with
+the finite-population factor).  This study
 measures how often the statement holds.
 
 Populations (``--rows`` rows each, default 30,000,000; the population is the group,

@@ -198,7 +198,7 @@ def test_every_output_prints_the_sampling_error():
     acc.update(df)
     res = acc.evaluate()
     errors = res.data["sampling_error"]
-    assert errors["level"] == SAMPLING_LEVEL and "bootstrap" in errors["method"]
+    assert errors["level"] == SAMPLING_LEVEL and "halves" in errors["method"]
     assert set(errors["by_group"]) == {"u", "v", "overall"}
     assert set(errors["by_group"]["u"]) == set(WITH_ERROR)
     # JSON

@@ -8,19 +8,23 @@ with every metric's kind from the registry's ``scaling`` field.
 Sampling error.  A sampled value differs from the value on all rows of its group by
 the sampling of the ``n`` kept rows out of the group's ``N``.  :func:`sampling_errors`
 gives, beside every sampled value, the half-width ``h`` of a 95 % statement
-``|value - value on all rows| <= h``: ``B`` = :data:`SAMPLING_REPLICATES` bootstrap
-replicates of the kept sample (its rows drawn with replacement, seeded by the group
-key) give the standard error ``SE`` and the bias ``b`` (replicates' mean minus the
-value) of the metric at ``n`` rows, and
+``|value - value on all rows| <= h``.  ``B`` = :data:`SAMPLING_REPLICATES` random
+halves of the kept sample (``n/2`` rows each, without replacement, seeded by the group
+key) give the spread ``S`` of the metric at ``n/2`` rows, which is its standard error
+at ``n`` rows (a half of a sample varies about the sample's value as much as the
+sample about the population's), and the drift ``d`` = their mean minus the value.
+A refitted calibration error is biased by ``c n^-r`` (upward near 0); with
+``r = 1/3`` (:data:`BIAS_RATE`, slow enough for the smoothers, the isotonic fit and
+the bandwidth choice near 0), ``d = c n^-r (2^r - 1)`` and
 
-    h = t_{0.975, B-1} sqrt(1 - n/N) SE + (1 - n/N) |b|,
+    h = t_{0.975, B-1} sqrt(1 - n/N) S + |d| (1 - (n/N)^r) / (2^r - 1),
 
-the finite-population factor ``1 - n/N`` making ``h = 0`` when the sample is the whole
-group (its value is then the pandas one).  The rate is measured, per metric, by
-``benchmarks/sampled_error.py`` (:data:`SAMPLING_COVERAGE`); every output prints the
-measured coverage beside a metric whose statement falls short of 95 %.  The p-values
-of the calibration tests get none: a test on the sample is a valid (less powerful)
-test, not an estimate of the p-value on all rows.
+which is 0 when the sample is the whole group (its value is then the pandas one).
+The rate is measured per metric by ``benchmarks/sampled_error.py``
+(:data:`SAMPLING_COVERAGE`); every output prints the measured coverage beside a
+metric whose statement falls short of 95 %.  The p-values of the calibration tests
+get none: a test on the sample is a valid (less powerful) test, not an estimate of
+the p-value on all rows.
 """
 
 from __future__ import annotations
@@ -42,10 +46,10 @@ from calreport.stats.smooth_grid import smece_from_masses
 from calreport.stats.state import StatsState
 from calreport.stats.verdict import risk_verdicts
 
-__all__ = ["NO_SAMPLING_ERROR", "SAMPLING_COVERAGE", "SAMPLING_LEVEL", "SAMPLING_METHOD",
-           "SAMPLING_REPLICATES", "dropped_metrics", "full_table", "sample_errors",
-           "sample_profiles", "sampled_values", "sampling_errors", "sampling_note", "scaling_kinds",
-           "settings_of"]
+__all__ = ["BIAS_RATE", "NO_SAMPLING_ERROR", "SAMPLING_COVERAGE", "SAMPLING_LEVEL",
+           "SAMPLING_METHOD", "SAMPLING_REPLICATES", "dropped_metrics", "full_table",
+           "sample_errors", "sample_profiles", "sampled_values", "sampling_errors",
+           "sampling_note", "scaling_kinds", "settings_of"]
 
 
 #: Exact from node-grid sums when the state kept them (at most
@@ -56,9 +60,12 @@ _GRID_OR_SAMPLE = ("smece",)
 SAMPLING_REPLICATES = 30
 #: Stated rate of the sampling error: ``|value - value on all rows| <= h``.
 SAMPLING_LEVEL = 0.95
+#: Assumed rate ``r`` of the bias ``c n^-r`` of a sampled metric (see the module notes).
+BIAS_RATE = 1.0 / 3.0
 #: How the sampling error is computed (printed with it).
-SAMPLING_METHOD = (f"bootstrap of the kept sample ({SAMPLING_REPLICATES} replicates): "
-                   "h = t(0.975, B-1) sqrt(1 - n/N) SE + (1 - n/N) |bias|, n kept of N rows; "
+SAMPLING_METHOD = (f"{SAMPLING_REPLICATES} random halves of the kept sample: "
+                   "h = t(0.975, B-1) sqrt(1 - n/N) S + |d| (1 - (n/N)^(1/3)) / (2^(1/3) - 1), "
+                   "S the halves' spread, d their mean minus the value, n kept of N rows; "
                    "0 when the sample is the whole group")
 #: Sampled p-values: valid tests on the sample, not estimates of the all-rows p-value.
 NO_SAMPLING_ERROR = ("ecce_ks_p", "ecce_kuiper_p", "tcal_p")
@@ -147,19 +154,23 @@ def sampling_errors(state: StatsState, values: dict[str, np.ndarray],
 
     Notes
     -----
-    ``h = t_{0.975, B-1} sqrt(1 - n/N) SE + (1 - n/N) |b|`` with ``SE`` and ``b`` the
-    standard deviation and the mean minus the value of the metric over ``B`` bootstrap
-    replicates of the ``n`` kept rows (drawn with replacement, seeded by the master
-    seed and the group key), ``N`` the group's rows (Efron & Tibshirani 1993,
-    chapters 6 and 10; the finite-population factor ``1 - n/N`` of sampling without
-    replacement, Cochran 1977, section 2.5).
+    ``h = t_{0.975, B-1} sqrt(1 - n/N) S + |d| (1 - (n/N)^r) / (2^r - 1)``, ``r = 1/3``:
+    ``S`` the standard deviation and ``d`` the mean minus the value of the metric
+    over ``B`` random halves of the ``n`` kept rows (without replacement, seeded by
+    the master seed and the group key), ``N`` the group's rows.  A half of ``n/2``
+    rows drawn from the ``n`` varies by ``Var = (s^2/(n/2)) (1 - 1/2) = s^2/n``, the
+    variance of the sample's value, which the finite-population factor
+    ``1 - n/N`` turns into that of its distance to the value on all rows (Cochran
+    1977, section 2.5); a bias ``c m^-r`` at ``m`` rows makes ``d = c n^-r (2^r - 1)``
+    and the sample's excess over all rows ``c n^-r (1 - (n/N)^r)`` (subsampling and
+    its extrapolation of rates: Politis, Romano & Wolf 1999, chapters 2 and 8).
 
     References
     ----------
-    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman &
-    Hall, New York.
-
     Cochran, W. G. (1977). Sampling Techniques, 3rd ed. John Wiley & Sons, New York.
+
+    Politis, D. N., Romano, J. P. & Wolf, M. (1999). Subsampling. Springer, New York.
+    doi:10.1007/978-1-4612-1554-7.
 
     Examples
     --------
@@ -219,20 +230,24 @@ def sample_errors(sample: ConfidenceProfile, total: int, values: dict[str, float
 
     t = float(special.stdtrit(SAMPLING_REPLICATES - 1, 0.5 + SAMPLING_LEVEL / 2.0))
     rng = np.random.Generator(np.random.Philox(key=seed))
-    draws = rng.integers(0, n, size=(SAMPLING_REPLICATES, n))
+    # B random halves, all drawn in one call: the n/2 smallest of n uniforms per row
+    halves = np.sort(np.argpartition(rng.random((SAMPLING_REPLICATES, n)), n // 2 - 1,
+                                     axis=1)[:, :n // 2], axis=1)
     reps = {m: np.full(SAMPLING_REPLICATES, np.nan) for m in todo}
     for b in range(SAMPLING_REPLICATES):  # a loop over replicates of the sample
-        rep, cache = sample.take(draws[b]), MetricCache()
+        rep, cache = sample.take(halves[b]), MetricCache()
         for m in todo:
             reps[m][b] = _value(REGISTRY[m], rep, settings, cache)
-    shrink = 1.0 - n / total
+    fraction = n / total
+    spread = t * math.sqrt(1.0 - fraction)
+    drift = (1.0 - fraction**BIAS_RATE) / (2.0**BIAS_RATE - 1.0)
     for m in todo:
         r = reps[m][np.isfinite(reps[m])]
         if r.size < 2:
             out[m] = math.nan
             continue
-        bias = float(r.mean()) - values[m]
-        out[m] = t * math.sqrt(shrink) * float(r.std(ddof=1)) + shrink * abs(bias)
+        d = float(r.mean()) - values[m]
+        out[m] = spread * float(r.std(ddof=1)) + drift * abs(d)
     return out
 
 
