@@ -159,12 +159,12 @@ def main() -> None:
                             text=True, check=False).stdout.strip()
     print(f"\n{machine()}\ncommit {commit}; {args.rows:,} rows per population, "
           f"{args.draws} draws per cell, stated rate {SAMPLING_LEVEL:.0%}\n")
-    print(table(["population", "sample n", "metric", "all rows", "mean |error|", "mean h",
+    print(table(["population", "sample n", "metric", "all rows", "mean abs. error", "mean h",
                  "coverage ± SE"], rows))
     if not args.no_end_to_end and "miscal" in truths:
         print("\nAccumulator end to end (miscal, sample_size "
               f"{args.sizes[0]:,}, smooth_groups=0):\n")
-        print(table(["metric", "sampled", "all rows", "|error|", "printed h", "within"],
+        print(table(["metric", "sampled", "all rows", "abs. error", "printed h", "within"],
                     end_to_end(args.rows, args.seed, args.sizes[0], truths["miscal"])))
     print(f"\ntotal {time.perf_counter() - t0:.0f} s")
 

@@ -16,11 +16,13 @@ from calreport.settings import Settings
 from calreport.stats import StatsConfig, StatsState
 from calreport.stats.sampled import (
     NO_SAMPLING_ERROR,
+    SAMPLING_COVERAGE,
     SAMPLING_LEVEL,
     full_table,
     sample_errors,
     sampled_values,
     sampling_errors,
+    sampling_note,
     scaling_kinds,
 )
 
@@ -216,6 +218,12 @@ def test_every_output_prints_the_sampling_error():
     notes = scaling_notes(res, acc._state(), "batches")
     assert "tcal_p: no sampling error" in notes["Sampling errors"]
     assert "corp_mcb ±" in notes["Sampling errors"]
+    # a metric whose measured coverage falls short of the stated rate says so
+    short = [m for m in WITH_ERROR if SAMPLING_COVERAGE.get(m, 0.0) < SAMPLING_LEVEL]
+    for m in short:
+        assert "below 95%" in sampling_note(m) and f"{m} ±" in repr(res)
+        assert "below 95%" in repr(res).split(f"{m} ±", 1)[1].split(",", 1)[0]
+        assert "below 95%" in errors["notes"][m]
     # the summary frame of the table
     table = full_table(acc._state())
     assert set(table.sampling_error) == set(WITH_ERROR)
@@ -268,5 +276,5 @@ def test_report_prints_the_sampling_error_beside_the_value():
     h = acc.evaluate().data["sampling_error"]["by_group"]["all"]["corp_mcb"]
     md = rep.to_markdown()
     line = next(x for x in md.splitlines() if x.startswith("| CORP miscalibration"))
-    assert "on a sample: ± its 95% sampling error" in line and "±" in line.split("|")[2]
+    assert "on a sample; 95% sampling error" in line and "±" in line.split("|")[2]
     assert h > 0 and "Sampling errors" in md

@@ -159,13 +159,13 @@ def _classwise(p: ConfidenceProfile, codes: np.ndarray, g: int, nb: int, total: 
     k = 2 if proba.ndim == 1 else proba.shape[1]
     inner = np.arange(1, nb, dtype=np.float64) / nb
     size = g * k * nb
+    w = p.sample_weight
     score_parts, outcome_parts = [], []
     for j in range(k):  # a column at a time: no (N, K) temporaries
         col = proba[:, j] if proba.ndim == 2 else (proba if j else 1.0 - proba)
         cell = (codes * k + j) * nb + np.searchsorted(inner, col, side="left")
         score_parts.append(total(col, cell, size))
         hit = p.y_true == j
-        w = p.sample_weight
         outcome_parts.append(exact_bincount(cell[hit], None if w is None else w[hit], size,
                                             FRAC_BITS))
     score = functools.reduce(operator.add, score_parts)
