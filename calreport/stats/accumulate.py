@@ -8,6 +8,10 @@ confusion cells and risk terms that :class:`~calreport.stats.StatsState` merges.
 
 from __future__ import annotations
 
+import functools
+import operator
+from typing import Any
+
 import numpy as np
 
 from calreport._finishers import row_columns
@@ -16,6 +20,7 @@ from calreport.settings import Settings
 from calreport.stats._exact import FRAC_BITS, FixedSum, exact_bincount
 from calreport.stats.config import (
     BIN_SUMS,
+    CLASSWISE_SUMS,
     ROW_TERMS,
     VIEWS,
     Schema,
@@ -132,6 +137,9 @@ def accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: np
             sums["auc_w"] = exact_bincount(cell, w[rows], size).reshape((g, r, b, 2))
         sums["auc_wc"] = exact_bincount(cell, wc[rows], size).reshape((g, r, b, 2))
 
+    if r:
+        sums["classwise"] = _classwise(p, codes, g, nb, total)
+
     # confusion matrices: weight and confidence-weight per (true, predicted)
     k = schema.n_classes
     if p.has_labels and k:
@@ -141,6 +149,29 @@ def accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: np
     risk_sums, risk_float = _risk_parts(p, cfg, codes, g)
     sums["risk"] = risk_sums
     return counts, sums, {"risk": risk_float}
+
+
+def _classwise(p: ConfidenceProfile, codes: np.ndarray, g: int, nb: int, total: Any
+               ) -> FixedSum:
+    """Exact sums of :data:`CLASSWISE_SUMS` per (group, class, uniform bin), binned as
+    :func:`calreport.metrics.classwise.classwise_calibration_errors` bins."""
+    proba = p.proba_or_score
+    k = 2 if proba.ndim == 1 else proba.shape[1]
+    inner = np.arange(1, nb, dtype=np.float64) / nb
+    size = g * k * nb
+    w = p.sample_weight
+    score_parts, outcome_parts = [], []
+    for j in range(k):  # a column at a time: no (N, K) temporaries
+        col = proba[:, j] if proba.ndim == 2 else (proba if j else 1.0 - proba)
+        cell = (codes * k + j) * nb + np.searchsorted(inner, col, side="left")
+        score_parts.append(total(col, cell, size))
+        hit = p.y_true == j
+        outcome_parts.append(exact_bincount(cell[hit], None if w is None else w[hit], size,
+                                            FRAC_BITS))
+    score = functools.reduce(operator.add, score_parts)
+    outcome = functools.reduce(operator.add, outcome_parts)
+    parts = {"w_p": score, "w_y": outcome}
+    return _stack([parts[name] for name in CLASSWISE_SUMS], (g, k, nb))
 
 
 def _risk_parts(p: ConfidenceProfile, cfg: StatsConfig, codes: np.ndarray, g: int

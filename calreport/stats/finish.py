@@ -7,7 +7,8 @@ Every metric records how it relates to the full-data computation of
   rounding of the final arithmetic;
 * ``"bounded"`` -- read off fine fixed score bins; the true value lies within the
   reported ``bound`` (computed from the same bins, so the bound itself is exact);
-* ``"sampled"`` -- estimated from a sample (none of the metrics here).
+* ``"sampled"`` -- estimated from a sample (none of the metrics here; their sampling
+  error is :attr:`MetricTable.sampling_error`).
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from calreport.metrics.classwise import errors_from_cell_sums
 from calreport.metrics.weighted import sample_sizes as sizes
 from calreport.registry import REGISTRY, Metric
-from calreport.stats.config import SCALARS, VIEWS
+from calreport.stats.config import CLASSWISE_SUMS, SCALARS, VIEWS
 from calreport.stats.poisson import intervals
 from calreport.stats.state import StatsState
 from calreport.stats.sums import SUM_FORM, StateSums, div, finish_sums
@@ -33,7 +35,7 @@ __all__ = ["KINDS", "SUMMARY_METRICS", "MetricTable", "confusion", "reliability"
 
 #: Metrics finished from the state's fine bins and per-bin sums, with their kind.
 _FROM_BINS = {"auc": "bounded", "cwauc": "bounded", "delta_auc": "bounded", "aurc": "bounded",
-              "corp_unc": "exact"}
+              "corp_unc": "exact", "classwise_ece": "exact"}
 #: Summary metrics in output order, with how each is obtained from the state: the
 #: counts, the registry's metrics finished from the sums (in registry order) and the
 #: state's extra descriptive columns.
@@ -75,6 +77,10 @@ class MetricTable:
     interval_se : dict of str -> (ndarray, ndarray, ndarray)
         Per metric with an interval: the Monte Carlo standard errors of its low and
         high bounds and the replicates behind it, per group.
+    sampling_error : dict of str -> ndarray, shape (G,)
+        Per sampled metric: the half-width of its 95 % sampling error (the value on
+        all rows lies within it at that rate; 0 when the sample is the whole group;
+        :func:`calreport.stats.sampled.sampling_errors`).
     """
 
     keys: list[Any]
@@ -88,6 +94,7 @@ class MetricTable:
     verdicts: list[Any] | None = None
     interval_se: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
         default_factory=dict)
+    sampling_error: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def resolve_view(state: StatsState, view: str | None) -> str:
@@ -201,6 +208,9 @@ def summary(state: StatsState, *, view: str | None = None,
     for name in ("coverage", "selective_accuracy"):
         v[name] = sel[name][:, j]
     v["aurc"], bounds["aurc"] = _aurc(state)
+    v["classwise_ece"] = _classwise_ece(state, w)
+    if not has_proba:
+        reasons["classwise_ece"] = ["needs class probabilities and true labels"] * g
     # CORP's uncertainty term is the base rate's Brier score o (1 - o) on the view
     base = div(rel["sum_outcome"].sum(axis=1), rel["weight_sum"].sum(axis=1))
     v["corp_unc"] = base * (1.0 - base)
@@ -253,6 +263,16 @@ def _auc(state: StatsState) -> tuple[np.ndarray, ...]:
             bound = div(np.where(have, per_bound, 0.0).sum(axis=1), cnt)
         out += [val, bound]
     return tuple(out)
+
+
+def _classwise_ece(state: StatsState, total: np.ndarray) -> np.ndarray:
+    """Class-wise ECE of every group from its exact (class, uniform bin) sums, by the
+    finisher of the row computation (NaN without class probabilities)."""
+    if "classwise" not in state.sums:
+        return np.full(len(state.keys), np.nan)
+    s = state.sums["classwise"].to_float()  # (G, K, n_bins, 2)
+    p, y = (s[..., CLASSWISE_SUMS.index(name)] for name in ("w_p", "w_y"))
+    return errors_from_cell_sums(p, y, total).mean(axis=-1)
 
 
 def _aurc(state: StatsState) -> tuple[np.ndarray, np.ndarray]:

@@ -22,6 +22,7 @@ from calreport.stats.accumulate import accumulate
 from calreport.stats.config import (
     AURC_SUMS,
     BIN_SUMS,
+    CLASSWISE_SUMS,
     COUNTS,
     RISK_FLOAT,
     RISK_SUMS,
@@ -55,6 +56,7 @@ def state_layout(config: StatsConfig, schema: Schema, g: int
     r, k = schema.auc_rows, schema.n_classes
     if r:
         sums["auc_w"], sums["auc_wc"] = ((g, r, b, 2), tally), ((g, r, b, 2), real)
+        sums["classwise"] = ((g, max(k, 2), nb, len(CLASSWISE_SUMS)), real)
     if schema.layout != "minimal" and k:
         sums["confusion"] = ((g, k, k, 2), real)
     sums["risk"] = ((g, len(RISK_SUMS)), real)
