@@ -115,14 +115,15 @@ def state_to_dict(st: StatsState, encode: Encoder = _array) -> dict[str, Any]:
         "schema": {**dataclasses.asdict(st.schema), "classes": None if st.schema.classes
                    is None else [plain_value(c) for c in st.schema.classes]},
         "keys": [plain_value(k) for k in st.keys],
-        "counts": {k: encode(a) for k, a in st.counts.items()},
-        "sums": {k: _sum_out(s, encode) for k, s in st.sums.items()},
+        # in name order: a loaded state writes the same bytes again
+        "counts": {k: encode(a) for k, a in sorted(st.counts.items())},
+        "sums": {k: _sum_out(s, encode) for k, s in sorted(st.sums.items())},
         "boot": None if st.boot is None else encode(st.boot),
-        "maxima": {k: encode(a) for k, a in st.maxima.items()},
+        "maxima": {k: encode(a) for k, a in sorted(st.maxima.items())},
         "sample": _groups_out(st.sample, encode),
         "top": _groups_out(st.top, encode),
         "heavy": _groups_out(st.heavy, encode),
-        "fsums": {k: _sum_out(a, encode) for k, a in st.fsums.items()},
+        "fsums": {k: _sum_out(a, encode) for k, a in sorted(st.fsums.items())},
         "smooth": _groups_out(st.smooth, encode),
         "ranks": None if st.ranks is None else _groups_out(
             {k: {"r": a} for k, a in st.ranks.items()}, encode),
