@@ -263,6 +263,9 @@ HOSTILE = {
                                      r"\[0, 1024\) \(first: cell 1024 of group 'b'\)"),
     "sparse rows not rising": (_sparse("ptr", _ptr_falls),
                                r"`sums.aurc_w`.ptr must rise from 0 to the \d+ entries"),
+    "heavy rows refer to themselves": (_set(("state", "heavy", 0, "arrays"), "all"),
+                                       r"`state.heavy\[0\].arrays` is 'all' .* only a 'rest' "
+                                       r"entry of a group with an 'all' entry refers to it"),
     "sparse values fewer than cells": (_sparse("limbs", lambda a: a[:-1]),
                                        r"`state.sums.aurc_w.limbs` has shape \(\d+, 2, 1\); "
                                        r"the stored settings and groups give \(\d+, 2, any\)"),

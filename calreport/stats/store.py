@@ -95,11 +95,21 @@ def plain_value(v: Any) -> Any:
                     "strings or numbers for column names, labels and group keys.")
 
 
-def _groups_out(d: dict[Any, dict[str, np.ndarray]] | None, encode: Encoder = _array) -> Any:
+def _same_rows(a: dict[str, np.ndarray] | None, b: dict[str, np.ndarray]) -> bool:
+    return a is b or (a is not None and a.keys() == b.keys() and all(
+        np.array_equal(a[f], b[f]) for f in a))
+
+
+def _groups_out(d: dict[Any, dict[str, np.ndarray]] | None, encode: Encoder = _array,
+                heavy: bool = False) -> Any:
     if d is None:
         return None
-    out = []
+    out: list[dict[str, Any]] = []
     for key, arrays in d.items():
+        if heavy and key[1] == "rest" and _same_rows(d.get((key[0], "all")), arrays):
+            # no certainty claim in the group: its rows below certainty are all rows
+            out.append({"key": plain_value(key), "arrays": "all"})
+            continue
         entry = {}
         for f, a in arrays.items():
             entry[f] = ({"strings": [str(x) for x in a]} if a.dtype == object
@@ -122,7 +132,7 @@ def state_to_dict(st: StatsState, encode: Encoder = _array) -> dict[str, Any]:
         "maxima": {k: encode(a) for k, a in sorted(st.maxima.items())},
         "sample": _groups_out(st.sample, encode),
         "top": _groups_out(st.top, encode),
-        "heavy": _groups_out(st.heavy, encode),
+        "heavy": _groups_out(st.heavy, encode, heavy=True),
         "fsums": {k: _sum_out(a, encode) for k, a in sorted(st.fsums.items())},
         "smooth": _groups_out(st.smooth, encode),
         "ranks": None if st.ranks is None else _groups_out(
@@ -430,9 +440,19 @@ def _entries(p: Any, name: str, reader: _Reader, keys: list[Any], heavy: bool = 
 
 def _groups_in(p: Any, name: str, reader: _Reader, keys: list[Any], spec: dict[str, Any],
                limit: int, k: int, heavy: bool = False) -> dict[Any, dict[str, np.ndarray]]:
-    """Kept rows per group (``heavy``: per (group, "all" | "rest"))."""
-    return {key: _rows_in(arrays, path, reader, spec, limit, k)
-            for path, key, arrays in _entries(p, name, reader, keys, heavy)}
+    """Kept rows per group (``heavy``: per (group, "all" | "rest"); the arrays ``"all"``
+    of a "rest" entry are those of the group's "all" entry)."""
+    entries = _entries(p, name, reader, keys, heavy)
+    out = {key: _rows_in(arrays, path, reader, spec, limit, k)
+           for path, key, arrays in entries if not (heavy and arrays == "all")}
+    for path, key, arrays in entries:
+        if heavy and arrays == "all":
+            if key[1] != "rest" or (key[0], "all") not in out:
+                raise ValueError(f"`{reader.where}.{path}` is 'all' (the rows of the group's "
+                                 f"'all' entry) in the entry {key!r}: only a 'rest' entry of "
+                                 f"a group with an 'all' entry refers to it. {_FIX}")
+            out[key] = out[(key[0], "all")]
+    return {key: out[key] for _, key, _ in entries}  # in the stored order
 
 
 def _smooth_in(p: Any, reader: _Reader, keys: list[Any], config: StatsConfig
