@@ -48,19 +48,30 @@ def no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a stored value (states hold finite numbers)")
 
 
-def _inflate(data: bytes, max_bytes: int, json_text: bool) -> bytearray:
+def _inflate(data: bytes | memoryview, max_bytes: int, json_text: bool) -> bytearray:
     """The bytes of zlib ``data``, read in pieces and refused past ``max_bytes`` (peak
-    memory about ``max_bytes``); ``json_text``: refused unless they open a JSON object."""
-    z, out, pending = zlib.decompressobj(), bytearray(), data
+    memory about ``max_bytes``); ``json_text``: refused unless they open a JSON object.
+
+    The input is fed a piece at a time too, so no call copies the rest of the input.
+    """
+    z, out, view, start = zlib.decompressobj(), bytearray(), memoryview(data), 0
+    opened = not json_text
     try:
-        while pending and not z.eof:
-            out += z.decompress(pending, _CHUNK)
-            pending = z.unconsumed_tail
-            if json_text and out[:_CHUNK].lstrip()[:1] not in (b"{", b""):
-                raise ValueError("Not a calreport statistics state: the bytes do not inflate "
-                                 "to a JSON object. Pass the bytes returned by to_bytes().")
-            if len(out) > max_bytes:
-                check_budget(len(out), max_bytes, "The inflated payload")
+        while start < len(view) and not z.eof:
+            piece: bytes | memoryview = view[start:start + _CHUNK]
+            start += len(piece)
+            while piece and not z.eof:
+                out += z.decompress(piece, _CHUNK)
+                piece = z.unconsumed_tail
+                first = b"" if opened else out[:_CHUNK].lstrip()[:1]
+                if first:
+                    if first != b"{":
+                        raise ValueError("Not a calreport statistics state: the bytes do not "
+                                         "inflate to a JSON object. Pass the bytes returned "
+                                         "by to_bytes().")
+                    opened = True
+                if len(out) > max_bytes:
+                    check_budget(len(out), max_bytes, "The inflated payload")
     except zlib.error as exc:
         raise ValueError(f"Not a calreport statistics state: the bytes are not zlib data "
                          f"({exc}). Pass the bytes returned by to_bytes().") from None
@@ -68,8 +79,9 @@ def _inflate(data: bytes, max_bytes: int, json_text: bool) -> bytearray:
         raise ValueError("Not a calreport statistics state: the bytes end before the "
                          "compressed stream does (truncated). Pass the whole to_bytes() "
                          "payload.")
-    if z.unused_data:
-        raise ValueError(f"The stored bytes go on {len(z.unused_data):,} bytes past the "
+    extra = len(z.unused_data) + len(view) - start
+    if extra:
+        raise ValueError(f"The stored bytes go on {extra:,} bytes past the "
                          "compressed state. Pass exactly the to_bytes() payload.")
     return out
 
