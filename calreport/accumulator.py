@@ -493,6 +493,10 @@ def _load(d: Any, key: bytes | str | None, max_bytes: int, body: bytes | None = 
     if d["spec"] is not None:
         acc._spec = _spec_in(d["spec"], acc)
     if d["state"] is None:
+        if body:
+            raise ValueError(f"The binary state holds no state but {len(body):,} bytes of "
+                             "arrays (altered). Pass exactly the bytes returned by "
+                             "to_bytes().")
         # the next batch allocates a state of these settings: it must fit too
         check_budget(layout_bytes(config, Schema("proba", (0, 1), True, True), 1), max_bytes,
                      f"A state with score_bins={config.score_bins}, n_bins={config.n_bins}")

@@ -187,3 +187,12 @@ def test_binary_body_must_be_exactly_the_arrays():
         Accumulator.from_bytes(pack(payload, writer.body() + bytes(8)))
     with pytest.raises(ValueError, match=r"`state.counts.n.at` is .* must lie within"):
         Accumulator.from_bytes(pack(payload, writer.body()[:16]))
+
+
+def test_binary_form_of_an_empty_accumulator():
+    empty = Accumulator(y="y", proba="p", score_bins=64)
+    back = Accumulator.from_bytes(empty.to_bytes())
+    assert back.state is None and back.config == empty.config
+    payload = json.loads(empty.to_json())
+    with pytest.raises(ValueError, match=r"holds no state but 8 bytes of arrays"):
+        Accumulator.from_bytes(pack(payload, bytes(8)))
