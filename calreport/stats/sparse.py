@@ -163,6 +163,8 @@ class SparseSums:
     def take(self, index: np.ndarray, shape: tuple[int, ...]) -> SparseSums:
         """Group ``i`` placed at ``index[i]`` among ``shape[0]`` groups (others empty)."""
         index = np.asarray(index, dtype=np.intp)
+        if int(shape[0]) == self.n_groups and np.array_equal(index, np.arange(self.n_groups)):
+            return self  # the same groups in the same places (a merge of the same keys)
         order = np.argsort(index, kind="stable")
         part = self[order]
         sizes = np.zeros(int(shape[0]), dtype=np.int64)
@@ -189,8 +191,9 @@ class SparseSums:
         if self.exact:
             n = max(self.values.limbs.shape[-1], other.values.limbs.shape[-1])
             limbs = np.zeros((uniq.size, *self.tail, n), dtype=np.int64)
-            for part, rows in ((self.values.limbs, slot[:na]), (other.values.limbs, slot[na:])):
-                limbs[rows, ..., :part.shape[-1]] += part  # each cell once per side
+            mine, theirs = self.values.limbs, other.values.limbs
+            limbs[slot[:na], ..., :mine.shape[-1]] = mine  # each cell once per side
+            limbs[slot[na:], ..., :theirs.shape[-1]] += theirs
             values: FixedSum | np.ndarray = FixedSum(limbs, self.values.frac_bits)
         else:
             values = np.zeros((uniq.size, *self.tail))

@@ -39,8 +39,9 @@ __all__ = ["MAX_BYTES", "Encoder", "check_budget", "check_fields", "layout_bytes
            "plain_value", "state_from_dict", "state_to_dict", "value_from_plain"]
 
 #: Default limit on the bytes a stored state may take once inflated (its text) and
-#: once its arrays are decoded: 1 GiB.  A 10-group state of 1e6 rows with the
-#: default settings takes about 18 MB of text; raise the limit for larger trusted ones.
+#: once its arrays are decoded: 1 GiB.  A state's arrays grow with the fine bins its
+#: groups occupy and the rows they keep (about 120 kB per group of 1,000 binary rows
+#: with the default settings); raise the limit for larger trusted ones.
 MAX_BYTES = 1 << 30
 
 _DTYPES = ("bool", "int8", "int16", "int32", "int64", "float64")
