@@ -26,12 +26,13 @@ from calreport.stats.config import (
     Schema,
     StatsConfig,
 )
+from calreport.stats.sparse import SparseSums, occupied
 
 __all__ = ["accumulate"]
 
 
 def accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: np.ndarray,
-                g: int) -> tuple[dict[str, np.ndarray], dict[str, FixedSum],
+                g: int) -> tuple[dict[str, np.ndarray], dict[str, FixedSum | SparseSums],
                                  dict[str, np.ndarray]]:
     c = p.conf
     ok = p.correct.astype(np.float64)
@@ -71,7 +72,7 @@ def accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: np
         total(odds) if w is None else exact_bincount(codes, w * w * odds, g),
         total((c - ok) ** 2), total(rc.get("brier", zeros)), total(rc.get("log_loss", zeros)),
     ]
-    sums: dict[str, FixedSum] = {"scalar": _stack(scalar_parts, (g,))}
+    sums: dict[str, FixedSum | SparseSums] = {"scalar": _stack(scalar_parts, (g,))}
 
     # calibration bins, both views (the positive view only for binary input)
     nb = cfg.n_bins
@@ -109,11 +110,14 @@ def accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: np
     sums["tau"] = _stack([total(None, cell, g * t), total(ok, cell, g * t),
                           total(c, cell, g * t), total(c * ok, cell, g * t)], (g, t))
 
-    # fine confidence bins for AURC (counts when unweighted, weight sums otherwise)
+    # fine confidence bins for AURC (counts when unweighted, weight sums otherwise),
+    # per group only the bins its rows occupy
     b = cfg.score_bins
     fine = np.minimum((c * b).astype(np.intp), b - 1)
-    cell = codes * b + fine
-    sums["aurc_w"] = _stack([tally(cell, None, g * b), tally(cell, ~p.correct, g * b)], (g, b))
+    ptr, index, slot = occupied(codes * b + fine, g, b)
+    size = index.size
+    sums["aurc_w"] = SparseSums(ptr, index, _stack(
+        [tally(slot, None, size), tally(slot, ~p.correct, size)], (size,)), (b,))
 
     # fine score bins for AUC / cwAUC (one row per class; binary: the positive class)
     r = schema.auc_rows
@@ -125,17 +129,19 @@ def accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: np
             scores = p.proba.T
             pos = p.y_true[np.newaxis, :] == np.arange(r)[:, np.newaxis]
         fine = np.minimum((scores * b).astype(np.intp), b - 1)
-        cell = (((codes[np.newaxis, :] * r + np.arange(r)[:, np.newaxis]) * b + fine) * 2
-                + (~pos))  # last axis: 0 = positive, 1 = negative
-        size = g * r * b * 2
+        ptr, index, slot = occupied(codes[np.newaxis, :] * (r * b)
+                                    + np.arange(r)[:, np.newaxis] * b + fine, g, r * b)
+        cell = (slot * 2 + (~pos)).ravel()  # last axis: 0 = positive, 1 = negative
+        size = index.size * 2
         rows = np.broadcast_to(np.arange(p.n), pos.shape).ravel()
-        cell = cell.ravel()
         wc = c if w is None else w * c
         if w is None:
-            sums["auc_w"] = exact_bincount(cell, None, size, 0).reshape((g, r, b, 2))
+            auc_w = exact_bincount(cell, None, size, 0)
         else:
-            sums["auc_w"] = exact_bincount(cell, w[rows], size).reshape((g, r, b, 2))
-        sums["auc_wc"] = exact_bincount(cell, wc[rows], size).reshape((g, r, b, 2))
+            auc_w = exact_bincount(cell, w[rows], size)
+        sums["auc_w"] = SparseSums(ptr, index, auc_w.reshape((index.size, 2)), (r, b))
+        sums["auc_wc"] = SparseSums(ptr, index, exact_bincount(cell, wc[rows], size)
+                                    .reshape((index.size, 2)), (r, b))
 
     if r:
         sums["classwise"] = _classwise(p, codes, g, nb, total)

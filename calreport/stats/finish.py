@@ -27,6 +27,7 @@ from calreport.metrics.weighted import sample_sizes as sizes
 from calreport.registry import REGISTRY, Metric
 from calreport.stats.config import CLASSWISE_SUMS, SCALARS, VIEWS
 from calreport.stats.poisson import intervals
+from calreport.stats.sparse import chunks
 from calreport.stats.state import StatsState
 from calreport.stats.sums import SUM_FORM, StateSums, div, finish_sums
 
@@ -245,23 +246,22 @@ def _nan_reason(name: str) -> str:
     return why if why and why != generic else "no rows with positive weight"
 
 
+def _by_blocks(state: StatsState, name: str, fn: Any) -> tuple[np.ndarray, ...]:
+    """``fn`` of the dense fine bins of the sparse sums ``name``, a block of groups at a
+    time (each group's numbers as from one dense array), joined over the groups."""
+    sparse = state.sums[name]
+    parts = [fn(sparse.dense_float(block))
+             for block in chunks(sparse.n_groups, sparse.width * math.prod(sparse.tail))]
+    if not parts:
+        return tuple(np.asarray(a) for a in fn(sparse.dense_float(slice(0, 0))))
+    return tuple(np.concatenate(col) for col in zip(*parts, strict=True))
+
+
 def _auc(state: StatsState) -> tuple[np.ndarray, ...]:
     """Macro AUC and cwAUC over classes with positives and negatives, with bounds."""
-    out = []
+    out: list[np.ndarray] = []
     for name in ("auc_w", "auc_wc"):
-        s = state.sums[name].to_float()  # (G, R, B, 2)
-        pos, neg = s[..., 0], s[..., 1]
-        below = np.cumsum(neg, axis=-1) - neg
-        num = (pos * (below + 0.5 * neg)).sum(axis=-1)
-        den = pos.sum(axis=-1) * neg.sum(axis=-1)
-        per = div(num, den)
-        per_bound = div(0.5 * (pos * neg).sum(axis=-1), den)
-        with np.errstate(invalid="ignore"):
-            have = ~np.isnan(per)
-            cnt = have.sum(axis=1)
-            val = div(np.where(have, per, 0.0).sum(axis=1), cnt)
-            bound = div(np.where(have, per_bound, 0.0).sum(axis=1), cnt)
-        out += [val, bound]
+        out += _by_blocks(state, name, _auc_of)
     return tuple(out)
 
 
@@ -275,9 +275,30 @@ def _classwise_ece(state: StatsState, total: np.ndarray) -> np.ndarray:
     return errors_from_cell_sums(p, y, total).mean(axis=-1)
 
 
-def _aurc(state: StatsState) -> tuple[np.ndarray, np.ndarray]:
+def _auc_of(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Macro AUC of dense fine bins (G, R, B, 2) and its bound."""
+    pos, neg = s[..., 0], s[..., 1]
+    below = np.cumsum(neg, axis=-1) - neg
+    num = (pos * (below + 0.5 * neg)).sum(axis=-1)
+    den = pos.sum(axis=-1) * neg.sum(axis=-1)
+    per = div(num, den)
+    per_bound = div(0.5 * (pos * neg).sum(axis=-1), den)
+    with np.errstate(invalid="ignore"):
+        have = ~np.isnan(per)
+        cnt = have.sum(axis=1)
+        val = div(np.where(have, per, 0.0).sum(axis=1), cnt)
+        bound = div(np.where(have, per_bound, 0.0).sum(axis=1), cnt)
+    return val, bound
+
+
+def _aurc(state: StatsState) -> tuple[np.ndarray, ...]:
     """AURC with each fine confidence bin as one tie group, and its exact error bound."""
-    s = state.sums["aurc_w"].to_float()[:, ::-1, :]  # most confident bin first
+    return _by_blocks(state, "aurc_w", _aurc_of)
+
+
+def _aurc_of(dense: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """AURC of dense fine bins (G, B, 2) and its bound."""
+    s = dense[:, ::-1, :]  # most confident bin first
     m, e = s[..., 0], s[..., 1]
     a = np.cumsum(m, axis=1) - m
     ee = np.cumsum(e, axis=1) - e
