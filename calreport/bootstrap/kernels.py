@@ -363,12 +363,14 @@ class Kernels:
         for o in self.orders:
             for t, (r0, r1) in enumerate(o.tiles):
                 src = source(o, r0, r1, bufs)
-                # C order: the row sums then add in the same order on every path
-                w = np.ascontiguousarray(src, dtype=np.float64)
+                # C order: the row sums then add in the same order on every path; a
+                # reused buffer (no freshly mapped pages per tile)
+                w = bufs.get("weights", b, r1 - r0)
+                np.copyto(w, src)
                 if counts and o.base is not None:
                     w *= o.base[r0:r1]
                 for part in o.parts:
-                    part.tile(states[id(part)], w, t, r0)
+                    part.tile(states[id(part)], w, t, r0, bufs)
         if self.sparse is not None:
             states[id(self.sparse)] = self.sparse.evaluate(
                 b, lambda: self._host_chunks(b, source, bufs, counts), bufs)
