@@ -169,6 +169,12 @@ top_errors, heavy_rows, smooth_groups
         nothing (an empty batch is no part of the data, whatever its columns).
         """
         if batch is not None and not isinstance(batch, ConfidenceProfile) \
+                and not hasattr(batch, "columns"):
+            raise TypeError(
+                f"`batch` must be a pandas DataFrame or a ConfidenceProfile, got "
+                f"{type(batch).__name__}; pass arrays by keyword instead "
+                "(update(y_true=..., proba=...)), or wrap them in pd.DataFrame(...)")
+        if batch is not None and not isinstance(batch, ConfidenceProfile) \
                 and getattr(batch, "shape", (1,))[0] == 0:
             return self
         # this accumulator's stream positions: after every row it holds

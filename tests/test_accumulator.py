@@ -198,3 +198,12 @@ def test_frequency_weights_must_be_counts_out_of_core(frame):
         df.assign(w=np.ceil(df["w"])))
     # n counts the units of frequency weights (the repeated rows), as pandas
     assert ok.summary()["n"] == ok.summary()["n_eff"] == np.ceil(df["w"]).sum()
+
+
+def test_update_refuses_a_batch_that_is_not_a_frame():
+    # numpy's array_split of a DataFrame gives arrays under pandas 3: a clear error,
+    # not an AttributeError from deep inside the role inference
+    acc = Accumulator(y="y", proba="p")
+    with pytest.raises(TypeError, match=r"`batch` must be a pandas DataFrame.*ndarray"):
+        acc.update(np.array([[0, 0.2], [1, 0.7]]))
+    assert acc.state is None
