@@ -15,7 +15,8 @@ Usage::
     python benchmarks/bench_exact_auc.py --roots OLD_CHECKOUT NEW_CHECKOUT \\
         --rows 1e6 1e7 3e7 --classes 2 5 --repeat 2
 
-``--classes 5`` runs only at the rows given by ``--multiclass-rows`` (default 1e6).
+``--classes 5`` runs only at the rows given by ``--multiclass-rows`` (default 1e6);
+``--no-exact-auc`` times ``summary()`` (the first pass alone) for reference.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def _part(i: int, rows: int, classes: int) -> object:
     return pd.DataFrame({"y": y, **{f"p{k}": proba[:, k] for k in range(classes)}})
 
 
-def measure(rows: int, classes: int, memory_limit: str) -> dict:
+def measure(rows: int, classes: int, memory_limit: str, exact_auc: bool = True) -> dict:
     """One measurement in this process (the child side)."""
     import dask.dataframe as dd
     import psutil
@@ -75,7 +76,7 @@ def measure(rows: int, classes: int, memory_limit: str) -> dict:
         thread = threading.Thread(target=sample, daemon=True)
         thread.start()
         t0 = time.perf_counter()
-        out = ddf.calib(**roles).summary(exact_auc=True)
+        out = ddf.calib(**roles).summary(exact_auc=exact_auc)
         wall = time.perf_counter() - t0
         done.set()
         thread.join()
@@ -83,9 +84,10 @@ def measure(rows: int, classes: int, memory_limit: str) -> dict:
             "auc": float(out["auc"]), "cwauc": float(out["cwauc"])}
 
 
-def _run(root: str, rows: int, classes: int, memory_limit: str) -> dict:
+def _run(root: str, rows: int, classes: int, memory_limit: str, exact_auc: bool) -> dict:
     env = {**os.environ, "PYTHONPATH": root}
-    cmd = [sys.executable, __file__, "--child", str(rows), str(classes), memory_limit]
+    cmd = [sys.executable, __file__, "--child", str(rows), str(classes), memory_limit,
+           str(int(exact_auc))]
     got = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
     if got.returncode:
         return {"error": (got.stderr.strip().splitlines() or ["?"])[-1][:120]}
@@ -106,6 +108,8 @@ def main() -> None:
     ap.add_argument("--multiclass-rows", nargs="+", type=float, default=[1e6])
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--memory-limit", default="4GB")
+    ap.add_argument("--no-exact-auc", action="store_true",
+                    help="time summary() without exact_auc (the first pass alone)")
     args = ap.parse_args()
     names = [_commit(r) for r in args.roots]
     print(f"load before: {os.getloadavg()}", flush=True)
@@ -116,7 +120,8 @@ def main() -> None:
             got: dict[int, list[dict]] = {0: [], 1: []}
             for _ in range(args.repeat):
                 for k, root in enumerate(args.roots):
-                    got[k].append(_run(root, int(rows), classes, args.memory_limit))
+                    got[k].append(_run(root, int(rows), classes, args.memory_limit,
+                                        not args.no_exact_auc))
             for k in (0, 1):
                 ok = [g for g in got[k] if "wall_s" in g]
                 if not ok:
@@ -137,7 +142,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--child":
-        print(json.dumps(measure(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])))
+    if len(sys.argv) in (5, 6) and sys.argv[1] == "--child":
+        print(json.dumps(measure(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4],
+                                 sys.argv[5:] != ["0"])))
     else:
         main()
