@@ -1,7 +1,8 @@
 """How fast the command line answers ``--help`` and a usage error.
 
 Times, in fresh processes, ``calreport --help``, ``calreport summary`` (a usage error:
-no file) and ``calreport summary --help`` beside ``python -c "import calreport"``, and
+no file) and ``calreport summary --help`` beside ``python -c "import calreport"`` (and
+that import followed by a first ``df.calib`` call, which loads the metrics), and
 prints the median wall time and CPU time (user + system) of ``--runs`` interleaved runs
 of each.  The target: under 1 s, the command adding little to the package import.
 
@@ -23,6 +24,9 @@ from _common import machine, table
 
 COMMANDS = {
     "import calreport": "import calreport",
+    "import calreport, then a first df.calib call":
+        "import calreport, pandas as pd; pd.DataFrame({'y': [0, 1], 'p': [0.2, 0.7]})"
+        ".calib.ece()",
     "calreport --help": "import sys; from calreport.cli import main; sys.exit(main(['--help']))",
     "calreport summary (usage error)":
         "import sys; from calreport.cli import main; sys.exit(main(['summary']))",

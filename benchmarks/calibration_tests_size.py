@@ -166,7 +166,8 @@ def main() -> None:
         "",
         f"Size: rejections at α = 5 % on calibrated data, in %, {runs:,} runs a cell "
         f"(Monte Carlo standard error {se:.1f} points); the target is at most "
-        f"{100 * limit:.0f} %. T-Cal with {args.draws} null draws a run (exact at any "
+        f"{100 * limit:.0f} %. T-Cal with {args.draws} null draws a run, stopping after "
+        "the first 99 when their p-value is above 0.2, as the library does (exact at any "
         "draw count; the library default is 1,000). The 10-class rows test the top "
         "label (confidence against correctness): top-label calibration only.",
         "",

@@ -5,57 +5,90 @@ columns of a pandas DataFrame (``df.calib``), per model, dataset or subgroup
 (``df.groupby(key).calib``), with bootstrap confidence intervals and model-card
 audit reports.
 
-Importing the package registers the ``calib`` accessors.
+Importing the package registers the ``calib`` accessors.  It is cheap: the names
+below are imported on first use (PEP 562), and ``df.calib`` loads the metric stack
+the first time it is called.
 """
 
-from calreport import _lazy, datasets, metrics, recalibration
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from calreport import _lazy
 from calreport._version import __version__
-from calreport.accessor import CalibAccessor, GroupByCalibAccessor, UndefinedMetricWarning
-from calreport.accumulator import Accumulator
-from calreport.compare import Comparison
-from calreport.functional import summary
-from calreport.profile import ConfidenceProfile
-from calreport.recalibration import (
-    BetaCalibrator,
-    IsotonicCalibrator,
-    PlattCalibrator,
-    RecalibrationResult,
-    Recalibrator,
-    RiskAwareIsotonicCalibrator,
-    TemperatureScaling,
-    VennAbersCalibrator,
-)
-from calreport.registry import REGISTRY
-from calreport.result import CalibrationResult, UndefinedGateError, check
-from calreport.settings import Settings
-from calreport.summary import summarize
 
-_lazy.install()  # ddf.calib and pl_df.calib, once Dask or Polars is imported
+_lazy.install()  # df.calib now or once pandas is imported; ddf.calib and pl_df.calib too
 
-__all__ = [
-    "REGISTRY",
-    "Accumulator",
-    "BetaCalibrator",
-    "CalibAccessor",
-    "CalibrationResult",
-    "Comparison",
-    "ConfidenceProfile",
-    "GroupByCalibAccessor",
-    "IsotonicCalibrator",
-    "PlattCalibrator",
-    "RecalibrationResult",
-    "Recalibrator",
-    "RiskAwareIsotonicCalibrator",
-    "Settings",
-    "TemperatureScaling",
-    "UndefinedGateError",
-    "UndefinedMetricWarning",
-    "VennAbersCalibrator",
-    "__version__",
-    "check",
-    "datasets",
-    "metrics",
-    "recalibration",
-    "summarize",
-    "summary",
+#: Public name -> the module that defines it, imported on first access.
+_EXPORTS = {
+    "REGISTRY": "calreport.registry",
+    "Accumulator": "calreport.accumulator",
+    "BetaCalibrator": "calreport.recalibration",
+    "CalibAccessor": "calreport.accessor",
+    "CalibrationResult": "calreport.result",
+    "Comparison": "calreport.compare",
+    "ConfidenceProfile": "calreport.profile",
+    "GroupByCalibAccessor": "calreport.accessor",
+    "IsotonicCalibrator": "calreport.recalibration",
+    "PlattCalibrator": "calreport.recalibration",
+    "RecalibrationResult": "calreport.recalibration",
+    "Recalibrator": "calreport.recalibration",
+    "RiskAwareIsotonicCalibrator": "calreport.recalibration",
+    "Settings": "calreport.settings",
+    "TemperatureScaling": "calreport.recalibration",
+    "UndefinedGateError": "calreport.result",
+    "UndefinedMetricWarning": "calreport.accessor",
+    "VennAbersCalibrator": "calreport.recalibration",
+    "check": "calreport.result",
+    "summarize": "calreport.summary",
+    "summary": "calreport.functional",
+}
+#: Subpackages reachable as attributes (``calreport.metrics.ece``).
+_SUBPACKAGES = ("datasets", "metrics", "recalibration")
+
+__all__ = [  # literal, for static tools; equal to the names above (a test checks)
+    "REGISTRY", "Accumulator", "BetaCalibrator", "CalibAccessor", "CalibrationResult",
+    "Comparison", "ConfidenceProfile", "GroupByCalibAccessor", "IsotonicCalibrator",
+    "PlattCalibrator", "RecalibrationResult", "Recalibrator", "RiskAwareIsotonicCalibrator",
+    "Settings", "TemperatureScaling", "UndefinedGateError", "UndefinedMetricWarning",
+    "VennAbersCalibrator", "__version__", "check", "datasets", "metrics", "recalibration",
+    "summarize", "summary",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"calreport.{name}")
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'calreport' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+if TYPE_CHECKING:  # the names above, for type checkers and IDEs
+    from calreport import datasets, metrics, recalibration
+    from calreport.accessor import CalibAccessor, GroupByCalibAccessor, UndefinedMetricWarning
+    from calreport.accumulator import Accumulator
+    from calreport.compare import Comparison
+    from calreport.functional import summary
+    from calreport.profile import ConfidenceProfile
+    from calreport.recalibration import (
+        BetaCalibrator,
+        IsotonicCalibrator,
+        PlattCalibrator,
+        RecalibrationResult,
+        Recalibrator,
+        RiskAwareIsotonicCalibrator,
+        TemperatureScaling,
+        VennAbersCalibrator,
+    )
+    from calreport.registry import REGISTRY
+    from calreport.result import CalibrationResult, UndefinedGateError, check
+    from calreport.settings import Settings
+    from calreport.summary import summarize

@@ -13,9 +13,10 @@ Columns they add to ``calibration_tests()``: ``ecce_ks`` / ``ecce_ks_p`` and
 the cumulative differences (outcome − score in order of score, divided by their
 standard deviation under calibration) and their asymptotic p-values; ``ecce_mad`` /
 ``ecce_r``, the same maximum and range in probability units; ``tcal_p``, adaptive
-T-Cal's Monte Carlo p-value (1,000 null draws, seed 0; exact at any n; a seeded
-subsample of 10,000 rows above that), ``tcal_dpe`` and ``tcal_bins``, the debiased
-squared ℓ2-ECE and bin count of the level that decides it. The three p-values are
+T-Cal's Monte Carlo p-value (1,000 null draws, or 99 when their p-value is
+above 0.2; seed 0; exact at any n; a seeded subsample of 10,000 rows above that),
+``tcal_dpe`` and ``tcal_bins``, the debiased squared ℓ2-ECE and bin count of the level
+that decides it. The three p-values are
 also summary metrics (registry entries ``ecce_ks_p``, ``ecce_kuiper_p``, ``tcal_p``),
 so ``summary()``, the JSON, the report and gates such as
 ``--fail-on "ecce_ks_p<0.01"`` read them. Their size at α = 5 % is measured by
@@ -54,8 +55,8 @@ ECCE_KUIPER_FORMULA = (
 TCAL_FORMULA = (
     "DPE_m = Σ_b (n_b / n) Σ_{i ≠ j in b} eᵢ eⱼ / (n_b (n_b − 1)), e = y − s, over m "
     "equal-width bins, m = 2, 4, …, 2^L, L = ⌊2 log₂(n / √ln n)⌋; p = Monte Carlo "
-    "p-value of the largest standardised DPE_m under yᵢ ~ Bernoulli(sᵢ), 1,000 draws, "
-    "at most 10,000 rows (a seeded subsample above)")
+    "p-value of the largest standardised DPE_m under yᵢ ~ Bernoulli(sᵢ), 1,000 draws "
+    "(99 when their p-value is above 0.2), at most 10,000 rows (a seeded subsample above)")
 ECCE_NAN = "every score is 0 or 1: the cumulative differences have no variance"
 P_VALUE_NO_INTERVAL = ("a p-value has no interval; the test's size at 5 % is measured in "
                        "benchmarks/calibration_tests_size.py")

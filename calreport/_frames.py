@@ -160,12 +160,15 @@ def group_index(keys: list[Any], by: Sequence[Hashable]) -> Any:
 
 
 def summary_frame(table: _finish.MetricTable, by: Sequence[Hashable]) -> Any:
-    """Series (ungrouped) or DataFrame (groups x metrics); bounds as ``<metric>_bound``."""
+    """Series (ungrouped) or DataFrame (groups x metrics); bounds as ``<metric>_bound``,
+    the 95 % sampling errors of sampled metrics as ``<metric>_sampling_error``."""
     import pandas as pd
 
     cols: dict[str, np.ndarray] = dict(table.values)
     for name, b in table.bounds.items():
         cols[f"{name}_bound"] = b
+    for name, h in table.sampling_error.items():
+        cols[f"{name}_sampling_error"] = h
     if table.intervals:
         data = {}
         for name, val in cols.items():

@@ -1,8 +1,11 @@
-"""Register the Dask and Polars accessors when those libraries are imported.
+"""Register the ``calib`` accessors of pandas, Dask and Polars, cheaply.
 
-Neither is a dependency: ``import calreport`` never imports them.  If one is
-already imported, its accessor is registered at once; otherwise a small import
-hook registers it right after the library is first imported.
+``import calreport`` imports none of these libraries.  For pandas, ``DataFrame.calib``
+and ``DataFrameGroupBy.calib`` are descriptors that import the accessor module on
+first use, so importing the package costs milliseconds and ``calreport --help``
+answers before pandas is loaded.  For each library: if it is already imported, its
+accessor is registered at once; otherwise a small import hook registers it right
+after the library is first imported.
 """
 
 from __future__ import annotations
@@ -15,12 +18,46 @@ from typing import Any
 
 __all__ = ["install"]
 
-#: module whose import triggers the registration -> calreport module with register()
-_TARGETS = {"dask.dataframe": "calreport.dask", "polars": "calreport.polars"}
+
+class _PandasAccessor:
+    """``.calib`` of pandas objects: the accessor class of :mod:`calreport.accessor`,
+    imported on first use; an instance per DataFrame (cached on it, as pandas caches
+    its accessors) or per GroupBy (pandas has no GroupBy accessor API)."""
+
+    def __init__(self, name: str, cache: bool) -> None:
+        self._name, self._cache = name, cache
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        from calreport import accessor  # lazy: pandas (and the whole metric stack)
+
+        cls = getattr(accessor, self._name)
+        if obj is None:
+            return cls
+        acc = cls(obj)
+        if self._cache:
+            object.__setattr__(obj, "calib", acc)
+        return acc
 
 
-def _register(module: str) -> None:
-    importlib.import_module(_TARGETS[module]).register()
+def _register_pandas() -> None:
+    import pandas as pd
+
+    try:
+        from pandas.api.typing import DataFrameGroupBy
+    except ImportError:  # pragma: no cover - pandas < 2.1
+        from pandas.core.groupby import DataFrameGroupBy
+    pd.DataFrame.calib = _PandasAccessor("CalibAccessor", cache=True)
+    DataFrameGroupBy.calib = _PandasAccessor("GroupByCalibAccessor", cache=False)
+
+
+def _register_module(target: str) -> Any:
+    return lambda: importlib.import_module(target).register()
+
+
+#: module whose import triggers the registration -> what registers
+_TARGETS = {"pandas": _register_pandas,
+            "dask.dataframe": _register_module("calreport.dask"),
+            "polars": _register_module("calreport.polars")}
 
 
 class _Loader(importlib.abc.Loader):
@@ -32,7 +69,7 @@ class _Loader(importlib.abc.Loader):
 
     def exec_module(self, module: Any) -> None:
         self._loader.exec_module(module)
-        _register(self._name)
+        _TARGETS[self._name]()
 
 
 class _Finder(importlib.abc.MetaPathFinder):
@@ -51,8 +88,8 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 def install() -> None:
     """Register now for libraries already imported; hook the others."""
-    for module in _TARGETS:
+    for module, register in _TARGETS.items():
         if module in sys.modules:
-            _register(module)
+            register()
     if not any(isinstance(f, _Finder) for f in sys.meta_path):
         sys.meta_path.insert(0, _Finder())

@@ -12,7 +12,8 @@ import math
 from collections import Counter
 from typing import Any
 
-__all__ = ["MAX_HTML_GROUPS", "result_html", "result_repr"]
+__all__ = ["MAX_HTML_GROUPS", "result_html", "result_repr", "sampled_parts",
+           "sampling_error"]
 
 #: Groups shown as columns of the HTML table; ``summary()`` holds all of them.
 MAX_HTML_GROUPS = 10
@@ -83,6 +84,45 @@ def _bands_line(result: Any) -> str:
     return text
 
 
+def sampling_error(result: Any, g: Any, metric: str) -> float | None:
+    """Half-width of the 95 % sampling error of a sampled metric in group ``g`` (None:
+    the metric was not computed on a sample, or has no sampling error)."""
+    errors = result.data.get("sampling_error")
+    if not errors:
+        return None
+    return errors["by_group"].get(g.name, {}).get(metric)
+
+
+def sampled_parts(result: Any) -> tuple[list[str], list[str]]:
+    """``"<metric> ±<largest h over the groups>"`` of every metric with a sampling
+    error (with its measured coverage where below the stated rate), and the sampled
+    tests that have none."""
+    errors = result.data.get("sampling_error") or {"by_group": {}, "notes": {}}
+    parts, tests = [], []
+    for m, note in errors["notes"].items():
+        if not any(m in by for by in errors["by_group"].values()):
+            tests.append(m)
+            continue
+        hs = [by[m] for by in errors["by_group"].values() if not math.isnan(by.get(m, math.nan))]
+        short = note.split(" (", 1)[1].rstrip(")") if "below" in note else ""
+        parts.append(f"{m} ±{_number(max(hs)) if hs else 'NaN'}"
+                     + (f" ({short})" if short else ""))
+    return parts, tests
+
+
+def _sampled_line(result: Any) -> str:
+    """The repr's line on sampled metrics: each one's largest sampling error."""
+    errors = result.data.get("sampling_error")
+    if not errors:
+        return ""
+    parts, tests = sampled_parts(result)
+    line = (f"{', '.join(parts)} (largest {errors['level']:.0%} sampling error on "
+            f"{result.data.get('sample_size', 0):,}-row samples)")
+    if tests:
+        line += f"; {', '.join(tests)}: tests on the sample, no sampling error"
+    return line
+
+
 def result_repr(result: Any) -> str:
     """The few lines ``repr(result)`` shows.
 
@@ -102,6 +142,7 @@ def result_repr(result: Any) -> str:
         f"  metrics:   {_metrics_line(result)}",
         f"  intervals: {_interval_line(result)}",
         *([f"             {note}"] if (note := refit_note(result)) else []),
+        *([f"  sampled:   {line}"] if (line := _sampled_line(result)) else []),
         f"  bands:     {_bands_line(result)}",
         "  .summary() for the table, .to_dict() for JSON, .check(gates) for release gates",
     ])
@@ -122,6 +163,11 @@ def _cell(result: Any, g: Any, metric: str) -> str:
         lo, hi = g.get(metric, "ci_low"), g.get(metric, "ci_high")
         text += f" [{_number(lo)}, {_number(hi)}]"
     why = g.reasons.get(metric)
+    h = sampling_error(result, g, metric)
+    if h is not None and not math.isnan(h):
+        text += f" ± {_number(h)}"
+        note = result.data["sampling_error"]["notes"].get(metric, "")
+        why = f"{why}; {note}" if why else note
     title = f' title="{html.escape(why)}"' if why else ""
     return f"<td{title}>{html.escape(text)}</td>"
 
@@ -131,7 +177,9 @@ def result_html(result: Any) -> str:
 
     Rows are the counts, the risk band and the metrics; columns the groups (at most
     :data:`MAX_HTML_GROUPS`, then the pooled rows).  With intervals a cell reads
-    ``value [ci_low, ci_high]``; a NaN cell's tooltip says why.
+    ``value [ci_low, ci_high]``; a metric computed on a sample out of core reads
+    ``value ± h`` (its 95 % sampling error, the tooltip saying how it reads); a NaN
+    cell's tooltip says why.
 
     Examples
     --------
@@ -148,6 +196,9 @@ def result_html(result: Any) -> str:
                f"{esc(_interval_line(result))}")
     if note := refit_note(result):
         caption += f"; {esc(note)}"
+    if errors := result.data.get("sampling_error"):
+        caption += (f"; ± = {errors['level']:.0%} sampling error of a metric computed on "
+                    f"a sample ({esc(errors['method'])})")
     if len(result.groups) > MAX_HTML_GROUPS:
         caption += (f"; the first {MAX_HTML_GROUPS} of {len(result.groups)} groups shown "
                     "(.summary() holds all)")

@@ -16,12 +16,20 @@ import numpy as np
 
 from calreport._frames import group_index
 from calreport._grouping import _unique_names
+from calreport._result_display import sampled_parts
 from calreport.registry import REGISTRY
 from calreport.result import CalibrationResult, GroupResult
 from calreport.stats import StatsState
 from calreport.stats import finish as _finish
 from calreport.stats.config import SCALARS
-from calreport.stats.sampled import full_table, sample_profiles, settings_of
+from calreport.stats.sampled import (
+    SAMPLING_LEVEL,
+    SAMPLING_METHOD,
+    full_table,
+    sample_profiles,
+    sampling_note,
+    settings_of,
+)
 
 __all__ = ["evaluate_state", "report_from_state", "scaling_notes"]
 
@@ -70,8 +78,11 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
     labels = _unique_names(keys) if grouped else ["all"]
     groups, table = results(state, [None] if not grouped else keys, labels)
     overall = None
+    errors = _sampling_errors(table, labels)
     if grouped:
-        overall = results(state.pooled(), ["overall"], ["overall"])[0][0]
+        pooled, pooled_table = results(state.pooled(), ["overall"], ["overall"])
+        overall = pooled[0]
+        errors.update(_sampling_errors(pooled_table, ["overall"]))
     index = group_index(keys, by) if grouped else None
     settings = settings_of(state, view)
     cfg = state.config
@@ -90,7 +101,17 @@ def evaluate_state(state: StatsState, *, by: Sequence[Hashable] = (), view: str 
     facts["scaling"] = {m: table.kinds.get(m, REGISTRY[m].scaling[0]) for m in names}
     facts["bounds"] = {m: [float(x) for x in b] for m, b in table.bounds.items()}
     facts["sample_size"] = int(cfg.sample_size) if state.sample is not None else 0
+    if any(errors.values()):
+        facts["sampling_error"] = {
+            "level": SAMPLING_LEVEL, "method": SAMPLING_METHOD, "by_group": errors,
+            "notes": {m: sampling_note(m) for m in names if facts["scaling"][m] == "sampled"}}
     return CalibrationResult(groups, overall, index, names, settings, ci_info, facts)
+
+
+def _sampling_errors(table: Any, labels: list[str]) -> dict[str, dict[str, float]]:
+    """Group name -> sampled metric -> half-width of its 95 % sampling error."""
+    return {name: {m: float(h[gi]) for m, h in table.sampling_error.items()}
+            for gi, name in enumerate(labels)}
 
 
 def report_from_state(state: StatsState, *, by: Sequence[Hashable] = (),
@@ -164,11 +185,26 @@ def scaling_notes(result: Any, state: StatsState, source: str) -> dict[str, str]
             f"{k:,} rows per group (the whole group when smaller); the error lists and "
             "counts are exact." if k else
             f"{', '.join(sampled)}: not computed (no sample was kept).")
+    if (errors := result.data.get("sampling_error")) is not None:
+        notes["Sampling errors"] = _sampling_lines(result, errors)
     if result.ci is not None:
         notes["Intervals"] = ("Poisson bootstrap with counter-based streams from merged "
                               "replicate sums; DeLong's for the binned AUC, widened by its "
                               "bound; none where the reasons say why.")
     return notes
+
+
+def _sampling_lines(result: Any, errors: dict[str, Any]) -> str:
+    """The report's line on the sampled values: each metric's largest sampling error
+    over the groups, the method, and the tests without one."""
+    parts, tests = sampled_parts(result)
+    text = (f"{', '.join(parts)} (the largest over the groups): the value on all rows "
+            f"lies within ± h of the sampled value at a stated {errors['level']:.0%} rate; "
+            f"{errors['method']}.")
+    if tests:
+        text += (f" {', '.join(tests)}: no sampling error (tests on the sample: valid, "
+                 "not estimates of the p-values on all rows).")
+    return text
 
 
 def _exact_errors(context: dict[str, Any], state: StatsState, result: Any, k: int,

@@ -353,7 +353,6 @@ class _Base(MetricMethods, TableMethods):
 # =============================================================================
 # DataFrame accessor
 # =============================================================================
-@pd.api.extensions.register_dataframe_accessor("calib")
 class CalibAccessor(_Base):
     """Calibration metrics of the prediction columns of a DataFrame.
 
@@ -511,23 +510,3 @@ def _role_kw(y: Any, proba: Any, pred: Any, conf: Any, correct: Any, weight: Any
     if weights != "importance":
         kw["weights"] = weights
     return kw
-
-
-class _GroupByDescriptor:
-    """Attach ``.calib`` to ``DataFrameGroupBy`` (pandas has no GroupBy accessor API)."""
-
-    def __get__(self, gb: Any, owner: type | None = None) -> Any:
-        if gb is None:
-            return GroupByCalibAccessor
-        return GroupByCalibAccessor(gb)
-
-
-def _register_groupby() -> None:
-    try:
-        from pandas.api.typing import DataFrameGroupBy
-    except ImportError:  # pragma: no cover - pandas < 2.1
-        from pandas.core.groupby import DataFrameGroupBy
-    DataFrameGroupBy.calib = _GroupByDescriptor()  # type: ignore[attr-defined]
-
-
-_register_groupby()

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hmac
 import json
 import math
-import zlib
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -32,6 +31,16 @@ from calreport._state_results import evaluate_state, report_from_state
 from calreport.profile import ConfidenceProfile
 from calreport.stats import StatsConfig, StatsState, equal_mass
 from calreport.stats import finish as _finish
+from calreport.stats.binary import (
+    MAGIC,
+    BinaryWriter,
+    check_max_bytes,
+    digest,
+    inflate,
+    no_constant,
+    pack,
+    unpack,
+)
 from calreport.stats.config import Schema
 from calreport.stats.frames import (
     calibration_error_frame,
@@ -44,13 +53,10 @@ from calreport.stats.sampled import (
 )
 from calreport.stats.store import (
     MAX_BYTES,
+    Encoder,
     check_budget,
     check_fields,
-    check_max_bytes,
-    digest,
-    inflate,
     layout_bytes,
-    no_constant,
     plain_value,
     state_from_dict,
     state_to_dict,
@@ -61,8 +67,9 @@ from calreport.stats.weight_scale import check_positive
 __all__ = ["Accumulator"]
 
 _FORMAT = "calreport.stats"
-#: Version of the stored form: 3 keeps the resolved roles (and so the class set).
-_VERSION = 3
+#: Version of the stored form: 3 keeps the resolved roles (and so the class set); 4
+#: holds the fine bins sparse (per group, its occupied bins) and adds the binary form.
+_VERSION = 4
 
 class Accumulator:
     """Exact, mergeable statistics of a stream of prediction batches.
@@ -377,15 +384,32 @@ top_errors, heavy_rows, smooth_groups
         return _load(d, key, max_bytes)
 
     def to_bytes(self, *, key: bytes | str | None = None) -> bytes:
-        """Compact binary form (zlib-compressed :meth:`to_json`, with its digest under
-        ``key`` if given)."""
-        return zlib.compress(self.to_json(key=key).encode(), 6)
+        """Compact binary form: the payload of :meth:`to_json` as a JSON header whose
+        arrays are offsets into a body of their raw little-endian bytes, compressed
+        (:mod:`calreport.stats.binary`), with its digest under ``key`` if given.
+
+        Parameters
+        ----------
+        key : bytes or str, optional
+            Adds an HMAC-SHA256 digest of the header and the body under this key.
+
+        Returns
+        -------
+        bytes
+        """
+        writer = BinaryWriter()
+        payload = _dump(self, writer)
+        body = writer.body()
+        if key is not None:
+            payload["hmac_sha256"] = digest(payload, key, body)
+        return pack(payload, body)
 
     @classmethod
     def from_bytes(cls, data: bytes, *, key: bytes | str | None = None,
                    max_bytes: int = MAX_BYTES) -> Accumulator:
         """Inverse of :meth:`to_bytes`: inflated no further than ``max_bytes``, then
-        :meth:`from_json` (same ``key`` and ``max_bytes``).
+        validated as :meth:`from_json` (same ``key`` and ``max_bytes``).  Bytes of the
+        zlib-compressed JSON form are read as :meth:`from_json` reads the text.
 
         Examples
         --------
@@ -404,7 +428,11 @@ top_errors, heavy_rows, smooth_groups
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"`data` must be the bytes of to_bytes(), got "
                             f"{type(data).__name__}.")
-        return cls.from_json(inflate(bytes(data), max_bytes), key=key, max_bytes=max_bytes)
+        data = bytes(data)
+        if not data.startswith(MAGIC):
+            return cls.from_json(inflate(data, max_bytes), key=key, max_bytes=max_bytes)
+        head, body = unpack(data, max_bytes)
+        return _load(head, key, max_bytes, body)
 
 
 _ROLE_KEYS = ("y", "proba", "pred", "conf", "correct", "weight", "classes", "pos_label",
@@ -413,7 +441,7 @@ _SPEC_KEYS = ("y", "proba", "classes", "pred", "conf", "correct", "weight", "thr
               "pos_label", "missing", "inferred", "class_source", "dropna")
 
 
-def _dump(acc: Accumulator) -> dict[str, Any]:
+def _dump(acc: Accumulator, encode: Encoder | None = None) -> dict[str, Any]:
     spec = None
     if acc._spec is not None:
         # the roles as resolved on the first batch (classes, their source), so a loaded
@@ -424,11 +452,14 @@ def _dump(acc: Accumulator) -> dict[str, Any]:
     return {"format": _FORMAT, "version": _VERSION, "config": acc.config.to_dict(),
             "roles": {k: plain_value(v) for k, v in acc._role_kw.items()},
             "by": [plain_value(b) for b in acc.by], "stream": acc.stream, "spec": spec,
-            "state": None if acc.state is None else state_to_dict(acc.state)}
+            "state": None if acc.state is None else
+            state_to_dict(acc.state, *(() if encode is None else (encode,)))}
 
 
-def _load(d: Any, key: bytes | str | None, max_bytes: int) -> Accumulator:
-    """An accumulator from a parsed payload: its envelope, digest, then its state."""
+def _load(d: Any, key: bytes | str | None, max_bytes: int, body: bytes | None = None
+          ) -> Accumulator:
+    """An accumulator from a parsed payload (and the body of the binary form): its
+    envelope, digest, then its state."""
     if not isinstance(d, dict) or d.get("format") != _FORMAT:
         got = d.get("format") if isinstance(d, dict) else type(d).__name__
         raise ValueError(f"Not a calreport statistics state (format {got!r}; expected a JSON "
@@ -445,7 +476,7 @@ def _load(d: Any, key: bytes | str | None, max_bytes: int) -> Accumulator:
             raise ValueError("The state carries no HMAC-SHA256 digest but a `key` was given: "
                              "it was saved without to_json(key=...)/to_bytes(key=...), or the "
                              "digest was removed. Refusing an unauthenticated state.")
-        if not hmac.compare_digest(stored, digest(d, key)):
+        if not hmac.compare_digest(stored, digest(d, key, body)):
             raise ValueError("The state's HMAC-SHA256 digest does not match: the state was "
                              "altered after it was saved, or the key is not the one it was "
                              "saved with.")
@@ -462,11 +493,15 @@ def _load(d: Any, key: bytes | str | None, max_bytes: int) -> Accumulator:
     if d["spec"] is not None:
         acc._spec = _spec_in(d["spec"], acc)
     if d["state"] is None:
+        if body:
+            raise ValueError(f"The binary state holds no state but {len(body):,} bytes of "
+                             "arrays (altered). Pass exactly the bytes returned by "
+                             "to_bytes().")
         # the next batch allocates a state of these settings: it must fit too
         check_budget(layout_bytes(config, Schema("proba", (0, 1), True, True), 1), max_bytes,
                      f"A state with score_bins={config.score_bins}, n_bins={config.n_bins}")
         return acc
-    acc.state = state_from_dict(d["state"], config, max_bytes=max_bytes)
+    acc.state = state_from_dict(d["state"], config, max_bytes=max_bytes, body=body)
     if len(acc.by) > 1 and any(not isinstance(k, tuple) or len(k) != len(acc.by)
                                for k in acc.state.keys):
         bad = next(k for k in acc.state.keys if not isinstance(k, tuple) or len(k) != len(acc.by))

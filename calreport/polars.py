@@ -153,7 +153,8 @@ sample_size, exact_auc, strategy
         -------
         polars.DataFrame
             The group keys, the metrics of :func:`calreport.stats.summary`,
-            ``<metric>_bound`` for the bounded ones and, with ``ci``,
+            ``<metric>_bound`` for the bounded ones, ``<metric>_sampling_error`` (the
+            95 % sampling error) for the sampled ones and, with ``ci``,
             ``<metric>_ci_low`` / ``<metric>_ci_high``.
         """
         import polars as pl
@@ -179,6 +180,7 @@ sample_size, exact_auc, strategy
         data: dict[str, Any] = _key_columns(t.keys, by_t)
         data.update({k: v.tolist() for k, v in t.values.items()})
         data.update({f"{k}_bound": v.tolist() for k, v in t.bounds.items()})
+        data.update({f"{k}_sampling_error": v.tolist() for k, v in t.sampling_error.items()})
         for k, (lo, hi) in t.intervals.items():
             data[f"{k}_ci_low"], data[f"{k}_ci_high"] = lo.tolist(), hi.tolist()
         return pl.DataFrame(data)

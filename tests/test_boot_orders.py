@@ -98,8 +98,8 @@ def test_per_tile_class_vectors_give_the_held_values(monkeypatch, ties):
     held = Kernels(prof, s, BATCHED, order=order)
     monkeypatch.setattr(bs, "_MATRIX_BYTES", 0)
     per_tile = Kernels(prof, s, BATCHED, order=order, keep_rows=False)
-    assert held.aucs[0].conf is not None
-    assert per_tile.aucs[0].conf is None and per_tile.aucs[0].pos_flag is None
+    assert held.aucs[0].splits is not None  # per tile: negatives, positives apart
+    assert per_tile.aucs[0].splits is None
     assert per_tile.first_rows is None
     counts = rng.poisson(1.0, (6, n)).astype(np.uint8)
     a, b = held.evaluate_counts(counts), per_tile.evaluate_counts(counts)

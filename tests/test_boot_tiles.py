@@ -75,3 +75,36 @@ def test_bootstrap_replicates_independent_of_the_tile_size(monkeypatch):
     for m in a:
         np.testing.assert_allclose(b[m], a[m], rtol=1e-12, atol=1e-15, err_msg=m)
     np.testing.assert_array_equal(b["auc"], a["auc"])
+
+
+@pytest.mark.parametrize("pattern", ["random", "first_positive", "all_positive",
+                                     "all_negative", "alternating"])
+def test_auc_tiles_equal_the_class_masked_running_sum(pattern):
+    """The AUC tile gathers the negatives apart and reads their running sum at each
+    positive: against the plain computation (one running sum of every row masked by
+    class, the carry added), over two tiles, from a non-zero carry."""
+    rng = np.random.default_rng(8)
+    m = 301
+    pos = {"random": rng.random(m) < 0.4, "first_positive": np.r_[True, rng.random(m - 1) < 0.5],
+           "all_positive": np.ones(m, bool), "all_negative": np.zeros(m, bool),
+           "alternating": np.arange(m) % 2 == 1}[pattern]
+    conf = rng.uniform(0.5, 1.0, m)
+    tile_bounds = [(0, 120), (120, m)]
+    auc = tiles._Auc(pos, conf, None, tile_bounds)
+    w = rng.poisson(1.0, (4, m)).astype(np.float64)
+    st = auc.start(4)
+    st.carry[:], st.carry_c[:] = [3.0, 0.0, 7.0, 1.0], [1.5, 0.0, 2.25, 0.75]
+    carry, carry_c = st.carry.copy(), st.carry_c.copy()
+    bufs = tiles._Buffers()
+    for t, (r0, r1) in enumerate(tile_bounds):
+        auc.tile(st, np.ascontiguousarray(w[:, r0:r1]), t, r0, bufs)
+    for ww, c0, num, total, end in ((w, carry, st.num, st.pos, st.carry),
+                                    (w * conf, carry_c, st.num_c, st.pos_c, st.carry_c)):
+        wpos = ww * pos
+        run = c0[:, None] + np.cumsum(ww - wpos, axis=1)
+        np.testing.assert_allclose(num, (wpos * run).sum(axis=1), rtol=1e-14)
+        np.testing.assert_allclose(total, wpos.sum(axis=1), rtol=1e-14)
+        np.testing.assert_allclose(end, run[:, -1], rtol=1e-14)
+    wpos = w * pos  # integer counts: exact
+    np.testing.assert_array_equal(st.num, (wpos * (carry[:, None] + np.cumsum(
+        w - wpos, axis=1))).sum(axis=1))

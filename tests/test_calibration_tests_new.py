@@ -27,7 +27,7 @@ from calreport.metrics.cumulative import (
     cumulative_differences,
     ecce_test,
 )
-from calreport.metrics.tcal import dpe, tcal_levels, tcal_test
+from calreport.metrics.tcal import FIRST_DRAWS, dpe, tcal_levels, tcal_test
 from calreport.result import parse_gate
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -257,6 +257,24 @@ def test_tcal_invalid_input():
         tcal_test([0.2, 0.4], [0, 1], combine="fisher")
     with pytest.raises(ValueError, match="n_draws"):
         tcal_test([0.2, 0.4], [0, 1], n_draws=0)
+    with pytest.raises(ValueError, match="stop_above"):
+        tcal_test([0.2, 0.4], [0, 1], stop_above=1.5)
+
+
+def test_tcal_stops_early_only_above_its_threshold():
+    # the first 99 replicates of the stream decide whether to go on: a calibrated model
+    # stops there with the p-value of those 99, a miscalibrated one gets the full test
+    rng = np.random.default_rng(4)
+    s = rng.uniform(size=600)
+    calibrated = (rng.uniform(size=600) < s).astype(float)
+    early = tcal_test(s, calibrated, seed=1)
+    first = tcal_test(s, calibrated, n_draws=FIRST_DRAWS, stop_above=None, seed=1)
+    assert early.n_draws == FIRST_DRAWS and early.pvalue == first.pvalue > 0.2
+    assert tcal_test(s, calibrated, seed=1, stop_above=None).n_draws == 1000
+    bad = (rng.uniform(size=600) < s ** 1.6).astype(float)
+    full = tcal_test(s, bad, seed=1, stop_above=None)
+    assert tcal_test(s, bad, seed=1) == full and full.n_draws == 1000
+    assert tcal_test(s, bad, seed=1, n_draws=FIRST_DRAWS, stop_above=None).pvalue <= 0.2
 
 
 # ------------------------------------------------------------------- integration

@@ -178,21 +178,27 @@ def test_help_names_the_conventional_columns():
 
 
 # ---------------------------------------------------------------- speed of --help
-# ``--help`` and usage errors answer at the speed of the package import because they
-# import nothing more (their time: benchmarks/bench_cli.py, in RESULTS.md)
+# ``--help`` and usage errors answer before pandas, NumPy and the metrics are imported
+# (their time: benchmarks/bench_cli.py, in RESULTS.md)
 @pytest.mark.parametrize("argv", [["--help"], ["summary"], ["summary", "--help"]],
                          ids=["help", "usage-error", "summary-help"])
-def test_help_and_usage_errors_import_nothing_beyond_the_package(argv):
-    code = ("import sys; import calreport; before = set(sys.modules)\n"
+def test_help_and_usage_errors_import_neither_pandas_nor_the_metrics(argv):
+    code = ("import sys\n"
             "from calreport.cli import main\n"
             f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
-            "print(sorted(set(sys.modules) - before))")
+            "print(sorted(sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT)
-    extra = eval(out.stdout.strip().splitlines()[-1])  # a printed list of module names
-    heavy = [m for m in extra if m.split(".")[0] in ("matplotlib", "jinja2", "weasyprint")
-             or m.startswith("calreport.report")]
+    loaded = eval(out.stdout.strip().splitlines()[-1])  # a printed list of module names
+    heavy = [m for m in loaded if m.split(".")[0] in ("pandas", "numpy", "scipy")
+             or m.startswith(("calreport.metrics", "calreport.report", "calreport.accessor"))]
     assert heavy == []
+    assert "calreport._cli_parser" in loaded  # the modules were inspected
+
+
+def test_usage_error_after_parsing_still_reads_the_file(tmp_path):
+    # the commands are imported after parsing: a missing file is a usage error as before
+    assert cli.main(["summary", str(tmp_path / "absent.csv")]) == cli.EXIT_USAGE
 
 
 # ------------------------------------------------------------- README's commands
@@ -239,3 +245,28 @@ def test_warnings_are_one_line_each_like_the_errors(tmp_path, capsys):
     assert lines[0].startswith("calreport: warning: 5 confidence(s) of exactly 1")
     assert "auc is NaN in group 'b'" in lines[1]
     assert ".py:" not in err and "sys.exit" not in err
+
+
+# ------------------------------------------------------------- a cheap import
+def test_import_before_pandas_registers_the_accessors_on_first_use():
+    # ``import calreport`` first, pandas after: df.calib and gb.calib still work, and
+    # the package's names load on first access
+    code = ("import sys, calreport\n"
+            "assert 'pandas' not in sys.modules\n"
+            "import pandas as pd\n"
+            "df = pd.DataFrame({'y': [0, 1, 1, 0], 'p': [0.2, 0.7, 0.6, 0.4], "
+            "'g': list('aabb')})\n"
+            "assert df.calib is df.calib\n"
+            "assert pd.DataFrame.calib is calreport.CalibAccessor\n"
+            "print(df.calib.accuracy(), df.groupby('g').calib.accuracy().tolist(), "
+            "calreport.metrics.binned.__name__, 'summary' in dir(calreport))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    assert out.stdout.split() == ["1.0", "[1.0,", "1.0]", "calreport.metrics.binned", "True"]
+
+
+def test_the_package_exports_what_its_all_lists():
+    names = set(calreport.__all__)
+    assert names == {*calreport._EXPORTS, *calreport._SUBPACKAGES, "__version__"}
+    for name in sorted(names):
+        assert getattr(calreport, name) is not None

@@ -22,8 +22,8 @@ LAYERS = {
     "_grouping": 5, "_engine": 5, "_tables": 5, "_metric_methods": 5, "_table_methods": 5,
     "accessor": 6, "plotting": 6, "accumulator": 6, "dask": 6, "polars": 6,
     "_segmented": 5, "functional": 5, "_frames": 5, "_state_results": 6,
-    "report": 7, "cli": 8, "_lazy": 8, "__main__": 9, "__init__": 9, "_labels": 1,
-    "_top_label": 1,
+    "report": 7, "cli": 8, "_cli_parser": 8, "_cli_commands": 8, "_lazy": 8, "__main__": 9,
+    "__init__": 9, "_labels": 1, "_top_label": 1,
     "_warnings": 0, "_result_display": 0, "_progress": 0, "_coverage_data": 0, "interval_rules": 1,
     "_calibration_tests": 2, "compare": 5, "_paired_test": 5,
     "recalibration": 5,
@@ -42,8 +42,9 @@ LAZY_UPWARD = {("accessor", "report"), ("accessor", "plotting"),
                ("_state_results", "report")}
 
 #: What an import of calreport inside a function may defer: ``import calreport`` loads
-#: none of these (each costs a second or more, or is an optional dependency).
-HEAVY = ("matplotlib", "jinja2", "weasyprint", "scipy.stats", "statsmodels", "dask",
+#: none of these (each costs a second or more, pandas half a second, or is an optional
+#: dependency).
+HEAVY = ("pandas", "matplotlib", "jinja2", "weasyprint", "scipy.stats", "statsmodels", "dask",
          "polars")
 _LAZY_NOTE = re.compile(r"#\s*lazy:\s*(" + "|".join(map(re.escape, HEAVY)) + r")\b")
 

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from calreport import cli
+from calreport import _cli_commands, cli
 from calreport.report.figures import FULL_WIDTH, HALF_WIDTH, MIN_TEXT_PT
 
 MAX_PAGES = 12
@@ -23,7 +23,7 @@ def demo(tmp_path_factory):
     """The report ``calreport demo`` writes (captured instead of written)."""
     held = []
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cli, "_write_outputs", lambda rep, outputs, fmt: held.append(rep))
+        mp.setattr(_cli_commands, "_write_outputs", lambda rep, outputs, fmt: held.append(rep))
         out = tmp_path_factory.mktemp("demo") / "calreport-demo.pdf"
         cli.main(["demo", "-o", str(out)])
     (rep,) = held

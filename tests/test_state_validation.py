@@ -20,6 +20,8 @@ import pytest
 import calreport  # noqa: F401
 from calreport.accumulator import Accumulator
 from calreport.stats._exact import FixedSum
+from calreport.stats.binary import BinaryWriter, pack
+from calreport.stats.sparse import SparseSums
 from calreport.stats.state import StatsState, check_state
 
 pytestmark = pytest.mark.filterwarnings(
@@ -112,9 +114,38 @@ def _overflow(d):
 
 
 def _inf_fsums(d):
-    a = _get(d["state"]["fsums"]["all"])
-    a[1, 7] = np.inf
-    _put(d["state"]["fsums"]["all"], a)
+    a = _get(d["state"]["fsums"]["all"]["values"])
+    a[7] = np.inf
+    _put(d["state"]["fsums"]["all"]["values"], a)
+
+
+def _sparse(part, change):
+    """Tamper with the compressed rows of the sparse sums ``state.sums.aurc_w``."""
+    def tamper(d):
+        entry = d["state"]["sums"]["aurc_w"]
+        a = _get(entry[part])
+        _put(entry[part], change(a))
+    return tamper
+
+
+def _swap_first(a):
+    a[[0, 1]] = a[[1, 0]]
+    return a
+
+
+def _repeat_first(a):
+    a[1] = a[0]
+    return a
+
+
+def _out_of_grid(a):
+    a[-1] = 1024  # score_bins of the fixture
+    return a
+
+
+def _ptr_falls(a):
+    a[1] = a[2] + 1
+    return a
 
 
 def _nan_boot(d):
@@ -219,11 +250,44 @@ HOSTILE = {
     "malformed spec": (_set(("spec", "class_source"), "guess"),
                        r"`spec.class_source` .* is malformed"),
     "wrong version": (_set(("version",), 2), r"format version 2; this calreport reads "
-                                             r"version 3"),
+                                             r"version 4"),
+    "older version (dense fine bins)": (_set(("version",), 3),
+                                        r"format version 3; this calreport reads version 4"),
+    "sparse cells unsorted": (_sparse("index", _swap_first),
+                              r"`sums.aurc_w`.index holds 1 cells not sorted or repeated "
+                              r"within a group \(first: cell \d+ of group 'a'\)"),
+    "sparse cell repeated": (_sparse("index", _repeat_first),
+                             r"`sums.aurc_w`.index holds 1 cells not sorted or repeated"),
+    "sparse cell outside the grid": (_sparse("index", _out_of_grid),
+                                     r"`sums.aurc_w`.index holds 1 cells outside the grid "
+                                     r"\[0, 1024\) \(first: cell 1024 of group 'b'\)"),
+    "sparse rows not rising": (_sparse("ptr", _ptr_falls),
+                               r"`sums.aurc_w`.ptr must rise from 0 to the \d+ entries"),
+    "heavy rows refer to themselves": (_set(("state", "heavy", 0, "arrays"), "all"),
+                                       r"`state.heavy\[0\].arrays` is 'all' .* only a 'rest' "
+                                       r"entry of a group with an 'all' entry refers to it"),
+    "sparse values fewer than cells": (_sparse("limbs", lambda a: a[:-1]),
+                                       r"`state.sums.aurc_w.limbs` has shape \(\d+, 2, 1\); "
+                                       r"the stored settings and groups give \(\d+, 2, any\)"),
     "no version": (_set(("version",), None), r"format version None"),
     "wrong format": (_set(("format",), "calreport.stats/2"),
                      r"Not a calreport statistics state \(format 'calreport.stats/2'"),
 }
+
+
+def _binary(d):
+    """The binary form of a (tampered) JSON payload: its arrays moved to the body."""
+    writer = BinaryWriter()
+
+    def move(p):
+        if isinstance(p, dict) and set(p) == {"dtype", "shape", "data"}:
+            return writer(_get(p))
+        if isinstance(p, dict):
+            return {k: move(v) for k, v in p.items()}
+        return [move(v) for v in p] if isinstance(p, list) else p
+
+    head = move(d)
+    return pack(head, writer.body())
 
 
 @pytest.mark.parametrize("case", list(HOSTILE))
@@ -233,9 +297,12 @@ def test_hostile_state_is_refused(text, case):
     tamper(d)
     with pytest.raises(ValueError, match=message):
         Accumulator.from_json(json.dumps(d))
-    # the same through the binary form
+    # the same as compressed JSON, and in the binary form (arrays as raw bytes)
     with pytest.raises(ValueError, match=message):
         Accumulator.from_bytes(zlib.compress(json.dumps(d).encode()))
+    if case != "inner array bomb":  # its data are no array to move
+        with pytest.raises(ValueError, match=message):
+            Accumulator.from_bytes(_binary(d))
 
 
 @pytest.mark.parametrize("text, message", [
@@ -324,11 +391,13 @@ def test_declared_shape_above_max_bytes_is_refused_before_decoding(acc, text):
 
 # ---------------------------------------------------------------- the digest
 def test_digest_round_trip_and_refusals(acc):
-    for text in (acc.to_json(key=KEY), zlib.decompress(acc.to_bytes(key=KEY)).decode()):
-        assert Accumulator.from_json(text, key=KEY).state.equals(acc.state)
-        # a key as str is its UTF-8 bytes
-        assert Accumulator.from_json(text, key=KEY.decode()).state.equals(acc.state)
-    assert Accumulator.from_bytes(acc.to_bytes(key=KEY), key=KEY).state.equals(acc.state)
+    text = acc.to_json(key=KEY)
+    assert Accumulator.from_json(text, key=KEY).state.equals(acc.state)
+    # a key as str is its UTF-8 bytes
+    assert Accumulator.from_json(text, key=KEY.decode()).state.equals(acc.state)
+    for blob in (acc.to_bytes(key=KEY), zlib.compress(text.encode())):
+        assert Accumulator.from_bytes(blob, key=KEY).state.equals(acc.state)
+        assert Accumulator.from_bytes(blob, key=KEY.decode()).state.equals(acc.state)
     with pytest.raises(ValueError, match=r"digest does not match.*key is not the one"):
         Accumulator.from_bytes(acc.to_bytes(key=KEY), key=b"another key")
     with pytest.raises(ValueError, match="carries no HMAC-SHA256 digest but a `key` was given"):
@@ -375,8 +444,11 @@ def _same(a, b, summary=True):
         for k in x or {}:
             for f in x[k]:
                 np.testing.assert_array_equal(x[k][f], y[k][f])
-    for k in a.state.fsums:
-        np.testing.assert_array_equal(a.state.fsums[k], b.state.fsums[k])
+    for k, f in a.state.fsums.items():
+        if isinstance(f, SparseSums):
+            assert f.equals(b.state.fsums[k]), k
+        else:
+            np.testing.assert_array_equal(f, b.state.fsums[k])
     assert a.state.ranks.keys() == b.state.ranks.keys()
     if not summary:
         return

@@ -12,7 +12,11 @@ walked in tiles of about 8192 rows that never split a run of tied values:
   bins are contiguous, so the per-bin sums of ECE and MCE come out of the same
   product as accuracy, CSR, Brier...);
 * the AUC, cwAUC and AURC need running sums along their order: ``np.cumsum`` of
-  the tile plus the total carried from the tiles before it.
+  the tile, the total carried from the tiles before it entering as part of the
+  first column.  The AUC sums its negatives only (gathered apart, about half the
+  tile) and reads that sum at each positive, instead of summing the whole tile
+  masked by class: on 1e6 binary rows it halved the AUC tiles' time (see
+  :meth:`_Auc.tile`).
 
 Counts are integers, so every running sum of counts is exact in ``float64`` below
 ``2**53``.  Classes whose positives take few distinct scores (one-vs-rest AUC of
@@ -42,12 +46,16 @@ def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _running(x: np.ndarray, carry: np.ndarray) -> np.ndarray:
-    """``carry + cumsum(x, axis=1)`` for a (b, m) tile; ``carry`` (b,) leaves as the
-    running total at the tile's end."""
-    run = np.cumsum(x, axis=1)
-    run += carry[:, None]
-    carry[:] = run[:, -1]
-    return run
+    """``carry + cumsum(x, axis=1)`` for a (b, m) tile, in place in ``x``; ``carry``
+    (b,) leaves as the running total at the tile's end.
+
+    The carry enters as part of the first column (``carry + x_0 + x_1 ...``): no pass
+    over the tile to add it.  Integer counts sum exactly either way.
+    """
+    x[:, 0] += carry
+    np.cumsum(x, axis=1, out=x)
+    carry[:] = x[:, -1]
+    return x
 
 
 def _group_starts(sorted_values: np.ndarray) -> np.ndarray:
@@ -112,6 +120,11 @@ class _Buffers:
             arr = self._store[key] = np.empty(b * m, dtype=dtype)
         return arr[: b * m].reshape(b, m)
 
+    def split(self, name: str, b: int, m1: int, m2: int) -> tuple[np.ndarray, np.ndarray]:
+        """Two C-contiguous float64 scratch arrays (b, m1) and (b, m2) in one store."""
+        flat = self.get(name, 1, b * (m1 + m2))[0]
+        return flat[:b * m1].reshape(b, m1), flat[b * m1:].reshape(b, m2)
+
     def keep(self, key: tuple[Any, ...], make: Any) -> Any:
         """The object stored under ``key``, made by ``make()`` on first use."""
         obj = self._store.get(key)
@@ -151,13 +164,31 @@ class _Sums:
     def start(self, b: int) -> np.ndarray:
         return np.zeros((b, self.n_slots, self.n_cols))
 
-    def tile(self, acc: np.ndarray, w: np.ndarray, t: int, r0: int) -> None:
+    def tile(self, acc: np.ndarray, w: np.ndarray, t: int, r0: int, bufs: _Buffers) -> None:
         if self.matrix is not None:
             mat, at = self.matrix, r0
         else:
             mat, at = self.rows(r0, self.tiles[t][1]), 0
         for a, b, slot in self.segments[t]:
             acc[:, slot] += np.dot(w[:, a:b], mat[at + a:at + b])
+
+
+def _split(pos: np.ndarray, conf: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The negatives and positives of a tile of an AUC order apart, for
+    :meth:`_Auc.tile`: positions of the negatives (after a first column for the
+    carry), of the positives, the running-sum column each positive reads, and the
+    confidences of both."""
+    # intp positions: np.take converts any other index type on every call
+    pos = pos.astype(bool, copy=False)
+    pos_at = np.flatnonzero(pos)
+    # column 0 of the negatives' running sums is the carry and the j-th negative is
+    # column j, so the i-th positive (0-based) reads column pos_at[i] - i: the carry
+    # plus every negative before it (tied negatives included: they come first)
+    neg_at = np.flatnonzero(np.r_[True, ~pos])
+    neg_at[1:] -= 1
+    below = pos_at - np.arange(pos_at.size)
+    conf_neg = conf[neg_at]
+    return neg_at, pos_at, below, conf_neg, conf[pos_at]
 
 
 @dataclass
@@ -183,14 +214,14 @@ class _Auc:
 
     def __init__(self, pos: np.ndarray, conf: Any, starts: np.ndarray | None,
                  tiles: list[tuple[int, int]], vectors: Any = None):
-        # one byte and one float per row, or, with ``vectors`` (a function of the
-        # tile's bounds giving its flags and confidences), nothing per row; the 0/1
-        # and confidence-weighted vectors of a tile are formed when it is reached.
+        # the negatives and positives of each tile apart (about 20 bytes a row), or,
+        # with ``vectors`` (a function of the tile's bounds giving its flags and
+        # confidences), nothing per row: a tile's split is formed when it is reached.
         # ``conf``: the confidences, or with ``vectors`` a function of positions
         self.vectors = vectors
         self.tiles = tiles
-        self.pos_flag = None if vectors is not None else pos
-        self.conf = None if vectors is not None else conf
+        self.splits = None if vectors is not None else [
+            _split(pos[r0:r1], conf[r0:r1]) for r0, r1 in tiles]
         n = pos.size
         self.ties: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None] * len(tiles)
         if starts is None or starts.size == n:
@@ -213,21 +244,35 @@ class _Auc:
     def start(self, b: int) -> _AucState:
         return _AucState(*(np.zeros(b) for _ in range(8)))
 
-    def tile(self, st: _AucState, w: np.ndarray, t: int, r0: int) -> None:
-        m = w.shape[1]
-        if self.vectors is None:
-            pos, conf = self.pos_flag[r0:r0 + m], self.conf[r0:r0 + m]
+    def tile(self, st: _AucState, w: np.ndarray, t: int, r0: int, bufs: _Buffers) -> None:
+        # The negatives' weights are gathered apart (after a column for the carry)
+        # and summed in one running sum, which each positive reads at the column
+        # ``below`` of its negatives; the positives' weights times those reads are the
+        # pairs.  Against a running sum of every row of the tile masked by class:
+        # half as many rows summed and no masking passes (1e6 binary rows x 128
+        # replicates, CPU seconds of the AUC and cwAUC tiles, two alternated runs
+        # each: 2.6-3.1 s before, 1.4-1.6 s).  Two scratch arrays of about a tile each.
+        b, m = w.shape
+        if self.splits is not None:
+            neg_at, pos_at, below, conf_neg, conf_pos = self.splits[t]
         else:
-            pos, conf = self.vectors(r0, r0 + m)
-        # class totals here, not as columns of the sums: K classes would add 2 K
-        # columns to every product of the host order
-        for ww, carry, num, total in ((w, st.carry, st.num, st.pos),
-                                      (w * conf, st.carry_c, st.num_c, st.pos_c)):
-            wpos = ww * pos
-            # negatives at or below each row: below it, or tied with it (they come
-            # first in the tie group); half of the tied pairs is taken off in finish
-            num += _rowdot(wpos, _running(ww - wpos, carry))
-            total += wpos.sum(axis=1)
+            neg_at, pos_at, below, conf_neg, conf_pos = _split(*self.vectors(r0, r0 + m))
+        wn, wp = bufs.split("scratch_a", b, neg_at.size, pos_at.size)
+        wnc, at = bufs.split("scratch_b", b, neg_at.size, pos_at.size)
+        np.take(w, neg_at, axis=1, out=wn, mode="clip")
+        np.multiply(wn, conf_neg, out=wnc)
+        np.take(w, pos_at, axis=1, out=wp, mode="clip")
+        # negatives at or below each positive (tied ones come first): half of the
+        # tied pairs is taken off in finish
+        wn[:, 0] = 0.0
+        _running(wn, st.carry)
+        st.num += _rowdot(wp, np.take(wn, below, axis=1, out=at, mode="clip"))
+        st.pos += wp.sum(axis=1)
+        wpc = np.multiply(wp, conf_pos, out=at)
+        wnc[:, 0] = 0.0
+        _running(wnc, st.carry_c)
+        st.num_c += _rowdot(wpc, np.take(wnc, below, axis=1, out=wp, mode="clip"))
+        st.pos_c += wpc.sum(axis=1)
         ties = self.ties[t]
         if ties is not None:
             local, runs, conf = ties
@@ -275,17 +320,20 @@ class _Aurc:
     def start(self, b: int) -> _AurcState:
         return _AurcState(np.zeros(b), np.zeros(b), np.zeros(b))
 
-    def tile(self, st: _AurcState, w: np.ndarray, t: int, r0: int) -> None:
-        m = w.shape[1]
-        cum_err = _running(w * self.err[r0:r0 + m], st.carry_err)
-        cum_w = _running(w, st.carry_w)
+    def tile(self, st: _AurcState, w: np.ndarray, t: int, r0: int, bufs: _Buffers) -> None:
+        b, m = w.shape
+        cum_err, cum_w = bufs.split("scratch_a", b, m, 0)[0], bufs.split("scratch_b", b, m, 0)[0]
+        np.multiply(w, self.err[r0:r0 + m], out=cum_err)
+        _running(cum_err, st.carry_err)
+        np.copyto(cum_w, w)
+        _running(cum_w, st.carry_w)
         ends = self.ends[t]
         if ends is not None:  # a tied row takes the risk at the end of its group
             cum_err, cum_w = cum_err[:, ends], cum_w[:, ends]
         # cum_w == 0 only before the first drawn row, where cum_err == 0 too
         if not (cum_w[:, 0] > 0).all():
             np.maximum(cum_w, _TINY, out=cum_w)
-        st.num += _rowdot(w, cum_err / cum_w)
+        st.num += _rowdot(w, np.divide(cum_err, cum_w, out=cum_err))
 
 
 class _Order:

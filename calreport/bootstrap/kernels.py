@@ -84,7 +84,8 @@ class Kernels:
     profile, the memory held is a few bytes per row and sort order: the per-row
     columns are kept as one matrix only up to ``_MATRIX_BYTES`` and otherwise
     formed again tile by tile, together with the class vectors of an AUC order
-    (else one flag and one confidence per row).  ``keep_rows=False`` drops the
+    (else, per tile, the positions of its negatives and positives and their
+    confidences: about 20 bytes a row).  ``keep_rows=False`` drops the
     host order's row positions (4 bytes a row), which only the real-weight entry
     point :meth:`evaluate` reads.
 
@@ -363,12 +364,14 @@ class Kernels:
         for o in self.orders:
             for t, (r0, r1) in enumerate(o.tiles):
                 src = source(o, r0, r1, bufs)
-                # C order: the row sums then add in the same order on every path
-                w = np.ascontiguousarray(src, dtype=np.float64)
+                # C order: the row sums then add in the same order on every path; a
+                # reused buffer (no freshly mapped pages per tile)
+                w = bufs.get("weights", b, r1 - r0)
+                np.copyto(w, src)
                 if counts and o.base is not None:
                     w *= o.base[r0:r1]
                 for part in o.parts:
-                    part.tile(states[id(part)], w, t, r0)
+                    part.tile(states[id(part)], w, t, r0, bufs)
         if self.sparse is not None:
             states[id(self.sparse)] = self.sparse.evaluate(
                 b, lambda: self._host_chunks(b, source, bufs, counts), bufs)
@@ -535,9 +538,10 @@ def bootstrap_replicates(
     Memory beyond the profile: the uint8 counts of one block (at least one stream
     of 16 replicates, ``16 N`` bytes), 4 bytes a row for the host order's source rows
     and 4 more per further sort order, one error flag a row for AURC, and the
-    per-row columns, held as one matrix (with a flag and a confidence per row and
-    AUC order) up to 128 MiB and above that formed again tile by tile together
-    with the AUC class vectors.  Measured on 1e7 binary rows with every batched
+    per-row columns, held as one matrix (with, per AUC order, the positions of each
+    tile's negatives and positives and their confidences, about 20 bytes a row) up
+    to 128 MiB and above that formed again tile by tile together with the AUC class
+    vectors.  Measured on 1e7 binary rows with every batched
     metric: about 30 bytes a row at the peak (1.9x the int64 labels and float64
     scores), whatever ``n_boot``.  A class whose positives take at most
     ``min(1024, N / 32)`` distinct scores (each class of a many-class problem) has

@@ -10,3 +10,20 @@
 * :mod:`~calreport.metrics.bpm` -- TCE_bpm
 * :mod:`~calreport.metrics.clinical` -- Hosmer-Lemeshow, Spiegelhalter, Cox
 """
+
+import importlib
+import pkgutil
+from typing import Any
+
+#: The public family modules, imported on first access (``calreport.metrics.risk``).
+_MODULES = tuple(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MODULES})

@@ -24,7 +24,7 @@ import numpy as np
 from calreport import _validate as v
 from calreport.metrics._bins import _assign_uniform
 
-__all__ = ["classwise_calibration_errors", "classwise_ece"]
+__all__ = ["classwise_calibration_errors", "classwise_ece", "errors_from_cell_sums"]
 
 #: Keys of :mod:`calreport.references` behind this module.
 REFERENCE_KEYS = ("Nixon2019", "Kumar2019")
@@ -158,8 +158,34 @@ def classwise_calibration_errors(
     array([0.3, 0.3])
     """
     y, p, w, n_bins = _prepare(y_true, proba, sample_weight, n_bins)
-    score, outcome, total = _cell_sums(y, p, w, n_bins)
-    return np.abs(outcome - score).sum(axis=1) / total
+    return errors_from_cell_sums(*_cell_sums(y, p, w, n_bins))
+
+
+def errors_from_cell_sums(score: np.ndarray, outcome: np.ndarray, total: Any) -> np.ndarray:
+    """``ECE_k`` of every class from its (class, bin) sums: the finisher that the row
+    computation and the merged out-of-core sums share.
+
+    Parameters
+    ----------
+    score, outcome : ndarray, shape (..., K, M)
+        Weighted sums of ``p_k`` and of ``1[y = k]`` per class ``k`` and uniform bin.
+    total : float or ndarray, shape (...)
+        Weight total ``N`` (row count unweighted).
+
+    Returns
+    -------
+    ndarray, shape (..., K)
+        ``(1/N) sum_m |outcome_km - score_km|`` (NaN where ``N`` is 0).
+
+    Examples
+    --------
+    >>> errors_from_cell_sums(np.array([[1.0, 0.5]]), np.array([[1.0, 1.0]]), 2.0)
+    array([0.25])
+    """
+    gap = np.abs(np.asarray(outcome) - np.asarray(score)).sum(axis=-1)
+    total = np.asarray(total, dtype=np.float64)[..., np.newaxis]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(total > 0, gap / np.where(total > 0, total, 1.0), np.nan)
 
 
 def classwise_ece(

@@ -384,8 +384,9 @@ ENTRIES: tuple[Metric, ...] = (
         (Reference("Nixon2019", "section 3"), Reference("Kumar2019", "section 3")),
         _classwise_ece, _REFIT_UPPER, needs=frozenset({"proba"}), settings=("n_bins",),
         bounds=(0.0, 1.0),
-        scaling=("sampled", "class-wise bins on a fixed-size uniform sample per group",
-                 *_CI_SAMPLED)),
+        scaling=("exact", "exact sums of p_k and 1[y = k] per class and uniform bin",
+                 "none", "no Poisson replicate holds the class-wise bins; run the pandas "
+                 "accessor with ci on the rows")),
     Metric(
         "debiased_ece", "Debiased ECE (L2)", "calibration", "lower",
         "√max(0, Σ_b (|B_b|/N)·[(ȳ_b − s̄_b)² − ȳ_b(1 − ȳ_b)/(|B_b| − 1)]) over n_bins "

@@ -364,15 +364,20 @@ def _metric_tables(result: CalibrationResult, facts: list[dict[str, Any]],
         columns.append((f["name"], by_name[f["name"]], f))
     rows = []
     notes = result.interval_notes() if result.ci is not None else {}
+    # out of core, the 95 % sampling error of a metric computed on a sample
+    sampled = result.data.get("sampling_error") or {"by_group": {}, "notes": {}}
     for m in result.metrics:
         spec = REGISTRY[m]
         note = notes.get(m)
         cells = []
         for _, g, f in columns:
             lo, hi = g.intervals.get(m, (math.nan, math.nan))
-            cells.append({"value": _value(g, m, f), "ci_low": lo, "ci_high": hi})
+            h = sampled["by_group"].get(g.name, {}).get(m, math.nan)
+            cells.append({"value": _value(g, m, f), "ci_low": lo, "ci_high": hi,
+                          "sampling_error": None if math.isnan(h) else h})
         rows.append({"name": m, "label": spec.label, "direction": spec.direction,
                      "target": spec.target, "cells": cells,
+                     "sampling_note": sampled["notes"].get(m, ""),
                      "coverage": "" if note is None else note["text"],
                      "method": "" if note is None else base_method(note["method"]),
                      "refit": spec.interval.kind == "refit"})

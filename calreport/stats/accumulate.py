@@ -8,6 +8,10 @@ confusion cells and risk terms that :class:`~calreport.stats.StatsState` merges.
 
 from __future__ import annotations
 
+import functools
+import operator
+from typing import Any
+
 import numpy as np
 
 from calreport._finishers import row_columns
@@ -16,17 +20,19 @@ from calreport.settings import Settings
 from calreport.stats._exact import FRAC_BITS, FixedSum, exact_bincount
 from calreport.stats.config import (
     BIN_SUMS,
+    CLASSWISE_SUMS,
     ROW_TERMS,
     VIEWS,
     Schema,
     StatsConfig,
 )
+from calreport.stats.sparse import SparseSums, occupied
 
 __all__ = ["accumulate"]
 
 
 def accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: np.ndarray,
-                g: int) -> tuple[dict[str, np.ndarray], dict[str, FixedSum],
+                g: int) -> tuple[dict[str, np.ndarray], dict[str, FixedSum | SparseSums],
                                  dict[str, np.ndarray]]:
     c = p.conf
     ok = p.correct.astype(np.float64)
@@ -66,7 +72,7 @@ def accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: np
         total(odds) if w is None else exact_bincount(codes, w * w * odds, g),
         total((c - ok) ** 2), total(rc.get("brier", zeros)), total(rc.get("log_loss", zeros)),
     ]
-    sums: dict[str, FixedSum] = {"scalar": _stack(scalar_parts, (g,))}
+    sums: dict[str, FixedSum | SparseSums] = {"scalar": _stack(scalar_parts, (g,))}
 
     # calibration bins, both views (the positive view only for binary input)
     nb = cfg.n_bins
@@ -104,11 +110,14 @@ def accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: np
     sums["tau"] = _stack([total(None, cell, g * t), total(ok, cell, g * t),
                           total(c, cell, g * t), total(c * ok, cell, g * t)], (g, t))
 
-    # fine confidence bins for AURC (counts when unweighted, weight sums otherwise)
+    # fine confidence bins for AURC (counts when unweighted, weight sums otherwise),
+    # per group only the bins its rows occupy
     b = cfg.score_bins
     fine = np.minimum((c * b).astype(np.intp), b - 1)
-    cell = codes * b + fine
-    sums["aurc_w"] = _stack([tally(cell, None, g * b), tally(cell, ~p.correct, g * b)], (g, b))
+    ptr, index, slot = occupied(codes * b + fine, g, b)
+    size = index.size
+    sums["aurc_w"] = SparseSums(ptr, index, _stack(
+        [tally(slot, None, size), tally(slot, ~p.correct, size)], (size,)), (b,))
 
     # fine score bins for AUC / cwAUC (one row per class; binary: the positive class)
     r = schema.auc_rows
@@ -120,17 +129,22 @@ def accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: np
             scores = p.proba.T
             pos = p.y_true[np.newaxis, :] == np.arange(r)[:, np.newaxis]
         fine = np.minimum((scores * b).astype(np.intp), b - 1)
-        cell = (((codes[np.newaxis, :] * r + np.arange(r)[:, np.newaxis]) * b + fine) * 2
-                + (~pos))  # last axis: 0 = positive, 1 = negative
-        size = g * r * b * 2
+        ptr, index, slot = occupied(codes[np.newaxis, :] * (r * b)
+                                    + np.arange(r)[:, np.newaxis] * b + fine, g, r * b)
+        cell = (slot * 2 + (~pos)).ravel()  # last axis: 0 = positive, 1 = negative
+        size = index.size * 2
         rows = np.broadcast_to(np.arange(p.n), pos.shape).ravel()
-        cell = cell.ravel()
         wc = c if w is None else w * c
         if w is None:
-            sums["auc_w"] = exact_bincount(cell, None, size, 0).reshape((g, r, b, 2))
+            auc_w = exact_bincount(cell, None, size, 0)
         else:
-            sums["auc_w"] = exact_bincount(cell, w[rows], size).reshape((g, r, b, 2))
-        sums["auc_wc"] = exact_bincount(cell, wc[rows], size).reshape((g, r, b, 2))
+            auc_w = exact_bincount(cell, w[rows], size)
+        sums["auc_w"] = SparseSums(ptr, index, auc_w.reshape((index.size, 2)), (r, b))
+        sums["auc_wc"] = SparseSums(ptr, index, exact_bincount(cell, wc[rows], size)
+                                    .reshape((index.size, 2)), (r, b))
+
+    if r:
+        sums["classwise"] = _classwise(p, codes, g, nb, total)
 
     # confusion matrices: weight and confidence-weight per (true, predicted)
     k = schema.n_classes
@@ -141,6 +155,29 @@ def accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: np
     risk_sums, risk_float = _risk_parts(p, cfg, codes, g)
     sums["risk"] = risk_sums
     return counts, sums, {"risk": risk_float}
+
+
+def _classwise(p: ConfidenceProfile, codes: np.ndarray, g: int, nb: int, total: Any
+               ) -> FixedSum:
+    """Exact sums of :data:`CLASSWISE_SUMS` per (group, class, uniform bin), binned as
+    :func:`calreport.metrics.classwise.classwise_calibration_errors` bins."""
+    proba = p.proba_or_score
+    k = 2 if proba.ndim == 1 else proba.shape[1]
+    inner = np.arange(1, nb, dtype=np.float64) / nb
+    size = g * k * nb
+    w = p.sample_weight
+    score_parts, outcome_parts = [], []
+    for j in range(k):  # a column at a time: no (N, K) temporaries
+        col = proba[:, j] if proba.ndim == 2 else (proba if j else 1.0 - proba)
+        cell = (codes * k + j) * nb + np.searchsorted(inner, col, side="left")
+        score_parts.append(total(col, cell, size))
+        hit = p.y_true == j
+        outcome_parts.append(exact_bincount(cell[hit], None if w is None else w[hit], size,
+                                            FRAC_BITS))
+    score = functools.reduce(operator.add, score_parts)
+    outcome = functools.reduce(operator.add, outcome_parts)
+    parts = {"w_p": score, "w_y": outcome}
+    return _stack([parts[name] for name in CLASSWISE_SUMS], (g, k, nb))
 
 
 def _risk_parts(p: ConfidenceProfile, cfg: StatsConfig, codes: np.ndarray, g: int

@@ -17,9 +17,9 @@ import numpy as np
 
 from calreport.profile import ConfidenceProfile
 
-__all__ = ["AUC_SUMS", "AURC_SUMS", "BIN_SUMS", "COUNTS", "RISK_FLOAT", "RISK_SUMS",
-           "ROW_TERMS", "SCALARS", "TAU_SUMS", "VIEWS", "Schema", "StatsConfig", "key_seed",
-           "normalise_key", "sort_key"]
+__all__ = ["AUC_SUMS", "AURC_SUMS", "BIN_SUMS", "CLASSWISE_SUMS", "COUNTS", "RISK_FLOAT",
+           "RISK_SUMS", "ROW_TERMS", "SCALARS", "TAU_SUMS", "VIEWS", "Schema", "StatsConfig",
+           "key_seed", "normalise_key", "sort_key"]
 
 #: Per-group scalar sums; "w*" quantities are counts when the data are unweighted.
 #: Columns of :func:`calreport._finishers.row_columns` the scalar sums are made of.
@@ -31,6 +31,10 @@ BIN_SUMS = ("w", "w2", "w_s", "w_y", "w_s2", "w_sy")
 TAU_SUMS = ("w", "w_ok", "w_c", "w_c_ok")
 AUC_SUMS = ("w_pos", "w_neg", "wc_pos", "wc_neg")
 AURC_SUMS = ("w", "w_err")
+#: Per (class, uniform calibration bin) of every class column ``p_k`` (binary: the
+#: columns ``1 - p`` and ``p``): the sums of ``w p_k`` and ``w 1[y = k]``, from which
+#: the class-wise ECE finishes exactly.
+CLASSWISE_SUMS = ("w_p", "w_y")
 VIEWS = ("top_label", "positive")
 #: Sums of the risk verdict (:func:`calreport.metrics.risk.risk_summary` in sum form)
 #: over all rows (``a_``) and over the certainty claims (``c_``, raw confidence

@@ -86,15 +86,14 @@ def ece_quantile_bounded(state: StatsState, *, view: str, n_bins: int = 15,
     >>> bool(abs(val["ece"][0] - exact) <= bnd["ece"][0] < 0.01)
     True
     """
-    weights, ysum = _fine_counts(state, view)
-    g, b = weights.shape
+    g, b = len(state.keys), state.config.score_bins
     out = {k: np.full(g, np.nan) for k in ("ece", "mce")}
     bounds = {k: np.full(g, np.nan) for k in ("ece", "mce")}
     lower = np.arange(b) / b
     upper = (np.arange(b) + 1.0) / b
     mid = (np.arange(b) + 0.5) / b
     for gi in range(g):
-        w, y = weights[gi], ysum[gi]
+        w, y = _fine_counts(state, view, gi)
         total = float(w.sum())
         if not total > 0:
             continue

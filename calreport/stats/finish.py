@@ -7,7 +7,8 @@ Every metric records how it relates to the full-data computation of
   rounding of the final arithmetic;
 * ``"bounded"`` -- read off fine fixed score bins; the true value lies within the
   reported ``bound`` (computed from the same bins, so the bound itself is exact);
-* ``"sampled"`` -- estimated from a sample (none of the metrics here).
+* ``"sampled"`` -- estimated from a sample (none of the metrics here; their sampling
+  error is :attr:`MetricTable.sampling_error`).
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ from typing import Any
 
 import numpy as np
 
+from calreport.metrics.classwise import errors_from_cell_sums
 from calreport.metrics.weighted import sample_sizes as sizes
 from calreport.registry import REGISTRY, Metric
-from calreport.stats.config import SCALARS, VIEWS
+from calreport.stats.config import CLASSWISE_SUMS, SCALARS, VIEWS
 from calreport.stats.poisson import intervals
+from calreport.stats.sparse import chunks
 from calreport.stats.state import StatsState
 from calreport.stats.sums import SUM_FORM, StateSums, div, finish_sums
 
@@ -33,7 +36,7 @@ __all__ = ["KINDS", "SUMMARY_METRICS", "MetricTable", "confusion", "reliability"
 
 #: Metrics finished from the state's fine bins and per-bin sums, with their kind.
 _FROM_BINS = {"auc": "bounded", "cwauc": "bounded", "delta_auc": "bounded", "aurc": "bounded",
-              "corp_unc": "exact"}
+              "corp_unc": "exact", "classwise_ece": "exact"}
 #: Summary metrics in output order, with how each is obtained from the state: the
 #: counts, the registry's metrics finished from the sums (in registry order) and the
 #: state's extra descriptive columns.
@@ -75,6 +78,10 @@ class MetricTable:
     interval_se : dict of str -> (ndarray, ndarray, ndarray)
         Per metric with an interval: the Monte Carlo standard errors of its low and
         high bounds and the replicates behind it, per group.
+    sampling_error : dict of str -> ndarray, shape (G,)
+        Per sampled metric: the half-width of its 95 % sampling error (the value on
+        all rows lies within it at that rate; 0 when the sample is the whole group;
+        :func:`calreport.stats.sampled.sampling_errors`).
     """
 
     keys: list[Any]
@@ -88,6 +95,7 @@ class MetricTable:
     verdicts: list[Any] | None = None
     interval_se: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
         default_factory=dict)
+    sampling_error: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def resolve_view(state: StatsState, view: str | None) -> str:
@@ -201,6 +209,9 @@ def summary(state: StatsState, *, view: str | None = None,
     for name in ("coverage", "selective_accuracy"):
         v[name] = sel[name][:, j]
     v["aurc"], bounds["aurc"] = _aurc(state)
+    v["classwise_ece"] = _classwise_ece(state, w)
+    if not has_proba:
+        reasons["classwise_ece"] = ["needs class probabilities and true labels"] * g
     # CORP's uncertainty term is the base rate's Brier score o (1 - o) on the view
     base = div(rel["sum_outcome"].sum(axis=1), rel["weight_sum"].sum(axis=1))
     v["corp_unc"] = base * (1.0 - base)
@@ -235,29 +246,59 @@ def _nan_reason(name: str) -> str:
     return why if why and why != generic else "no rows with positive weight"
 
 
+def _by_blocks(state: StatsState, name: str, fn: Any) -> tuple[np.ndarray, ...]:
+    """``fn`` of the dense fine bins of the sparse sums ``name``, a block of groups at a
+    time (each group's numbers as from one dense array), joined over the groups."""
+    sparse = state.sums[name]
+    parts = [fn(sparse.dense_float(block))
+             for block in chunks(sparse.n_groups, sparse.width * math.prod(sparse.tail))]
+    if not parts:
+        return tuple(np.asarray(a) for a in fn(sparse.dense_float(slice(0, 0))))
+    return tuple(np.concatenate(col) for col in zip(*parts, strict=True))
+
+
 def _auc(state: StatsState) -> tuple[np.ndarray, ...]:
     """Macro AUC and cwAUC over classes with positives and negatives, with bounds."""
-    out = []
+    out: list[np.ndarray] = []
     for name in ("auc_w", "auc_wc"):
-        s = state.sums[name].to_float()  # (G, R, B, 2)
-        pos, neg = s[..., 0], s[..., 1]
-        below = np.cumsum(neg, axis=-1) - neg
-        num = (pos * (below + 0.5 * neg)).sum(axis=-1)
-        den = pos.sum(axis=-1) * neg.sum(axis=-1)
-        per = div(num, den)
-        per_bound = div(0.5 * (pos * neg).sum(axis=-1), den)
-        with np.errstate(invalid="ignore"):
-            have = ~np.isnan(per)
-            cnt = have.sum(axis=1)
-            val = div(np.where(have, per, 0.0).sum(axis=1), cnt)
-            bound = div(np.where(have, per_bound, 0.0).sum(axis=1), cnt)
-        out += [val, bound]
+        out += _by_blocks(state, name, _auc_of)
     return tuple(out)
 
 
-def _aurc(state: StatsState) -> tuple[np.ndarray, np.ndarray]:
+def _classwise_ece(state: StatsState, total: np.ndarray) -> np.ndarray:
+    """Class-wise ECE of every group from its exact (class, uniform bin) sums, by the
+    finisher of the row computation (NaN without class probabilities)."""
+    if "classwise" not in state.sums:
+        return np.full(len(state.keys), np.nan)
+    s = state.sums["classwise"].to_float()  # (G, K, n_bins, 2)
+    p, y = (s[..., CLASSWISE_SUMS.index(name)] for name in ("w_p", "w_y"))
+    return errors_from_cell_sums(p, y, total).mean(axis=-1)
+
+
+def _auc_of(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Macro AUC of dense fine bins (G, R, B, 2) and its bound."""
+    pos, neg = s[..., 0], s[..., 1]
+    below = np.cumsum(neg, axis=-1) - neg
+    num = (pos * (below + 0.5 * neg)).sum(axis=-1)
+    den = pos.sum(axis=-1) * neg.sum(axis=-1)
+    per = div(num, den)
+    per_bound = div(0.5 * (pos * neg).sum(axis=-1), den)
+    with np.errstate(invalid="ignore"):
+        have = ~np.isnan(per)
+        cnt = have.sum(axis=1)
+        val = div(np.where(have, per, 0.0).sum(axis=1), cnt)
+        bound = div(np.where(have, per_bound, 0.0).sum(axis=1), cnt)
+    return val, bound
+
+
+def _aurc(state: StatsState) -> tuple[np.ndarray, ...]:
     """AURC with each fine confidence bin as one tie group, and its exact error bound."""
-    s = state.sums["aurc_w"].to_float()[:, ::-1, :]  # most confident bin first
+    return _by_blocks(state, "aurc_w", _aurc_of)
+
+
+def _aurc_of(dense: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """AURC of dense fine bins (G, B, 2) and its bound."""
+    s = dense[:, ::-1, :]  # most confident bin first
     m, e = s[..., 0], s[..., 1]
     a = np.cumsum(m, axis=1) - m
     ee = np.cumsum(e, axis=1) - e

@@ -76,9 +76,10 @@ def binned_auc_delong(state: StatsState) -> tuple[np.ndarray, np.ndarray]:
     auc, se = np.full(g, np.nan), np.full(g, np.nan)
     if not state.schema.binary or state.schema.weighted or "auc_w" not in state.sums:
         return auc, se
-    counts = state.sums["auc_w"].to_float()[:, 0]  # (G, B, 2): positives, negatives
     for gi in range(g):
-        pos, neg = counts[gi, :, 0], counts[gi, :, 1]
+        # (B, 2): positives, negatives of the group's fine bins
+        counts = state.sums["auc_w"].dense_float(slice(gi, gi + 1))[0, 0]
+        pos, neg = counts[:, 0], counts[:, 1]
         m, n = pos.sum(), neg.sum()
         if m < 2 or n < 2:
             continue

@@ -44,13 +44,15 @@ class Plan:
     w_max: dict[Any, float] | None = None  # group key -> largest weight (HL scale)
 
 
-def _fine_counts(state: StatsState, view: str) -> tuple[np.ndarray, np.ndarray]:
-    """Rows (weight sums when weighted) and outcome sums per fine score bin, (G, B) each."""
+def _fine_counts(state: StatsState, view: str, gi: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows (weight sums when weighted) and outcome sums per fine score bin of group
+    ``gi``, (B,) each (its occupied bins densified)."""
+    one = slice(gi, gi + 1)
     if view == "positive":
-        s = state.sums["auc_w"].to_float()[:, 0]  # (G, B, 2): positives, negatives
-        return s[..., 0] + s[..., 1], s[..., 0]
-    s = state.sums["aurc_w"].to_float()  # (G, B, 2): rows, errors
-    return s[..., 0], s[..., 0] - s[..., 1]
+        s = state.sums["auc_w"].dense_float(one)[:, 0]  # (1, B, 2): positives, negatives
+        return (s[..., 0] + s[..., 1])[0], s[0, :, 0]
+    s = state.sums["aurc_w"].dense_float(one)  # (1, B, 2): rows, errors
+    return s[0, :, 0], (s[..., 0] - s[..., 1])[0]
 
 
 def _unit(state: StatsState, gi: int, total: float) -> float:
@@ -77,21 +79,21 @@ def plan(state: StatsState, *, view: str, n_bins: int = 15, n_groups: int = 10,
     ``w_max`` (group key -> largest weight) is needed for Hosmer-Lemeshow with
     importance weights (:func:`weight_max`); without it those groups get NaN.
     """
-    counts, _ = _fine_counts(state, view)
     bins = {}
     weighted = state.schema.weighted
     for gi, key in enumerate(state.keys):
+        counts, _ = _fine_counts(state, view, gi)
         if not weighted:
-            n = round(float(counts[gi].sum()))
+            n = round(float(counts.sum()))
             if n == 0:
                 continue
-            cum = np.cumsum(counts[gi])
+            cum = np.cumsum(counts)
             bins[key] = np.unique(np.searchsorted(cum, _ranks(n, n_bins, n_groups),
                                                   side="right"))
             continue
-        cum = np.cumsum(counts[gi])
+        cum = np.cumsum(counts)
         total = float(cum[-1])
-        nonempty = np.flatnonzero(counts[gi] > 0)
+        nonempty = np.flatnonzero(counts > 0)
         if total <= 0 or nonempty.size == 0:
             continue
         unit = _unit(state, gi, total)
@@ -206,8 +208,7 @@ def _group_bins(state: StatsState, second: dict[str, Any], p: Plan, gi: int,
                 edges_of: Any) -> tuple[np.ndarray, ...] | None:
     """Count, score sum and outcome sum per quantile bin of group ``gi``."""
     key = p.keys[gi]
-    counts, ysum = _fine_counts(state, p.view)
-    counts, ysum = counts[gi], ysum[gi]
+    counts, ysum = _fine_counts(state, p.view, gi)
     n = round(float(counts.sum()))
     if n == 0 or key not in second["rows"]:
         return None
@@ -252,8 +253,7 @@ def _weighted_bins(state: StatsState, second: dict[str, Any], p: Plan, gi: int,
     sorted by score with their exact cumulative weights in the whole group.
     """
     key = p.keys[gi]
-    counts, ysum = _fine_counts(state, p.view)
-    counts, ysum = counts[gi], ysum[gi]
+    counts, ysum = _fine_counts(state, p.view, gi)
     total = float(counts.sum())
     if not total > 0 or key not in second["rows"]:
         return None
@@ -344,10 +344,9 @@ def ece_quantile(state: StatsState, second: dict[str, Any], p: Plan, *, n_bins: 
     """
     g = len(p.keys)
     out = {k: np.full(g, np.nan) for k in ("ece", "mce", "signed_ece")}
-    counts, _ = _fine_counts(state, p.view)
     for gi in range(g):
         if p.weighted:
-            total = float(counts[gi].sum())
+            total = float(_fine_counts(state, p.view, gi)[0].sum())
             got = (None if not total > 0 else _weighted_bins(
                 state, second, p, gi, _ece_edges_weighted(n_bins, _unit(state, gi, total))))
         else:

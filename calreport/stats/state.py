@@ -22,6 +22,7 @@ from calreport.stats.accumulate import accumulate
 from calreport.stats.config import (
     AURC_SUMS,
     BIN_SUMS,
+    CLASSWISE_SUMS,
     COUNTS,
     RISK_FLOAT,
     RISK_SUMS,
@@ -36,25 +37,33 @@ from calreport.stats.poisson import BIN_BLOCKS, LINEAR, QUADRATIC, replicate_sum
 from calreport.stats.sample import FINE, draw, heavy_rows, merge, top_errors
 from calreport.stats.smooth_grid import grid_masses
 from calreport.stats.smooth_grid import merge as merge_smooth
+from calreport.stats.sparse import SparseSums
 from calreport.stats.weight_scale import align, pooled_exponent, scale_profile, state_scale
 
-__all__ = ["StatsConfig", "StatsState", "check_state", "normalise_key", "state_layout"]
+__all__ = ["StatsConfig", "StatsState", "check_state", "normalise_key",
+           "state_layout", "state_nbytes"]
 
 def state_layout(config: StatsConfig, schema: Schema, g: int
                  ) -> dict[str, dict[str, tuple[tuple[int, ...], int | None]]]:
     """Shape of every array a state of ``g`` groups holds, as :meth:`from_profile` builds it.
 
-    Returns ``{"counts" | "sums" | "fsums" | "boot": {name: (shape, frac_bits)}}``;
-    ``shape`` of a sum excludes its limb axis, ``frac_bits`` is None for plain arrays.
+    Returns ``{"counts" | "sums" | "fsums" | "boot": {name: (shape, frac_bits)},
+    "sparse" | "fsparse": {name: ((cells, tail), frac_bits)}}``; ``shape`` of a sum
+    excludes its limb axis, ``frac_bits`` is None for plain arrays.  The ``sparse``
+    sums (in ``sums``) and ``fsparse`` float sums (in ``fsums``) are
+    :class:`~calreport.stats.sparse.SparseSums`: per group, the occupied cells of a
+    grid of shape ``cells``, each holding ``tail`` quantities.
     """
 
     nb, t, b = int(config.n_bins), len(config.taus), int(config.score_bins)
     real, tally = FRAC_BITS, FRAC_BITS if schema.weighted else 0
     sums = {"scalar": ((g, len(SCALARS)), real), "bins": ((g, 2, nb, len(BIN_SUMS)), real),
-            "tau": ((g, t, len(TAU_SUMS)), real), "aurc_w": ((g, b, len(AURC_SUMS)), tally)}
+            "tau": ((g, t, len(TAU_SUMS)), real)}
+    sparse = {"aurc_w": (((b,), (len(AURC_SUMS),)), tally)}
     r, k = schema.auc_rows, schema.n_classes
     if r:
-        sums["auc_w"], sums["auc_wc"] = ((g, r, b, 2), tally), ((g, r, b, 2), real)
+        sparse["auc_w"], sparse["auc_wc"] = (((r, b), (2,)), tally), (((r, b), (2,)), real)
+        sums["classwise"] = ((g, max(k, 2), nb, len(CLASSWISE_SUMS)), real)
     if schema.layout != "minimal" and k:
         sums["confusion"] = ((g, k, k, 2), real)
     sums["risk"] = ((g, len(RISK_SUMS)), real)
@@ -62,8 +71,9 @@ def state_layout(config: StatsConfig, schema: Schema, g: int
     return {
         "counts": {**{c: ((g,), None) for c in COUNTS}, "bin_count": ((g, 2, nb), None)},
         "sums": sums,
-        "fsums": {"all": ((g, FINE), None), "rest": ((g, FINE), None),
-                  "risk": ((g, len(RISK_FLOAT)), None)},
+        "sparse": sparse,
+        "fsums": {"risk": ((g, len(RISK_FLOAT)), None)},
+        "fsparse": {"all": (((FINE,), ()), None), "rest": (((FINE,), ()), None)},
         "boot": {"boot": ((g, int(config.n_boot), width), None)} if config.n_boot else {},
     }
 
@@ -124,9 +134,14 @@ def check_state(state: StatsState, where: str = "state") -> None:
              "positive view: 0 unless binary)", occupancy != views)
 
     for name, s in sums.items():
-        check_limbs(s.limbs, f"{where}: `sums.{name}`")
+        if isinstance(s, SparseSums):
+            s.check(f"{where}: `sums.{name}`", keys)
+        else:
+            check_limbs(s.limbs, f"{where}: `sums.{name}`")
     for name, a in [*state.fsums.items(), *(() if state.boot is None else [("boot", state.boot)])]:
-        if not np.isfinite(a).all():
+        if isinstance(a, SparseSums):
+            a.check(f"{where}: `fsums.{name}`", keys)
+        elif not np.isfinite(a).all():
             fail(f"`{'boot' if name == 'boot' else 'fsums.' + name}` holds NaN or infinite "
                  "values", ~np.isfinite(a))
     if state.boot is not None and (state.boot < 0).any():
@@ -144,9 +159,10 @@ def check_state(state: StatsState, where: str = "state") -> None:
              "unweighted state", total != n)
     levels = [("bins", col(sums["bins"], BIN_SUMS, "w")[:, 0]),
               ("tau", col(sums["tau"], TAU_SUMS, "w")),
-              ("aurc_w", col(sums["aurc_w"], AURC_SUMS, "w"))]
-    levels += [(name, sums[name][:, r, :, :]) for name in ("auc_w",) if name in sums
-               for r in range(sums[name].shape[1])]
+              ("aurc_w", sums["aurc_w"].totals(AURC_SUMS.index("w"))[:, 0])]
+    if "auc_w" in sums:
+        per_row = sums["auc_w"].totals()
+        levels += [("auc_w", per_row[:, r]) for r in range(per_row.shape[1])]
     if "confusion" in sums:
         levels.append(("confusion", sums["confusion"][:, :, :, 0]))
     if state.schema.binary:
@@ -190,10 +206,12 @@ class StatsState:
     keys : list
         Group keys in a canonical order (``()`` for an ungrouped state).
     counts : dict of str -> ndarray of int64, shape (G,)
-    sums : dict of str -> FixedSum
+    sums : dict of str -> FixedSum or SparseSums
         Exact sums: ``scalar`` (G, 12), ``bins`` (G, 2, n_bins, 4) per view,
-        ``bin_count`` (G, 2, n_bins), ``tau`` (G, T, 4), ``aurc`` (G, score_bins, 2),
-        ``auc`` (G, R, score_bins, 4), ``confusion`` (G, K, K, 2).
+        ``bin_count`` (G, 2, n_bins), ``tau`` (G, T, 4), ``confusion`` (G, K, K, 2);
+        per group only the occupied fine bins (:class:`~calreport.stats.sparse.SparseSums`)
+        of ``aurc_w`` (score_bins cells, 2 sums) and ``auc_w``, ``auc_wc`` (R x
+        score_bins cells, positives and negatives).
     boot : ndarray of float64, shape (G, n_boot, Q), or None
         Poisson-bootstrap replicate sums (see :mod:`calreport.stats.poisson`).
     ranks : dict of key -> ndarray of int64, shape (R, 2), or None
@@ -285,7 +303,9 @@ class StatsState:
         sizes = np.bincount(codes, minlength=g)
         ranks = {k: np.asarray([[row_offsets[k], row_offsets[k] + int(sizes[i])]],
                                dtype=np.int64) for i, k in enumerate(keys) if sizes[i]}
-        heavy, fsums = heavy_rows(profile, cfg, codes, keys, row_offsets)
+        heavy, dense = heavy_rows(profile, cfg, codes, keys, row_offsets)
+        fsums: dict[str, np.ndarray | SparseSums] = {
+            name: SparseSums.from_dense(a) for name, a in dense.items()}
         fsums.update(floats)
         boot = None
         if cfg.n_boot:
@@ -387,8 +407,11 @@ class StatsState:
             top = merge(self.top, other.top, self.config.top_errors)
 
         heavy = merge(self.heavy or {}, other.heavy or {}, self.config.heavy_rows)
-        fsums = {}
+        fsums: dict[str, np.ndarray | SparseSums] = {}
         for name, a in self.fsums.items():
+            if isinstance(a, SparseSums):
+                fsums[name] = a.take(ia, (g,)) + other.fsums[name].take(ib, (g,))
+                continue
             out_f = np.zeros((g, *a.shape[1:]))
             out_f[ia] += a
             out_f[ib] += other.fsums[name]
@@ -411,7 +434,8 @@ class StatsState:
             out = replace(one, scale=None).pooled(key)
             return replace(out, scale=None if one.scale is None else one.scale[:1])
         counts = {k: a.sum(axis=0, keepdims=True) for k, a in self.counts.items()}
-        sums = {k: FixedSum(s.limbs.sum(axis=0, keepdims=True), s.frac_bits)
+        sums = {k: s.pooled() if isinstance(s, SparseSums)
+                else FixedSum(s.limbs.sum(axis=0, keepdims=True), s.frac_bits)
                 for k, s in self.sums.items()}
         boot = None if self.boot is None else self.boot.sum(axis=0, keepdims=True)
         maxima = {k: a.max(axis=0, keepdims=True) for k, a in self.maxima.items()}
@@ -430,7 +454,8 @@ class StatsState:
         heavy: dict[Any, dict[str, np.ndarray]] = {}
         for (_, which), part in (self.heavy or {}).items():
             heavy = merge(heavy, {(key, which): part}, self.config.heavy_rows)
-        fsums = {k: a.sum(axis=0, keepdims=True) for k, a in self.fsums.items()}
+        fsums = {k: a.pooled() if isinstance(a, SparseSums) else a.sum(axis=0, keepdims=True)
+                 for k, a in self.fsums.items()}
         smooth = None
         if self.smooth is not None and self.config.smooth_groups >= 1:
 
@@ -452,9 +477,23 @@ class StatsState:
                 and all(np.array_equal(a, other.counts[k]) for k, a in self.counts.items())
                 and all(s.equals(other.sums[k]) for k, s in self.sums.items()))
 
+    def nbytes(self) -> int:
+        """Bytes of the arrays of the exact and float sums, counts and replicates
+        (the kept rows of samples and smooth masses aside)."""
+        return state_nbytes(self)
+
     def row_counts(self) -> dict[Any, int]:
         """Rows seen per group key."""
         return {k: int(n) for k, n in zip(self.keys, self.counts["n"], strict=True)}
+
+
+def state_nbytes(state: StatsState) -> int:
+    """Bytes of a state's counts, sums, float sums and replicates in memory."""
+    arrays = [*state.counts.values(), *state.maxima.values(),
+              *(() if state.boot is None else [state.boot])]
+    held = [*state.sums.values(), *state.fsums.values()]
+    return int(sum(a.nbytes for a in arrays) + sum(
+        s.nbytes if isinstance(s, SparseSums) else getattr(s, "limbs", s).nbytes for s in held))
 
 
 def _merge_ranks(a: dict[Any, np.ndarray] | None, b: dict[Any, np.ndarray] | None,

@@ -1,7 +1,12 @@
 """Plain (JSON-ready) form of a :class:`~calreport.stats.StatsState`, validated on load.
 
-Arrays are stored as base64 of their zlib-compressed bytes with dtype and shape;
-group keys as JSON values (tuples tagged); the sample's row labels as strings.
+Arrays are stored as base64 of their zlib-compressed bytes with dtype and shape (or,
+in the binary form of :mod:`calreport.stats.binary`, as the offset of their raw
+little-endian bytes in a body beside the JSON header); group keys as JSON values
+(tuples tagged); the sample's row labels as strings.  Sparse sums
+(:class:`~calreport.stats.sparse.SparseSums`) are stored as their compressed rows
+``ptr``, ``index`` and values; their cells are checked sorted, distinct and within
+the grid.
 
 A stored state is read like input: :func:`state_from_dict` checks every field
 (names, types, dtypes, shapes against the settings and the number of groups, group
@@ -16,11 +21,9 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
-import hashlib
-import hmac
-import json
 import math
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -28,19 +31,23 @@ import numpy as np
 from calreport.stats._exact import FixedSum
 from calreport.stats.config import Schema, StatsConfig
 from calreport.stats.smooth_grid import _TOTAL
+from calreport.stats.sparse import SparseSums
 from calreport.stats.state import StatsState, check_state, state_layout
 from calreport.stats.weight_scale import check_scale
 
-__all__ = ["MAX_BYTES", "check_budget", "check_fields", "layout_bytes", "plain_value",
-           "state_from_dict", "state_to_dict", "value_from_plain"]
+__all__ = ["MAX_BYTES", "Encoder", "check_budget", "check_fields", "layout_bytes",
+           "plain_value", "state_from_dict", "state_to_dict", "value_from_plain"]
 
 #: Default limit on the bytes a stored state may take once inflated (its text) and
-#: once its arrays are decoded: 1 GiB.  A 10-group state of 1e6 rows with the
-#: default settings takes about 18 MB of text; raise the limit for larger trusted ones.
+#: once its arrays are decoded: 1 GiB.  A state's arrays grow with the fine bins its
+#: groups occupy and the rows they keep (about 120 kB per group of 1,000 binary rows
+#: with the default settings); raise the limit for larger trusted ones.
 MAX_BYTES = 1 << 30
 
 _DTYPES = ("bool", "int8", "int16", "int32", "int64", "float64")
 _INTS = ("int8", "int16", "int32", "int64")
+#: Sections of the layout holding sparse sums (their size follows the data).
+_SPARSE = ("sparse", "fsparse")
 _LAYOUTS = ("proba", "labels", "minimal")
 _FIX = "The state was not written by this calreport or was altered: rebuild it from its batches."
 
@@ -51,6 +58,20 @@ _FIX = "The state was not written by this calreport or was altered: rebuild it f
 def _array(a: np.ndarray) -> dict[str, Any]:
     return {"dtype": str(a.dtype), "shape": list(a.shape),
             "data": base64.b64encode(zlib.compress(np.ascontiguousarray(a).tobytes())).decode()}
+
+
+Encoder = Callable[[np.ndarray], Any]
+
+
+def _sum_out(s: FixedSum | SparseSums | np.ndarray, encode: Encoder) -> dict[str, Any]:
+    if isinstance(s, SparseSums):
+        rows = {"ptr": encode(s.ptr), "index": encode(s.index)}
+        if s.exact:
+            return {"frac_bits": s.values.frac_bits, **rows, "limbs": encode(s.values.limbs)}
+        return {**rows, "values": encode(s.values)}
+    if isinstance(s, FixedSum):
+        return {"frac_bits": s.frac_bits, "limbs": encode(s.limbs)}
+    return encode(s)
 
 
 def plain_value(v: Any) -> Any:
@@ -75,39 +96,50 @@ def plain_value(v: Any) -> Any:
                     "strings or numbers for column names, labels and group keys.")
 
 
-def _groups_out(d: dict[Any, dict[str, np.ndarray]] | None) -> Any:
+def _same_rows(a: dict[str, np.ndarray] | None, b: dict[str, np.ndarray]) -> bool:
+    return a is b or (a is not None and a.keys() == b.keys() and all(
+        np.array_equal(a[f], b[f]) for f in a))
+
+
+def _groups_out(d: dict[Any, dict[str, np.ndarray]] | None, encode: Encoder = _array,
+                heavy: bool = False) -> Any:
     if d is None:
         return None
-    out = []
+    out: list[dict[str, Any]] = []
     for key, arrays in d.items():
+        if heavy and key[1] == "rest" and _same_rows(d.get((key[0], "all")), arrays):
+            # no certainty claim in the group: its rows below certainty are all rows
+            out.append({"key": plain_value(key), "arrays": "all"})
+            continue
         entry = {}
         for f, a in arrays.items():
             entry[f] = ({"strings": [str(x) for x in a]} if a.dtype == object
-                        else _array(a))
+                        else encode(a))
         out.append({"key": plain_value(key), "arrays": entry})
     return out
 
 
-def state_to_dict(st: StatsState) -> dict[str, Any]:
-    """The state's data (not its settings) as plain values."""
+def state_to_dict(st: StatsState, encode: Encoder = _array) -> dict[str, Any]:
+    """The state's data (not its settings) as plain values; ``encode`` gives the plain
+    form of an array (default: base64 of its zlib-compressed bytes)."""
     return {
         "schema": {**dataclasses.asdict(st.schema), "classes": None if st.schema.classes
                    is None else [plain_value(c) for c in st.schema.classes]},
         "keys": [plain_value(k) for k in st.keys],
-        "counts": {k: _array(a) for k, a in st.counts.items()},
-        "sums": {k: {"frac_bits": s.frac_bits, "limbs": _array(s.limbs)}
-                 for k, s in st.sums.items()},
-        "boot": None if st.boot is None else _array(st.boot),
-        "maxima": {k: _array(a) for k, a in st.maxima.items()},
-        "sample": _groups_out(st.sample),
-        "top": _groups_out(st.top),
-        "heavy": _groups_out(st.heavy),
-        "fsums": {k: _array(a) for k, a in st.fsums.items()},
-        "smooth": _groups_out(st.smooth),
+        # in name order: a loaded state writes the same bytes again
+        "counts": {k: encode(a) for k, a in sorted(st.counts.items())},
+        "sums": {k: _sum_out(s, encode) for k, s in sorted(st.sums.items())},
+        "boot": None if st.boot is None else encode(st.boot),
+        "maxima": {k: encode(a) for k, a in sorted(st.maxima.items())},
+        "sample": _groups_out(st.sample, encode),
+        "top": _groups_out(st.top, encode),
+        "heavy": _groups_out(st.heavy, encode, heavy=True),
+        "fsums": {k: _sum_out(a, encode) for k, a in sorted(st.fsums.items())},
+        "smooth": _groups_out(st.smooth, encode),
         "ranks": None if st.ranks is None else _groups_out(
-            {k: {"r": a} for k, a in st.ranks.items()}),
+            {k: {"r": a} for k, a in st.ranks.items()}, encode),
         # written only when a weight scale is not 1: other states read as before
-        **({} if st.scale is None else {"scale": _array(st.scale)}),
+        **({} if st.scale is None else {"scale": encode(st.scale)}),
     }
 
 
@@ -196,10 +228,15 @@ def _nbytes(shape: tuple[int, ...], dtype: str) -> int:
 
 def layout_bytes(config: StatsConfig, schema: Schema, g: int) -> int:
     """Bytes of the arrays :func:`~calreport.stats.state.state_layout` gives (one limb
-    per sum: the least a stored state takes)."""
+    per sum, no occupied fine bin: the least a stored state takes), plus the dense grid
+    of one group that the finishers read (its sparse sums densified one at a time)."""
     lay = state_layout(config, schema, g)
-    return sum(_nbytes(shape, "int64" if fb is not None else "float64")
-               for part in lay.values() for shape, fb in part.values())
+    dense = sum(_nbytes(shape, "int64" if fb is not None else "float64")
+                for name, part in lay.items() if name not in _SPARSE
+                for shape, fb in part.values())
+    grids = [(*cells, *tail) for name in _SPARSE for (cells, tail), _ in lay[name].values()]
+    return dense + sum(len(lay[name]) for name in _SPARSE) * _nbytes((g + 1,), "int64") \
+        + max(_nbytes(shape, "float64") for shape in grids)
 
 
 def check_budget(need: int, max_bytes: int, what: str) -> None:
@@ -212,18 +249,24 @@ def check_budget(need: int, max_bytes: int, what: str) -> None:
 
 
 class _Reader:
-    """Decodes arrays, counting their bytes against ``max_bytes`` before each one."""
+    """Decodes arrays, counting their bytes against ``max_bytes`` before each one.
 
-    def __init__(self, max_bytes: int, where: str) -> None:
+    With ``body`` (the binary form), an array is ``{"dtype", "shape", "at"}``: its raw
+    little-endian bytes start at offset ``at`` of the body; ``read`` counts the body's
+    bytes the arrays took (all of them, once the state is read).
+    """
+
+    def __init__(self, max_bytes: int, where: str, body: bytes | None = None) -> None:
         self.max_bytes, self.used, self.where = max_bytes, 0, where
+        self.body, self.read = body, 0
 
     def array(self, p: Any, name: str, dtypes: tuple[str, ...],
               shape: tuple[int | None, ...] | None = None) -> np.ndarray:
         """The array of a stored ``{"dtype", "shape", "data"}`` (``None`` in ``shape``:
         any length; ``shape=None``: any shape)."""
         name = f"{self.where}.{name}"
-        d = check_fields(p, name, ("dtype", "shape", "data"))
-        dtype, dims, data = d["dtype"], d["shape"], d["data"]
+        d = check_fields(p, name, ("dtype", "shape", "data" if self.body is None else "at"))
+        dtype, dims, data = d["dtype"], d["shape"], d.get("data", d.get("at"))
         if dtype not in dtypes:
             raise ValueError(f"`{name}` has dtype {dtype!r}; expected {' or '.join(dtypes)}. "
                              f"{_FIX}")
@@ -242,6 +285,8 @@ class _Reader:
         n = _nbytes(tuple(dims), dtype)
         self.used += n
         check_budget(self.used, self.max_bytes, f"Decoding `{name}` (and the arrays before it)")
+        if self.body is not None:
+            return self._raw(data, n, name, dtype, tuple(dims))
         if not isinstance(data, str):
             raise ValueError(f"`{name}.data` must be a base64 string. {_FIX}")
         try:
@@ -258,6 +303,18 @@ class _Reader:
                              f"array). {_FIX}")
         return np.frombuffer(raw, dtype=dtype).reshape(dims).copy()
 
+    def _raw(self, at: Any, n: int, name: str, dtype: str, dims: tuple[int, ...]
+             ) -> np.ndarray:
+        body = self.body if self.body is not None else b""
+        if isinstance(at, bool) or not isinstance(at, int) or at < 0 or at + n > len(body):
+            raise ValueError(f"`{name}.at` is {at!r}: the {n:,} bytes of shape {dims} "
+                             f"{dtype} must lie within the {len(body):,} bytes of the body "
+                             f"(a truncated or altered payload). {_FIX}")
+        self.read += n
+        little = np.dtype(dtype).newbyteorder("<")
+        return np.frombuffer(body, dtype=little, count=math.prod(dims), offset=at
+                             ).astype(dtype).reshape(dims)
+
 
 def _named_arrays(p: Any, name: str, reader: _Reader, layout: dict[str, Any],
                   dtype: str) -> dict[str, np.ndarray]:
@@ -267,18 +324,42 @@ def _named_arrays(p: Any, name: str, reader: _Reader, layout: dict[str, Any],
             for k, (shape, _) in layout.items()}
 
 
-def _sums_in(p: Any, reader: _Reader, layout: dict[str, Any]) -> dict[str, FixedSum]:
-    check_fields(p, f"{reader.where}.sums", tuple(layout))
-    out = {}
+def _frac_bits(d: dict[str, Any], name: str, frac_bits: int) -> None:
+    if d["frac_bits"] != frac_bits or isinstance(d["frac_bits"], bool):
+        raise ValueError(
+            f"`{name}.frac_bits` is {d['frac_bits']!r}; this sum is held on the "
+            f"2^-{frac_bits} grid ({'counts' if frac_bits == 0 else 'reals'}), the only one "
+            f"the code supports for it. {_FIX}")
+
+
+def _sums_in(p: Any, section: str, reader: _Reader, layout: dict[str, Any],
+             sparse: dict[str, Any], g: int) -> dict[str, Any]:
+    """Exact (or, in ``fsums``, float) sums: dense ones of the layout's shapes, and the
+    compressed rows of the sparse ones (their cells are checked in check_state)."""
+    check_fields(p, f"{reader.where}.{section}", (*layout, *sparse))
+    out: dict[str, Any] = {}
     for k, (shape, frac_bits) in layout.items():
-        d = check_fields(p[k], f"{reader.where}.sums.{k}", ("frac_bits", "limbs"))
-        if d["frac_bits"] != frac_bits or isinstance(d["frac_bits"], bool):
-            raise ValueError(
-                f"`{reader.where}.sums.{k}.frac_bits` is {d['frac_bits']!r}; this sum is "
-                f"held on the 2^-{frac_bits} grid ({'counts' if frac_bits == 0 else 'reals'}"
-                f"), the only one the code supports for it. {_FIX}")
-        limbs = reader.array(d["limbs"], f"sums.{k}.limbs", ("int64",), (*shape, None))
+        if frac_bits is None:
+            out[k] = reader.array(p[k], f"{section}.{k}", ("float64",), shape)
+            continue
+        d = check_fields(p[k], f"{reader.where}.{section}.{k}", ("frac_bits", "limbs"))
+        _frac_bits(d, f"{reader.where}.{section}.{k}", frac_bits)
+        limbs = reader.array(d["limbs"], f"{section}.{k}.limbs", ("int64",), (*shape, None))
         out[k] = FixedSum(limbs, frac_bits, normalised=True)  # checked in check_state
+    for k, ((cells, tail), frac_bits) in sparse.items():
+        name = f"{section}.{k}"
+        values = ("values",) if frac_bits is None else ("frac_bits", "limbs")
+        d = check_fields(p[k], f"{reader.where}.{name}", ("ptr", "index", *values))
+        ptr = reader.array(d["ptr"], f"{name}.ptr", ("int64",), (g + 1,))
+        index = reader.array(d["index"], f"{name}.index", ("int64",), (None,))
+        if frac_bits is None:
+            vals = reader.array(d["values"], f"{name}.values", ("float64",),
+                                (index.size, *tail))
+        else:
+            _frac_bits(d, f"{reader.where}.{name}", frac_bits)
+            vals = FixedSum(reader.array(d["limbs"], f"{name}.limbs", ("int64",),
+                                         (index.size, *tail, None)), frac_bits, normalised=True)
+        out[k] = SparseSums(ptr, index, vals, cells)
     return out
 
 
@@ -360,9 +441,19 @@ def _entries(p: Any, name: str, reader: _Reader, keys: list[Any], heavy: bool = 
 
 def _groups_in(p: Any, name: str, reader: _Reader, keys: list[Any], spec: dict[str, Any],
                limit: int, k: int, heavy: bool = False) -> dict[Any, dict[str, np.ndarray]]:
-    """Kept rows per group (``heavy``: per (group, "all" | "rest"))."""
-    return {key: _rows_in(arrays, path, reader, spec, limit, k)
-            for path, key, arrays in _entries(p, name, reader, keys, heavy)}
+    """Kept rows per group (``heavy``: per (group, "all" | "rest"); the arrays ``"all"``
+    of a "rest" entry are those of the group's "all" entry)."""
+    entries = _entries(p, name, reader, keys, heavy)
+    out = {key: _rows_in(arrays, path, reader, spec, limit, k)
+           for path, key, arrays in entries if not (heavy and arrays == "all")}
+    for path, key, arrays in entries:
+        if heavy and arrays == "all":
+            if key[1] != "rest" or (key[0], "all") not in out:
+                raise ValueError(f"`{reader.where}.{path}` is 'all' (the rows of the group's "
+                                 f"'all' entry) in the entry {key!r}: only a 'rest' entry of "
+                                 f"a group with an 'all' entry refers to it. {_FIX}")
+            out[key] = out[(key[0], "all")]
+    return {key: out[key] for _, key, _ in entries}  # in the stored order
 
 
 def _smooth_in(p: Any, reader: _Reader, keys: list[Any], config: StatsConfig
@@ -411,7 +502,7 @@ def _ranks_in(p: Any, reader: _Reader, keys: list[Any], n: np.ndarray, exact: bo
 # reading: the state
 # =============================================================================
 def state_from_dict(s: Any, config: StatsConfig, *, max_bytes: int = MAX_BYTES,
-                    where: str = "state") -> StatsState:
+                    where: str = "state", body: bytes | None = None) -> StatsState:
     """Inverse of :func:`state_to_dict`, validating the plain form first.
 
     Parameters
@@ -424,6 +515,9 @@ def state_from_dict(s: Any, config: StatsConfig, *, max_bytes: int = MAX_BYTES,
         Most bytes the decoded arrays may take; refused before they are allocated.
     where : str, default "state"
         The field path of ``s`` in messages.
+    body : bytes, optional
+        The raw arrays of the binary form (:mod:`calreport.stats.binary`): arrays are
+        then ``{"dtype", "shape", "at"}`` offsets into it, which they must cover exactly.
 
     Returns
     -------
@@ -452,10 +546,10 @@ def state_from_dict(s: Any, config: StatsConfig, *, max_bytes: int = MAX_BYTES,
                  f"A state of {g} groups with n_bins={config.n_bins}, score_bins="
                  f"{config.score_bins}, n_boot={config.n_boot}")
     lay = state_layout(config, schema, g)
-    reader = _Reader(max_bytes, where)
+    reader = _Reader(max_bytes, where, body)
     counts = _named_arrays(d["counts"], "counts", reader, lay["counts"], "int64")
-    sums = _sums_in(d["sums"], reader, lay["sums"])
-    fsums = _named_arrays(d["fsums"], "fsums", reader, lay["fsums"], "float64")
+    sums = _sums_in(d["sums"], "sums", reader, lay["sums"], lay["sparse"], g)
+    fsums = _sums_in(d["fsums"], "fsums", reader, lay["fsums"], lay["fsparse"], g)
     if (d["boot"] is None) != (not lay["boot"]):
         raise ValueError(f"`{where}.boot` must be {'null' if not lay['boot'] else 'present'}"
                          f" with `config.n_boot`={config.n_boot}. {_FIX}")
@@ -483,60 +577,8 @@ def state_from_dict(s: Any, config: StatsConfig, *, max_bytes: int = MAX_BYTES,
         reader.array(d["scale"], "scale", ("int64",), (g,)), config, schema, f"{where}.scale")
     state = StatsState(config, schema, keys, counts, sums, boot, {}, maxima, kept["sample"],
                        kept["top"], heavy, fsums, smooth, ranks, scale)
+    if body is not None and reader.read != len(body):
+        raise ValueError(f"The body of the binary state holds {len(body):,} bytes; its "
+                         f"arrays take {reader.read:,} (padded, truncated or altered). {_FIX}")
     check_state(state, where)
     return state
-
-
-# ------------------------------------------------------------ stored bytes
-#: Bytes inflated per read: the first read shows whether the payload opens a JSON object.
-_CHUNK = 1 << 20
-
-
-def check_max_bytes(max_bytes: Any) -> None:
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) \
-            or max_bytes < 1:
-        raise ValueError(f"`max_bytes` must be a positive integer, got {max_bytes!r}.")
-
-
-def no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a stored value (states hold finite numbers)")
-
-
-def inflate(data: bytes, max_bytes: int) -> str:
-    """The text of zlib ``data``, read in pieces and refused past ``max_bytes`` (peak
-    memory about ``max_bytes``: a bomb is never inflated further)."""
-    z, text, pending = zlib.decompressobj(), bytearray(), data
-    try:
-        while pending and not z.eof:
-            text += z.decompress(pending, _CHUNK)
-            pending = z.unconsumed_tail
-            if text[:_CHUNK].lstrip()[:1] not in (b"{", b""):
-                raise ValueError("Not a calreport statistics state: the bytes do not inflate "
-                                 "to a JSON object. Pass the bytes returned by to_bytes().")
-            if len(text) > max_bytes:
-                check_budget(len(text), max_bytes, "The inflated payload")
-    except zlib.error as exc:
-        raise ValueError(f"Not a calreport statistics state: the bytes are not zlib data "
-                         f"({exc}). Pass the bytes returned by to_bytes().") from None
-    if not z.eof:
-        raise ValueError("Not a calreport statistics state: the bytes end before the "
-                         "compressed stream does (truncated). Pass the whole to_bytes() "
-                         "payload.")
-    if z.unused_data:
-        raise ValueError(f"The stored bytes go on {len(z.unused_data):,} bytes past the "
-                         "compressed state. Pass exactly the to_bytes() payload.")
-    return text.decode("utf-8", errors="replace")
-
-
-def key_bytes(key: bytes | str) -> bytes:
-    k = key.encode() if isinstance(key, str) else bytes(key)
-    if not k:
-        raise ValueError("`key` is empty: pass the secret bytes (or str) of the digest.")
-    return k
-
-
-def digest(payload: dict[str, Any], key: bytes | str) -> str:
-    """HMAC-SHA256 of the payload (without its digest), over canonical JSON."""
-    body = {k: v for k, v in payload.items() if k != "hmac_sha256"}
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return hmac.new(key_bytes(key), text.encode(), hashlib.sha256).hexdigest()

@@ -56,6 +56,12 @@ def _risk_sums(state: StatsState) -> np.ndarray:
     return state.sums["risk"].to_float()
 
 
+def _fine(state: StatsState, name: str, gi: int) -> np.ndarray | None:
+    """Group ``gi``'s fine-bin null variances (dense, FINE bins), if the state has them."""
+    return state.fsums[name].dense_float(slice(gi, gi + 1))[0] if name in state.fsums \
+        else None
+
+
 def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
                   ) -> list[RiskResult]:
     """One :class:`~calreport.metrics.risk.RiskResult` per group, as ``risk_summary``.
@@ -115,8 +121,7 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
         all_set = _RowSet(
             denom=w, s_obs=float(sc[gi, _S["csr_num"]]), var=var_all,
             k3=f["a_k3"], mean1=math.nan, var1=math.nan, n_rows=n_rows,
-            heavy=heavy.get((key, "all")), fine=state.fsums["all"][gi]
-            if "all" in state.fsums else None, kind=cfg.weights)
+            heavy=heavy.get((key, "all")), fine=_fine(state, "all", gi), kind=cfg.weights)
         if n_cert_rows == 0:  # the rows below certainty are all rows: power sums known
             all_set.mean1, all_set.var1 = f["r_mean1"], f["r_var1"]
         all_test = _test(all_set, n_sim, rng, cfg.heavy_rows, int(seed))
@@ -136,8 +141,7 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
                 denom=f["r_w"], s_obs=f["r_s_obs"], var=f["r_var"], k3=f["r_k3"],
                 mean1=f["r_mean1"], var1=f["r_var1"], n_rows=n_rows - n_cert_rows,
                 heavy=heavy.get((key, "rest")),
-                fine=state.fsums["rest"][gi] if "rest" in state.fsums else None,
-                kind=cfg.weights)
+                fine=_fine(state, "rest", gi), kind=cfg.weights)
             rest_test = (_test(rest_set, n_sim, rng, cfg.heavy_rows, int(seed))
                          if rest_set.n_rows > 0 else None)
         else:

@@ -36,6 +36,7 @@ from calreport._validate import zero_weights_message
 from calreport.stats._exact import FixedSum
 from calreport.stats.config import BIN_SUMS, RISK_FLOAT, RISK_SUMS, SCALARS
 from calreport.stats.poisson import LINEAR, QUADRATIC
+from calreport.stats.sparse import SparseSums
 
 __all__ = ["MAX_RANGE", "align", "check_frequency", "check_positive", "check_scale",
            "exponents", "exponents_of", "on_scale", "pooled_exponent", "rescale",
@@ -179,16 +180,27 @@ def rescale(state: Any, target: np.ndarray, *, coarser: bool = False) -> Any:
         """Bits of the shift of each cell: the group's, times the quantity's degree."""
         return up.reshape((-1,) + (1,) * (ndim - 1)) * deg
 
+    def per_entry(s: SparseSums, deg: int) -> np.ndarray:
+        """Bits of the shift of each occupied cell of a sparse sum (all degree ``deg``)."""
+        return (up[s.entry_groups()] * deg).reshape((-1,) + (1,) * (len(s.values.shape) - 1))
+
     sums = {}
     for name, s in state.sums.items():
         deg = _sum_degrees(name)
-        sums[name] = _shift(s, per_group(1 if deg is None else deg, len(s.shape)))
+        sums[name] = s.with_values(_shift(s.values, per_entry(s, 1))) \
+            if isinstance(s, SparseSums) else \
+            _shift(s, per_group(1 if deg is None else deg, len(s.shape)))
 
     def ldexp(a: np.ndarray, deg: np.ndarray | int) -> np.ndarray:
         with np.errstate(over="ignore"):
             return np.ldexp(a, per_group(deg, a.ndim))
 
-    fsums = {name: ldexp(a, _degrees(RISK_FLOAT, _RISK_FLOAT) if name == "risk" else 2)
+    def fine(a: SparseSums) -> SparseSums:
+        with np.errstate(over="ignore"):
+            return a.with_values(np.ldexp(a.values, per_entry(a, 2)))
+
+    fsums = {name: fine(a) if isinstance(a, SparseSums) else
+             ldexp(a, _degrees(RISK_FLOAT, _RISK_FLOAT) if name == "risk" else 2)
              for name, a in state.fsums.items()}
     boot = None if state.boot is None else ldexp(state.boot,
                                                   _boot_degrees(state.config.n_bins))
