@@ -199,10 +199,10 @@ def score_bin_mass(state: Any) -> dict[Any, np.ndarray]:
     """
     if "auc_w" not in state.sums:
         return {}
-    sums = state.sums["auc_w"]  # (G, R, B, 2)
+    sums = state.sums["auc_w"]  # sparse (G, R, B, 2): the bins each group occupies
     out = {}
     for gi, key in enumerate(state.keys):
-        mass = sums[gi].to_float().sum(axis=-1)  # one group at a time: (R, B)
+        mass = sums.dense_float(slice(gi, gi + 1))[0].sum(axis=-1)  # one group: (R, B)
         for r in range(mass.shape[0]):
             out[(key, r)] = mass[r]
     return out
