@@ -33,7 +33,16 @@ from calreport._frames import (
 from calreport._state_results import report_from_state
 from calreport.stats import StatsConfig, StatsState, quantile
 from calreport.stats import finish as _finish
-from calreport.stats.exact_auc import apply_exact_auc, merge_tables, score_tables
+from calreport.stats.exact_auc import (
+    ROWS_PER_BUCKET,
+    apply_bucketed_auc,
+    bucket_count,
+    bucket_edges,
+    bucket_pairs,
+    merge_tables,
+    score_tables,
+    split_tables,
+)
 from calreport.stats.finish import resolve_view
 from calreport.stats.frames import (
     calibration_error_frame,
@@ -94,8 +103,9 @@ class _Base:
             ``attrs["dropped"]`` with the reason.  The smooth ECE comes from its
             node-grid sums for up to 64 groups (else from the sample).
         exact_auc : bool, default False
-            Exact AUC and cwAUC by a merge of the distinct scores of every partition
-            (memory grows with the distinct scores); their bound becomes 0.
+            Exact AUC and cwAUC by a second pass that cuts the scores into buckets
+            (about 2^20 rows each) merged on the workers; the client receives a few
+            sums per bucket, group and class.  Their bound becomes 0.
         strategy : {"uniform", "quantile"}, default "uniform"
             Bins of ECE, MCE and signed ECE; ``"quantile"`` (equal mass; equal weight
             with sample weights) takes a second pass for the exact order statistics
@@ -137,9 +147,8 @@ class _Base:
             withdraw(table, q, "strategy='quantile'")
             table.settings = {**table.settings, "strategy": "quantile"}
         if exact_auc:
-            apply_exact_auc(table, compute_score_table(self._obj, self._role_kw, self._by,
-                                                       cfg, dropna=self._dropna,
-                                                       exps=exponents_of(st)))
+            apply_bucketed_auc(table, compute_auc_buckets(self._obj, self._role_kw, self._by,
+                                                          st, dropna=self._dropna))
         return summary_frame(table, self._by)
 
     def report(self, *, view: str | None = None, ci: float | None = None,
@@ -436,28 +445,36 @@ def _fold(state: StatsState | None, part: Any, spec: Any, offsets: dict[Any, int
     return add_states(state, new)
 
 
-def compute_score_table(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable],
-                        config: StatsConfig, *, dropna: bool = True,
-                        split_every: int = 8, exps: dict[Any, int] | None = None) -> Any:
-    """Distinct scores of every group and class with exact sums, merged in a tree.
+def compute_auc_buckets(ddf: Any, role_kw: dict[str, Any], by: Sequence[Hashable],
+                        state: StatsState, *, dropna: bool = True, split_every: int = 8,
+                        rows_per_bucket: int = ROWS_PER_BUCKET) -> list[Any]:
+    """Pair sums and exact totals of every score bucket, each bucket merged on a worker.
 
     The second pass behind ``summary(exact_auc=True)``
-    (:mod:`calreport.stats.exact_auc`); ``exps`` are the first pass's weight exponents
-    per group (:func:`~calreport.stats.weight_scale.exponents_of`), so every part's
-    sums share its units.
+    (:mod:`calreport.stats.exact_auc`): each partition's table of distinct scores is
+    split into the buckets :func:`~calreport.stats.exact_auc.bucket_edges` draws from
+    the first pass's ``state``; the pieces of one bucket merge in a tree and reduce to
+    :func:`~calreport.stats.exact_auc.bucket_pairs` where they are, so only
+    ``groups x classes x buckets`` small results reach the client.  The sums use the
+    first pass's weight exponents, so every part shares its group's units.
     """
     import dask
     from dask import delayed
 
-
-    spec = _spec_with_classes(ddf, role_kw, tuple(by), config, dropna)
+    spec = _spec_with_classes(ddf, role_kw, tuple(by), state.config, dropna)
     cols = list(dict.fromkeys([*spec.roles.columns, *spec.by]))
-    tables = [delayed(_score_part)(p, spec, exps or {}) for p in ddf[cols].to_delayed()]
-    while len(tables) > 1:
-        tables = [delayed(_merge_many)(*tables[i:i + split_every])
-                  for i in range(0, len(tables), split_every)]
-    (out,) = dask.compute(tables[0])
-    return out or {}
+    n = bucket_count(state, rows_per_bucket)
+    edges = delayed(bucket_edges(state, n), traverse=False)
+    parts = [delayed(_split_part, nout=n)(p, spec, exponents_of(state), edges, n)
+             for p in ddf[cols].to_delayed()]
+    buckets = []
+    for k in range(n):
+        tables = [part[k] for part in parts]
+        while len(tables) > 1:
+            tables = [delayed(_merge_many)(*tables[i:i + split_every])
+                      for i in range(0, len(tables), split_every)]
+        buckets.append(delayed(bucket_pairs)(tables[0]))
+    return list(dask.compute(*buckets))
 
 
 def _collect_part(part: Any, spec: Any, pl: Any, exps: dict[Any, int]) -> Any:
@@ -490,12 +507,14 @@ def _merge_many(*tables: Any) -> Any:
     return out
 
 
-def _score_part(part: Any, spec: Any, exps: dict[Any, int]) -> Any:
+def _split_part(part: Any, spec: Any, exps: dict[Any, int], edges: dict[Any, Any],
+                n: int) -> tuple[Any, ...]:
     got = frame_profile(part, spec)
     if got is None:
-        return None
+        return split_tables(None, edges, n)
     profile, codes, keys, _ = got
-    return score_tables(on_scale(profile, codes, keys, exps), codes, keys)
+    return split_tables(score_tables(on_scale(profile, codes, keys, exps), codes, keys),
+                        edges, n)
 
 
 def _spec_with_classes(ddf: Any, role_kw: dict[str, Any], by: tuple[Hashable, ...],
