@@ -29,3 +29,14 @@ def _one_openmp_thread():
         return
     with threadpool_limits(limits=1, user_api="openmp"):
         yield
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A two-worker in-process Dask cluster for one test module (skipped without
+    ``distributed``)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c

@@ -20,14 +20,6 @@ EXACT = [m for m, k in KINDS.items() if k == "exact"]
 
 
 @pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
 def frame():
     return labelled_frame(0, 6000, 1.3, ["a", "b", "c"])
 

@@ -162,14 +162,6 @@ def _sums(pos: np.ndarray, neg: np.ndarray) -> FixedSum:
     return FixedSum(cols[..., None] << 32, 32)
 
 
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as c:
-        yield c
-
-
 def _sum_pairs(obj, found):
     """Every (array, FixedSum) pair inside nested dicts, lists and tuples."""
     if isinstance(obj, dict):
