@@ -286,6 +286,14 @@ _ENTRIES = (
     Reference("Lee2023", ("Lee, D.", "Huang, X.", "Hassani, H.", "Dobriban, E."), 2023,
               "T-Cal: An Optimal Test for the Calibration of Predictive Models",
               "Journal of Machine Learning Research 24(335), 1-72", arxiv="2203.01850"),
+    Reference("Besag1991", ("Besag, J.", "Clifford, P."), 1991,
+              "Sequential Monte Carlo p-values", "Biometrika 78(2), 301-304",
+              doi="10.1093/biomet/78.2.301"),
+    Reference("Cochran1977", ("Cochran, W. G.",), 1977, "Sampling Techniques",
+              "3rd ed., John Wiley & Sons, New York"),
+    Reference("Politis1999", ("Politis, D. N.", "Romano, J. P.", "Wolf, M."), 1999,
+              "Subsampling", "Springer Series in Statistics, Springer, New York",
+              doi="10.1007/978-1-4612-1554-7"),
 )
 
 #: Every reference calreport cites, by key.

@@ -64,6 +64,8 @@ from calreport.metrics.cumulative import _inputs
 
 __all__ = ["TCalResult", "dpe", "tcal_levels", "tcal_test"]
 
+#: Keys of :mod:`calreport.references` behind this module.
+REFERENCE_KEYS = ("Lee2023", "Besag1991")
 #: Combinations of the per-level tests.
 COMBINES = ("max_z", "bonferroni")
 #: Replicates drawn first; the test stops there when its p-value exceeds ``stop_above``.

@@ -56,7 +56,9 @@ __all__ = ["BIAS_RATE", "NO_SAMPLING_ERROR", "SAMPLING_COVERAGE", "SAMPLING_LEVE
 #: ``StatsConfig.smooth_groups`` groups), otherwise computed on the sample.
 _GRID_OR_SAMPLE = ("smece",)
 
-#: Bootstrap replicates of a group's kept sample behind its sampling errors.
+#: Keys of :mod:`calreport.references` behind the sampling errors.
+REFERENCE_KEYS = ("Cochran1977", "Politis1999")
+#: Random halves of a group's kept sample behind its sampling errors.
 SAMPLING_REPLICATES = 30
 #: Stated rate of the sampling error: ``|value - value on all rows| <= h``.
 SAMPLING_LEVEL = 0.95
@@ -171,10 +173,10 @@ def sampling_errors(state: StatsState, values: dict[str, np.ndarray],
 
     References
     ----------
-    Cochran, W. G. (1977). Sampling Techniques, 3rd ed. John Wiley & Sons, New York.
+    Cochran, W. G. (1977). Sampling Techniques. 3rd ed., John Wiley & Sons, New York.
 
-    Politis, D. N., Romano, J. P. & Wolf, M. (1999). Subsampling. Springer, New York.
-    doi:10.1007/978-1-4612-1554-7.
+    Politis, D. N., Romano, J. P. & Wolf, M. (1999). Subsampling. Springer Series in
+    Statistics, Springer, New York. doi:10.1007/978-1-4612-1554-7.
 
     Examples
     --------
