@@ -349,6 +349,25 @@ def test_zlib_bomb_is_refused_fast_and_small(bomb):
     assert len(bomb) < 1 << 20 and secs < 1.0 and peak < BOMB_PEAK, (secs, peak)
 
 
+def test_binary_form_bomb_is_refused_fast_and_small(bomb):
+    # the binary form's opening, then 200 MB of zeros: its header length and header
+    # are checked on the first piece inflated, not after max_bytes of zeros
+    from calreport.stats.binary import MAGIC
+
+    secs, peak = _refused_within_bounds(lambda: Accumulator.from_bytes(MAGIC + bomb),
+                                        "do not inflate to a JSON object")
+    assert secs < 1.0 and peak < BOMB_PEAK, (secs, peak)
+
+
+def test_binary_header_length_above_max_bytes_is_refused_at_once(acc):
+    from calreport.stats.binary import MAGIC
+
+    head = (1 << 40).to_bytes(8, "little") + b'{"format": "calreport.stats"}'
+    blob = MAGIC + zlib.compress(head)
+    with pytest.raises(ValueError, match=r"The binary state's header needs 1,099,511,627,776"):
+        Accumulator.from_bytes(blob)
+
+
 def test_json_looking_bomb_stops_at_max_bytes():
     # an object opening followed by 200 MB of spaces: inflated no further than max_bytes
     z = zlib.compressobj(9)

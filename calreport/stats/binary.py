@@ -50,12 +50,14 @@ def no_constant(name: str) -> Any:
 
 def _inflate(data: bytes | memoryview, max_bytes: int, json_text: bool) -> bytearray:
     """The bytes of zlib ``data``, read in pieces and refused past ``max_bytes`` (peak
-    memory about ``max_bytes``); ``json_text``: refused unless they open a JSON object.
+    memory about ``max_bytes``), and refused at the first piece unless they open as
+    the payload does: a JSON object (``json_text``), or the binary form's 8-byte
+    header length (at most ``max_bytes``) and its JSON header.
 
     The input is fed a piece at a time too, so no call copies the rest of the input.
     """
     z, out, view, start = zlib.decompressobj(), bytearray(), memoryview(data), 0
-    opened = not json_text
+    opened = False
     try:
         while start < len(view) and not z.eof:
             piece: bytes | memoryview = view[start:start + _CHUNK]
@@ -63,12 +65,16 @@ def _inflate(data: bytes | memoryview, max_bytes: int, json_text: bool) -> bytea
             while piece and not z.eof:
                 out += z.decompress(piece, _CHUNK)
                 piece = z.unconsumed_tail
-                first = b"" if opened else out[:_CHUNK].lstrip()[:1]
+                first = b"" if opened else (out[:_CHUNK].lstrip()[:1] if json_text
+                                            else out[8:9])
                 if first:
                     if first != b"{":
                         raise ValueError("Not a calreport statistics state: the bytes do not "
                                          "inflate to a JSON object. Pass the bytes returned "
                                          "by to_bytes().")
+                    if not json_text:
+                        check_budget(int.from_bytes(out[:8], "little"), max_bytes,
+                                     "The binary state's header")
                     opened = True
                 if len(out) > max_bytes:
                     check_budget(len(out), max_bytes, "The inflated payload")
