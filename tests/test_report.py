@@ -18,7 +18,7 @@ import calreport  # noqa: F401  (registers the accessors)
 from calreport import references, report
 from calreport.registry import REGISTRY
 from calreport.report import pdf as report_pdf
-from calreport.report.formatting import _fmt_count
+from calreport.report.formatting import _fmt_ci, _fmt_count, _fmt_metric
 
 HOSTILE = "<script>alert(1)</script>"
 TS = "2026-03-01T09:30:00Z"
@@ -521,3 +521,14 @@ def test_summary_property_for_gates(rep):
     summary = rep.summary
     assert ("accuracy", "value") in summary.columns
     assert set(summary.index) == {"calibrated", "overconfident", HOSTILE}
+
+
+def test_probability_scale_values_never_round_to_a_false_zero():
+    # a p-value of 1e-30 printed as 0.0000 would claim an impossible certainty
+    assert _fmt_metric(1e-30, "ecce_ks_p") == "< 0.0001"
+    assert _fmt_metric(0.0, "ecce_ks_p") == "0.0000"
+    assert _fmt_metric(0.00005, "ecce_ks_p") == "0.0001"
+    assert _fmt_metric(0.25, "ece") == "0.2500"
+    assert _fmt_metric(-1e-30, "signed_ece") == "0.0000"
+    # an interval's bound keeps its decimals: "0.0000 to 0.0123", not "< 0.0001 to ..."
+    assert _fmt_ci(1e-30, 0.0123, "ece", "percentile") == "0.0000 to 0.0123"

@@ -42,9 +42,11 @@ def template_dir() -> Path:
     )
 
 
-def _fmt_number(value: Any, digits: int = 4, *, fixed: bool = False) -> str:
+def _fmt_number(value: Any, digits: int = 4, *, fixed: bool = False,
+                below: bool = False) -> str:
     """Format a float for display: NaN/None as an em dash, else ``digits`` significant
-    (``fixed``: ``digits`` decimals, never scientific notation, for values in [-1, 1])."""
+    (``fixed``: ``digits`` decimals, never scientific notation, for values in [-1, 1];
+    ``below``: a positive value that would round to 0 reads ``< 0.0001``)."""
     if value is None:
         return "—"
     x = float(value)
@@ -52,6 +54,8 @@ def _fmt_number(value: Any, digits: int = 4, *, fixed: bool = False) -> str:
         return "—"
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
+    if below and 0 < x < 0.5 * 10.0 ** -digits:  # a p-value of 1e-30 is not "0.0000"
+        return f"< {10.0 ** -digits:.{digits}f}"
     if x != 0 and not fixed and (abs(x) >= 1e6 or abs(x) < 1e-4):
         text = f"{x:.{max(digits - 1, 1)}e}"
     else:
@@ -91,8 +95,9 @@ def _fmt_confidence(value: Any) -> str:
     return f"{c:.6f}"
 
 
-def _fmt_metric(value: Any, name: str = "") -> str:
-    """Format one metric value by its kind (counts, percentages, ratios)."""
+def _fmt_metric(value: Any, name: str = "", *, bound: bool = False) -> str:
+    """Format one metric value by its kind (counts, percentages, ratios); a value, not
+    an interval ``bound``, of a probability-scale metric never rounds to a false 0."""
     if name in COUNT_COLUMNS or name in ("n_errors", "n_certain", "n_certain_wrong"):
         return _fmt_count(value)
     if name == "p_risk_adjusted" or (name in REGISTRY and REGISTRY[name].percent):
@@ -101,7 +106,8 @@ def _fmt_metric(value: Any, name: str = "") -> str:
         return _fmt_number(value, 2)
     # a probability-scale metric reads in decimals, never as 3.1e-05
     low, high = REGISTRY[name].bounds if name in REGISTRY else (-math.inf, math.inf)
-    return _fmt_number(value, fixed=-1.0 <= low and high <= 1.0)
+    fixed = -1.0 <= low and high <= 1.0
+    return _fmt_number(value, fixed=fixed, below=fixed and not bound)
 
 
 def _fmt_ci(low: Any, high: Any, name: str = "", method: str = "") -> str:
@@ -112,10 +118,10 @@ def _fmt_ci(low: Any, high: Any, name: str = "", method: str = "") -> str:
     if not method and name in REGISTRY:
         method = REGISTRY[name].interval.method
     if method == "upper":
-        return f"≤ {_fmt_metric(high, name)}"
+        return f"≤ {_fmt_metric(high, name, bound=True)}"
     if method == "lower":
-        return f"≥ {_fmt_metric(low, name)}"
-    return f"{_fmt_metric(low, name)} to {_fmt_metric(high, name)}"
+        return f"≥ {_fmt_metric(low, name, bound=True)}"
+    return f"{_fmt_metric(low, name, bound=True)} to {_fmt_metric(high, name, bound=True)}"
 
 
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]<>#|!~"} | {"&": "&amp;"})
