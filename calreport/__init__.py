@@ -13,6 +13,8 @@ the first time it is called.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 from calreport import _lazy
@@ -69,6 +71,20 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
+
+
+class _Package(types.ModuleType):
+    """The package module: ``calreport.summary`` names the function
+    (:func:`calreport.functional.summary`) even after the submodule of the same name
+    is imported, whose import would otherwise bind the name to the module."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "summary" and isinstance(value, types.ModuleType):
+            return  # the submodule stays reachable as sys.modules["calreport.summary"]
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 if TYPE_CHECKING:  # the names above, for type checkers and IDEs

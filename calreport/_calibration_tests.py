@@ -223,7 +223,8 @@ class CalibrationTestMethods:
         DPE_m = Σ_b (n_b / n) Σ_{i ≠ j in b} eᵢ eⱼ / (n_b (n_b − 1)), e = y − s, over m
         equal-width bins, m = 2, 4, …, 2^L, L = ⌊2 log₂(n / √ln n)⌋; p = Monte Carlo
         p-value of the largest standardised DPE_m under yᵢ ~ Bernoulli(sᵢ), 1,000
-        draws, at most 10,000 rows (a seeded subsample above)
+        draws (99 when their p-value is above 0.2), at most 10,000 rows (a seeded
+        subsample above)
 
         References
         ----------

@@ -270,3 +270,17 @@ def test_the_package_exports_what_its_all_lists():
     assert names == {*calreport._EXPORTS, *calreport._SUBPACKAGES, "__version__"}
     for name in sorted(names):
         assert getattr(calreport, name) is not None
+
+
+def test_summary_names_the_function_whatever_was_imported_first():
+    # the submodule calreport.summary, imported first, must not take the name of the
+    # function calreport.summary (its import binds the package attribute)
+    code = ("import calreport.summary, calreport, numpy as np\n"
+            "from calreport import summary\n"
+            "assert callable(summary), summary\n"
+            "from calreport.summary import summarize\n"
+            "import calreport.summary as again\n"
+            "print(summary([0, 1, 1], [0.2, 0.7, 0.6])['n'], callable(calreport.summary))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    assert out.stdout.split() == ["3.0", "True"]
