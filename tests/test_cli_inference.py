@@ -248,6 +248,13 @@ def test_warnings_are_one_line_each_like_the_errors(tmp_path, capsys):
 
 
 # ------------------------------------------------------------- a cheap import
+def _printed(code: str) -> list[str]:
+    """The words ``python -c code`` prints, in a fresh interpreter."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    return out.stdout.split()
+
+
 def test_import_before_pandas_registers_the_accessors_on_first_use():
     # ``import calreport`` first, pandas after: df.calib and gb.calib still work, and
     # the package's names load on first access
@@ -260,9 +267,7 @@ def test_import_before_pandas_registers_the_accessors_on_first_use():
             "assert pd.DataFrame.calib is calreport.CalibAccessor\n"
             "print(df.calib.accuracy(), df.groupby('g').calib.accuracy().tolist(), "
             "calreport.metrics.binned.__name__, 'summary' in dir(calreport))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
-    assert out.stdout.split() == ["1.0", "[1.0,", "1.0]", "calreport.metrics.binned", "True"]
+    assert _printed(code) == ["1.0", "[1.0,", "1.0]", "calreport.metrics.binned", "True"]
 
 
 def test_the_package_exports_what_its_all_lists():
@@ -281,6 +286,4 @@ def test_summary_names_the_function_whatever_was_imported_first():
             "from calreport.summary import summarize\n"
             "import calreport.summary as again\n"
             "print(summary([0, 1, 1], [0.2, 0.7, 0.6])['n'], callable(calreport.summary))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
-    assert out.stdout.split() == ["3.0", "True"]
+    assert _printed(code) == ["3.0", "True"]
