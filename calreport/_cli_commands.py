@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from calreport._cli_parser import EXIT_GATE_FAILED, EXIT_OK, UsageError, parse_gate
 from calreport._result_display import refit_note
@@ -22,8 +25,6 @@ __all__ = ["COMMANDS"]
 
 
 def _read(path: str) -> Any:
-    import pandas as pd
-
     f = Path(path)
     if not f.is_file():
         raise UsageError(f"no such file: {path}")
@@ -166,8 +167,6 @@ def run_summary(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(_plain(result.to_dict()), allow_nan=False, indent=2)
                          + "\n")
     else:
-        import pandas as pd
-
         with pd.option_context("display.max_rows", 200, "display.max_columns", 60,
                                "display.width", 200):
             print(res)
@@ -204,8 +203,6 @@ def run_compare(args: argparse.Namespace) -> int:
         data = comparison_section(out, {}, args.row_id, metrics=None)
         print(json.dumps(to_jsonable(data), indent=2, allow_nan=False, ensure_ascii=False))
         return EXIT_OK
-    import pandas as pd
-
     with pd.option_context("display.max_rows", 500, "display.max_columns", 20,
                            "display.width", 200, "display.float_format", "{:.4g}".format):
         print(out.table, out.bands, out.methods["interval"],
@@ -285,9 +282,6 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def run_recalibrate(args: argparse.Namespace) -> int:
-    import pickle
-
-    import pandas as pd
 
     for out in (args.output, args.table):
         if out and not (Path(out).parent if str(Path(out).parent) else Path(".")).is_dir():

@@ -34,6 +34,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+from scipy import special
 
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY, MetricCache
@@ -232,8 +233,6 @@ def sample_errors(sample: ConfidenceProfile, total: int, values: dict[str, float
     out = {m: (0.0 if m in todo else math.nan) for m in values}
     if n >= total or not todo:
         return out
-    from scipy import special  # lazy: scipy
-
     t = float(special.stdtrit(SAMPLING_REPLICATES - 1, 0.5 + SAMPLING_LEVEL / 2.0))
     rng = np.random.Generator(np.random.Philox(key=seed))
     # B random halves, all drawn in one call: the n/2 smallest of n uniforms per row
