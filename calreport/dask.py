@@ -7,10 +7,10 @@ shipped between workers, so memory stays at a few partitions plus the states, an
 the numbers equal the pandas ones (exact metrics to float64 rounding; AUC, cwAUC and
 AURC within the bound reported beside them, or exact with ``exact_auc=True``; the
 metrics that refit a curve on a uniform sample of each group, said so in the
-output).  Equal-mass bins and Hosmer-Lemeshow deciles take a second pass (with or
-without sample weights).  ``report()`` builds the pandas accessor's audit report from
-the merged state.  The computation runs on the active Dask scheduler: threads by
-default, a ``dask.distributed`` client when one is active.
+output).  Equal-mass bins, Hosmer-Lemeshow deciles and the exact debiased ECE take
+a second pass (with or without sample weights).  ``report()`` builds the pandas
+accessor's audit report from the merged state.  The computation runs on the active
+Dask scheduler: threads by default, a ``dask.distributed`` client when one is active.
 
 Dask stays optional: importing :mod:`calreport` does not import Dask.  Call
 :func:`register` (done by ``import calreport`` when Dask is installed) to attach the
@@ -82,7 +82,7 @@ class _Base:
                 n_boot: int = 200, seed: int = 0, n_bins: int = 15, tau: float = 0.5,
                 score_bins: int = 1 << 16, eps: float = 1e-8, weights: str = "importance",
                 min_count: int = 1, sample_size: int = 0, exact_auc: bool = False,
-                strategy: str = "uniform") -> Any:
+                strategy: str = "uniform", exact_debiased: bool = False) -> Any:
         """Summary metrics, as ``df.calib.summary()`` on the same rows.
 
         Parameters
@@ -110,6 +110,11 @@ class _Base:
             Bins of ECE, MCE and signed ECE; ``"quantile"`` (equal mass; equal weight
             with sample weights) takes a second pass for the exact order statistics
             (:mod:`calreport.stats.quantile`).
+        exact_debiased : bool, default False
+            The debiased ECE exact, by the second pass of the equal-mass edges (a third
+            with importance weights, whose edges count the rows of positive weight), in
+            place of its value on the sample; also done with ``strategy="quantile"``,
+            which runs that pass anyway.  It then has no sampling error and no interval.
 
         Returns
         -------
@@ -140,8 +145,10 @@ class _Base:
         if strategy not in ("uniform", "quantile"):
             raise ValueError(f"`strategy` must be 'uniform' or 'quantile', got {strategy!r}.")
         table = full_table(st, view=view, ci=ci)
+        if strategy == "quantile" or exact_debiased:
+            pl, second, collect_plan = self._second_pass(st, table.view, n_bins, 10)
+            quantile.apply_debiased(table, st, second, pl, collect_plan, n_bins=n_bins)
         if strategy == "quantile":
-            pl, second = self._second_pass(st, table.view, n_bins, 10)
             q = quantile.ece_quantile(st, second, pl, n_bins=n_bins, min_count=min_count)
             table.values.update(q)
             withdraw(table, q, "strategy='quantile'")
@@ -219,7 +226,7 @@ class _Base:
         """
         st = self.state()
         out = calibration_tests_frame(st, self._by)
-        pl, second = self._second_pass(st, resolve_view(st, None), 15, n_groups, hl=True)
+        pl, second, _ = self._second_pass(st, resolve_view(st, None), 15, n_groups, hl=True)
         hl = quantile.hosmer_lemeshow(st, second, pl, n_groups=n_groups)
         for k, v in hl.items():
             out[k] = v if self._by else float(v[0])
@@ -227,8 +234,9 @@ class _Base:
         return out
 
     def _second_pass(self, st: StatsState, view: str, n_bins: int, n_groups: int,
-                     hl: bool = False) -> tuple[Any, Any]:
-        """Plan and merged second-pass state of the quantile edges.
+                     hl: bool = False) -> tuple[Any, Any, Any]:
+        """Plan and merged second-pass state of the quantile edges, and the function
+        that runs such a pass for another plan.
 
         With importance weights, Hosmer-Lemeshow (``hl``) normalises each group's
         weights by their largest, which one more light pass finds first.
@@ -243,13 +251,18 @@ class _Base:
         if hl and st.schema.weighted and st.config.weights == "importance":
             (w_max,) = dask.compute(delayed(quantile.merge_max)(
                 *[delayed(_wmax_part)(p, spec, exps) for p in self._obj[cols].to_delayed()]))
+
+        def collect_plan(pl: Any) -> Any:
+            parts = [delayed(_collect_part)(p, spec, pl, exps)
+                     for p in self._obj[cols].to_delayed()]
+            while len(parts) > 1:
+                parts = [delayed(_merge_second)(*parts[i:i + 8])
+                         for i in range(0, len(parts), 8)]
+            (second,) = dask.compute(parts[0])
+            return second
+
         pl = quantile.plan(st, view=view, n_bins=n_bins, n_groups=n_groups, w_max=w_max)
-        parts = [delayed(_collect_part)(p, spec, pl, exps)
-                 for p in self._obj[cols].to_delayed()]
-        while len(parts) > 1:
-            parts = [delayed(_merge_second)(*parts[i:i + 8]) for i in range(0, len(parts), 8)]
-        (second,) = dask.compute(parts[0])
-        return pl, second
+        return pl, collect_plan(pl), collect_plan
 
     def risk(self, *, eps: float = 1e-8, weights: str = "importance", seed: int = 0) -> Any:
         """The risk assessment of ``df.calib.risk()`` on the rows: the band, certainty

@@ -122,14 +122,19 @@ class PolarsCalibNamespace:
         return check_positive(out, spec.roles.weight)
 
     def _second(self, st: StatsState, by: tuple[str, ...], view: str, n_bins: int,
-                n_groups: int) -> tuple[Any, Any]:
-        """Plan and second-pass state of the exact quantile edges (same rows)."""
+                n_groups: int) -> tuple[Any, Any, Any]:
+        """Plan and second-pass state of the exact quantile edges (same rows), and the
+        function that collects the rows of another plan."""
         pdf, spec = self._prepared(by, st.config)
         profile, codes, keys, _ = frame_profile(pdf, spec)
         profile = on_scale(profile, codes, keys, exponents_of(st))  # the sums' units
         pl_ = quantile.plan(st, view=view, n_bins=n_bins, n_groups=n_groups,
                             w_max=quantile.weight_max(profile, codes, keys))
-        return pl_, quantile.collect(profile, codes, keys, pl_)
+
+        def collect_plan(p: Any) -> Any:
+            return quantile.collect(profile, codes, keys, p)
+
+        return pl_, collect_plan(pl_), collect_plan
 
     # ----------------------------------------------------------------- results
     def summary(self, *, by: str | Sequence[str] | None = None, view: str | None = None,
@@ -137,7 +142,7 @@ class PolarsCalibNamespace:
                 n_bins: int = 15, tau: float = 0.5, score_bins: int = 1 << 16,
                 eps: float = 1e-8, weights: str = "importance", min_count: int = 1,
                 sample_size: int = 0, exact_auc: bool = False,
-                strategy: str = "uniform") -> Any:
+                strategy: str = "uniform", exact_debiased: bool = False) -> Any:
         """Summary metrics as a Polars DataFrame (one row; one row per group with ``by``).
 
         Parameters
@@ -145,7 +150,7 @@ class PolarsCalibNamespace:
         by : str or list of str, optional
             Group key column(s).
         view, ci, n_boot, seed, n_bins, tau, score_bins, eps, weights, min_count, \
-sample_size, exact_auc, strategy
+sample_size, exact_auc, strategy, exact_debiased
             As in ``ddf.calib.summary()`` (:class:`calreport.dask.DaskCalibAccessor`);
             ``ci`` gives Poisson-bootstrap percentile intervals.
 
@@ -167,8 +172,10 @@ sample_size, exact_auc, strategy
                         n_boot=n_boot if ci is not None else 0, seed=seed,
                         sample_size=sample_size)
         t = full_table(st, view=view, ci=ci)
+        if strategy == "quantile" or exact_debiased:
+            pl_, second, collect_plan = self._second(st, by_t, t.view, n_bins, 10)
+            quantile.apply_debiased(t, st, second, pl_, collect_plan, n_bins=n_bins)
         if strategy == "quantile":
-            pl_, second = self._second(st, by_t, t.view, n_bins, 10)
             q = quantile.ece_quantile(st, second, pl_, n_bins=n_bins, min_count=min_count)
             t.values.update(q)
             withdraw(t, q, "strategy='quantile'")
@@ -226,7 +233,7 @@ sample_size, exact_auc, strategy
         by_t = _by(by)
         st = self.state(by=by_t or None)
         out = calibration_tests_frame(st, by_t)
-        pl_, second = self._second(st, by_t, resolve_view(st, None), 15, n_groups)
+        pl_, second, _ = self._second(st, by_t, resolve_view(st, None), 15, n_groups)
         for k, v in quantile.hosmer_lemeshow(st, second, pl_, n_groups=n_groups).items():
             out[k] = v if by_t else float(v[0])
         return _to_polars(out, by_t)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from calreport.metrics import local
+from calreport.metrics import debiased, local
 from calreport.metrics._order import sort_within
 
 __all__ = ["group_sort", "grouped_classwise_ece", "grouped_debiased_ece",
@@ -60,7 +60,6 @@ def grouped_debiased_ece(score: np.ndarray, outcome: np.ndarray, codes: np.ndarr
 
     Examples
     --------
-    >>> from calreport.metrics import debiased
     >>> s = np.array([0.1, 0.3, 0.35, 0.8, 0.9, 0.2, 0.6, 0.7])
     >>> y = np.array([0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0])
     >>> got = grouped_debiased_ece(s, y, np.array([0] * 5 + [1] * 3), 2, 2)
@@ -102,11 +101,9 @@ def grouped_debiased_ece(score: np.ndarray, outcome: np.ndarray, codes: np.ndarr
         score_sum[nonempty] = np.add.reduceat(s, idx)
         outcome_sum[nonempty] = np.add.reduceat(y, idx)
     # reduceat runs to the next index: empty bins are skipped, so the runs are the bins
-    ok = count >= 2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        conf, acc = score_sum / count, outcome_sum / count
-        err = (conf - acc) ** 2 - acc * (1.0 - acc) / (count - 1.0)
-    part = np.where(ok, count * err, 0.0)
+    ok, err = debiased.bin_errors(count, count, count, score_sum, outcome_sum)
+    part = np.zeros(ug.size)
+    part[ok] = count[ok] * err
     total = np.bincount(ug, weights=part, minlength=n_groups)
     with np.errstate(divide="ignore", invalid="ignore"):
         sq = total / n_g

@@ -39,10 +39,14 @@ from calreport.metrics._units import unit_rows
 
 __all__ = [
     "DEBIAS_STRATEGIES",
+    "bin_errors",
     "debiased_classwise_ece",
     "debiased_ece",
     "debiased_ece_squared",
     "debiased_edges",
+    "equal_mass_ends",
+    "squared_from_bins",
+    "upper_from",
 ]
 
 #: Keys of :mod:`calreport.references` behind this module.
@@ -55,20 +59,60 @@ DebiasStrategy = Literal["equal_mass", "uniform", "discrete", "auto"]
 
 
 # ----------------------------------------------------------------------------- core
+def equal_mass_ends(n: int, n_bins: int) -> np.ndarray:
+    """0-based ranks of the first row of every part but the first, when ``n`` sorted
+    rows are cut into ``min(n_bins, n)`` parts as ``np.array_split`` cuts them (the
+    first ``n % parts`` parts one row longer): the edge between two parts is the
+    midpoint of the scores at ranks ``ends - 1`` and ``ends``."""
+    parts = min(n_bins, n)
+    size, extra = divmod(n, parts)
+    return np.cumsum(np.where(np.arange(parts) < extra, size + 1, size))[:-1]
+
+
+def upper_from(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """Equal-mass upper edges from the scores at ranks ``ends - 1`` and ``ends`` of
+    :func:`equal_mass_ends`: their midpoints, then 1, repeated edges merged."""
+    return np.unique(np.append((before + after) / 2.0, 1.0))
+
+
+def bin_errors(weight: np.ndarray, count: np.ndarray, weight_sq: np.ndarray,
+               score: np.ndarray, outcome: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The debiased error of every bin with at least two rows: ``(ok, err)``, ``err``
+    holding ``(sbar - ybar)^2 - ybar (1 - ybar) / (n_eff - 1)`` of the bins ``ok``.
+
+    Per bin: ``weight`` the sum of ``w`` (the rows when unweighted, the units for
+    frequency weights), ``count`` the rows of positive weight (units for frequency
+    weights), ``weight_sq`` the sum of ``w^2`` (equal to ``weight`` when unweighted
+    or for frequency weights), ``score`` and ``outcome`` the sums of ``w s`` and
+    ``w y``.  ``n_eff = weight^2 / weight_sq`` is Kish's effective size.  Bins of
+    fewer than two rows have no variance estimate: they add 0 (as the reference)
+    but keep their weight in the total.  The squared error is
+    ``sum(weight[ok] * err) / sum(weight)``.
+    """
+    ok = count >= 2
+    wb, wsq = weight[ok], weight_sq[ok]
+    conf, acc = score[ok] / wb, outcome[ok] / wb
+    n_eff = wb * wb / wsq  # Kish: the row count when unweighted, sum w for counts
+    return ok, (conf - acc) ** 2 - acc * (1.0 - acc) / (n_eff - 1.0)
+
+
+def squared_from_bins(weight: np.ndarray, count: np.ndarray, weight_sq: np.ndarray,
+                      score: np.ndarray, outcome: np.ndarray) -> float:
+    """Debiased squared error (not clamped) from per-bin sums (see :func:`bin_errors`)."""
+    ok, err = bin_errors(weight, count, weight_sq, score, outcome)
+    return float(np.dot(weight[ok], err) / weight.sum())
+
+
 def _equal_mass_upper(sorted_s: np.ndarray, n_bins: int,
                       units: np.ndarray | None = None) -> np.ndarray:
     """Equal-mass upper edges of sorted scores; ``units`` (the cumulative whole-number
     counts of the rows, frequency weights) splits the repeated rows instead."""
     n = sorted_s.size if units is None else int(units[-1])
-    parts = min(n_bins, n)
-    size, extra = divmod(n, parts)
-    # np.array_split: the first `extra` parts hold size + 1 rows
-    ends = np.cumsum(np.where(np.arange(parts) < extra, size + 1, size))[:-1]
+    ends = equal_mass_ends(n, n_bins)
     if units is None:
-        mids = (sorted_s[ends - 1] + sorted_s[ends]) / 2.0
-    else:  # the scores of units ends - 1 and ends of the repeated rows
-        mids = (sorted_s[unit_rows(units, ends - 1)] + sorted_s[unit_rows(units, ends)]) / 2.0
-    return np.unique(np.append(mids, 1.0))
+        return upper_from(sorted_s[ends - 1], sorted_s[ends])
+    # the scores of units ends - 1 and ends of the repeated rows
+    return upper_from(sorted_s[unit_rows(units, ends - 1)], sorted_s[unit_rows(units, ends)])
 
 
 def _discrete_upper(distinct: np.ndarray) -> np.ndarray:
@@ -120,14 +164,7 @@ def _squared(
         weight_sq = weight if frequency else np.bincount(idx, weights=w * w, minlength=m)
         score = np.bincount(idx, weights=w * s, minlength=m)
         outcome = np.bincount(idx, weights=w * yf, minlength=m)
-    # bins of fewer than two rows have no variance estimate: they add 0 (as the
-    # reference) but keep their weight in the total
-    ok = count >= 2
-    wb, wsq = weight[ok], weight_sq[ok]
-    conf, acc = score[ok] / wb, outcome[ok] / wb
-    n_eff = wb * wb / wsq  # Kish: the row count when unweighted, sum w for counts
-    err = (conf - acc) ** 2 - acc * (1.0 - acc) / (n_eff - 1.0)
-    return float(np.dot(wb, err) / weight.sum())
+    return squared_from_bins(weight, count, weight_sq, score, outcome)
 
 
 def _squared_sorted(s: np.ndarray, y: np.ndarray, n_bins: int, strategy: str) -> float:
@@ -146,11 +183,7 @@ def _squared_sorted(s: np.ndarray, y: np.ndarray, n_bins: int, strategy: str) ->
     count = np.diff(bounds).astype(np.float64)
     score = np.diff(np.concatenate(([0.0], np.cumsum(s)))[bounds])
     outcome = np.diff(np.concatenate(([0.0], np.cumsum(y, dtype=np.float64)))[bounds])
-    ok = count >= 2
-    wb = count[ok]
-    conf, acc = score[ok] / wb, outcome[ok] / wb
-    err = (conf - acc) ** 2 - acc * (1.0 - acc) / (wb - 1.0)
-    return float(np.dot(wb, err) / count.sum())
+    return squared_from_bins(count, count, count, score, outcome)
 
 
 def _prepare(

@@ -393,7 +393,8 @@ ENTRIES: tuple[Metric, ...] = (
         "equal-mass bins: the squared plug-in gap minus its sampling variance",
         (Reference("Kumar2019", "section 5, Definition 5.2"),),
         _debiased_ece, _REFIT_UPPER, settings=("view", "n_bins"), bounds=(0.0, 1.0),
-        scaling=("sampled", "equal-mass bins on a fixed-size uniform sample per group",
+        scaling=("sampled", "equal-mass bins on a fixed-size uniform sample per group; "
+                 "exact by a second pass with exact_debiased=True (Dask, Polars)",
                  *_CI_SAMPLED)),
     Metric(
         "eci", "Estimated calibration index (ECI)", "calibration", "lower",

@@ -21,13 +21,14 @@ from typing import Any
 
 import numpy as np
 
+from calreport.metrics.debiased import equal_mass_ends, squared_from_bins, upper_from
 from calreport.profile import ConfidenceProfile
 from calreport.stats._exact import exact_bincount
 from calreport.stats.state import StatsState
 from calreport.stats.sums import StateSums, finish_sums
 
-__all__ = ["Plan", "collect", "ece_quantile", "hosmer_lemeshow", "merge", "plan",
-           "weight_max"]
+__all__ = ["Plan", "apply_debiased", "collect", "debiased_ece", "ece_quantile",
+           "hosmer_lemeshow", "merge", "plan", "plan_positive", "weight_max"]
 
 _HL_EPS = 1e-7
 
@@ -69,7 +70,9 @@ def _ranks(n: int, n_bins: int, n_groups: int) -> np.ndarray:
     i = np.floor(steps * (n - 1) / n_bins).astype(np.int64)
     h = (n - 1) * np.linspace(0.0, 1.0, n_groups + 1)
     lo = np.floor(h).astype(np.int64)
-    return np.unique(np.minimum(np.concatenate([i, i + 1, lo, lo + 1]), n - 1))
+    ends = equal_mass_ends(n, n_bins)  # the debiased ECE's parts
+    return np.unique(np.minimum(np.concatenate([i, i + 1, lo, lo + 1, ends - 1, ends]),
+                                n - 1))
 
 
 def plan(state: StatsState, *, view: str, n_bins: int = 15, n_groups: int = 10,
@@ -99,6 +102,9 @@ def plan(state: StatsState, *, view: str, n_bins: int = 15, n_groups: int = 10,
         unit = _unit(state, gi, total)
         h = np.arange(n_bins + 1) * (total - unit) / n_bins
         ranges = [(t, t) for t in h]
+        if state.config.weights == "frequency":  # the debiased ECE's units
+            ends = equal_mass_ends(round(total), n_bins).astype(np.float64)
+            ranges += [(t, t) for t in np.concatenate([ends - 1.0, ends])]
         scale = _hl_scale(state, key, w_max)
         if scale is not None:
             q = np.linspace(0.0, 1.0, n_groups + 1)
@@ -173,6 +179,7 @@ def collect(profile: ConfidenceProfile, codes: np.ndarray, keys: list[Any], p: P
     else:
         out["sums"] = exact_bincount(cell, w * s, size).reshape((len(p.keys), b))
         out["npos"] = np.bincount(cell[w > 0], minlength=size).reshape((len(p.keys), b))
+        out["sq"] = exact_bincount(cell, w * w, size).reshape((len(p.keys), b))
     rows = {}
     for gi, key in enumerate(keys):
         want = p.bins.get(key)
@@ -200,7 +207,7 @@ def merge(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[str, Any] 
             rows[k] = arrays
     out = {"sums": a["sums"] + b["sums"], "rows": rows}
     if "npos" in a:
-        out["npos"] = a["npos"] + b["npos"]
+        out["npos"], out["sq"] = a["npos"] + b["npos"], a["sq"] + b["sq"]
     return out
 
 
@@ -227,22 +234,25 @@ def _group_bins(state: StatsState, second: dict[str, Any], p: Plan, gi: int,
         return s_rows[start + within]
 
     edges = edges_of(n, stat)
-    inner = edges[1:-1]
-    m = len(edges) - 1
-    held = np.unique(fine_rows)
     ssum = second["sums"][gi].to_float()
-    mid = (np.arange(b) + 0.5) / b
+    return (edges, *_bin_sums(edges[1:-1], fine_rows, s_rows, [counts, ssum, ysum],
+                              [np.ones(s_rows.size), s_rows, y_rows]))
+
+
+def _bin_sums(inner: np.ndarray, fine_rows: np.ndarray, s_rows: np.ndarray,
+              fine: list[np.ndarray], rows: list[np.ndarray]) -> list[np.ndarray]:
+    """Sums per quantile bin (inner edges ``inner``, right-closed): of every per-fine-bin
+    array of ``fine`` over the fine bins holding no kept row (each lies wholly in the
+    bin of its midpoint), plus the matching per-row array of ``rows`` over the kept
+    rows (scores ``s_rows`` in fine bins ``fine_rows``)."""
+    b = fine[0].size
+    m = inner.size + 1
     whole = np.ones(b, bool)
-    whole[held] = False
-    fb = np.searchsorted(inner, mid[whole], side="left")
-    cnt = np.bincount(fb, weights=counts[whole], minlength=m)
-    sv = np.bincount(fb, weights=ssum[whole], minlength=m)
-    yv = np.bincount(fb, weights=ysum[whole], minlength=m)
+    whole[np.unique(fine_rows)] = False
+    fb = np.searchsorted(inner, ((np.arange(b) + 0.5) / b)[whole], side="left")
     rb = np.searchsorted(inner, s_rows, side="left")
-    cnt += np.bincount(rb, minlength=m)
-    sv += np.bincount(rb, weights=s_rows, minlength=m)
-    yv += np.bincount(rb, weights=y_rows, minlength=m)
-    return edges, cnt, sv, yv
+    return [np.bincount(fb, weights=f[whole], minlength=m)
+            + np.bincount(rb, weights=r, minlength=m) for f, r in zip(fine, rows, strict=True)]
 
 
 def _weighted_bins(state: StatsState, second: dict[str, Any], p: Plan, gi: int,
@@ -269,24 +279,11 @@ def _weighted_bins(state: StatsState, second: dict[str, Any], p: Plan, gi: int,
     run = np.searchsorted(fp, fp, side="left")
     cum_before = below[fp] + (cs - cs[run])
     edges = edges_of(sp, cum_before, cum_before + wp, total)
-    inner = edges[1:-1]
-    m = len(edges) - 1
     ssum = second["sums"][gi].to_float()
-    npos_f = second["npos"][gi]
-    whole = np.ones(b, bool)
-    whole[np.unique(fine_rows)] = False
-    mid = (np.arange(b) + 0.5) / b
-    fb = np.searchsorted(inner, mid[whole], side="left")
-    cnt = np.bincount(fb, weights=counts[whole], minlength=m)
-    sv = np.bincount(fb, weights=ssum[whole], minlength=m)
-    yv = np.bincount(fb, weights=ysum[whole], minlength=m)
-    npos = np.bincount(fb, weights=npos_f[whole], minlength=m)
-    rb = np.searchsorted(inner, s_rows, side="left")
-    cnt += np.bincount(rb, weights=w_rows, minlength=m)
-    sv += np.bincount(rb, weights=w_rows * s_rows, minlength=m)
-    yv += np.bincount(rb, weights=w_rows * y_rows, minlength=m)
-    npos += np.bincount(rb[pos], minlength=m)
-    return edges, cnt, sv, yv, npos
+    return (edges, *_bin_sums(edges[1:-1], fine_rows, s_rows,
+                              [counts, ssum, ysum, second["npos"][gi].astype(np.float64)],
+                              [w_rows, w_rows * s_rows, w_rows * y_rows,
+                               pos.astype(np.float64)]))
 
 
 def _ece_edges_weighted(n_bins: int, unit: float) -> Any:
@@ -417,3 +414,110 @@ def hosmer_lemeshow(state: StatsState, second: dict[str, Any], p: Plan, *,
     return out
 
 
+
+
+def plan_positive(state: StatsState, second: dict[str, Any], p: Plan, *,
+                  n_bins: int = 15) -> Plan:
+    """The fine bins holding the debiased ECE's equal-mass ranks of the rows of positive
+    weight, with importance weights (a third pass collects their rows).
+
+    Those ranks count rows, not weight, and only the second pass knows how many rows
+    of positive weight each fine bin holds (``second["npos"]``, exact).
+    """
+    bins = {}
+    for gi, key in enumerate(p.keys):
+        npos = second["npos"][gi]
+        n = int(npos.sum())
+        if n == 0:
+            continue
+        ends = equal_mass_ends(n, n_bins)
+        bins[key] = np.unique(np.searchsorted(np.cumsum(npos), np.concatenate(
+            [ends - 1, ends, [0, n - 1]]), side="right"))
+    return Plan(p.view, p.score_bins, list(p.keys), bins, p.weighted, p.w_max)
+
+
+def debiased_ece(state: StatsState, second: dict[str, Any], p: Plan, *, n_bins: int = 15
+                 ) -> np.ndarray:
+    """Debiased ECE (equal-mass bins of Kumar, Liang & Ma 2019) of every group, exact.
+
+    As ``df.calib.summary()``'s ``debiased_ece`` (:mod:`calreport.metrics.debiased`):
+    the edges are the midpoints of the scores at the part boundaries of the rows
+    (unweighted), of the units (frequency weights) or of the rows of positive weight
+    (importance weights: ``second`` and ``p`` from the third pass planned by
+    :func:`plan_positive`); bins are right-closed; the per-bin sums are exact.
+
+    Examples
+    --------
+    >>> from calreport.metrics import debiased
+    >>> s = np.array([0.1, 0.8, 0.6, 0.3, 0.9, 0.35])
+    >>> y = np.array([0, 1, 1, 0, 1, 1])
+    >>> st = StatsState.from_profile(ConfidenceProfile.from_arrays(y, s))
+    >>> pl = plan(st, view="positive", n_bins=2)
+    >>> second = collect(ConfidenceProfile.from_arrays(y, s), np.zeros(6, np.intp), [()],
+    ...                  pl)
+    >>> got = float(debiased_ece(st, second, pl, n_bins=2)[0])
+    >>> bool(abs(got - debiased.debiased_ece(s, y, n_bins=2)) < 1e-15)
+    True
+    """
+    out = np.full(len(p.keys), np.nan)
+    importance = p.weighted and state.config.weights == "importance"
+    b = p.score_bins
+    for gi, key in enumerate(p.keys):
+        counts, ysum = _fine_counts(state, p.view, gi)
+        units = second["npos"][gi].astype(np.float64) if importance else counts
+        n = round(float(units.sum()))
+        if n == 0 or key not in second["rows"]:
+            continue
+        rows = second["rows"][key]
+        order = np.argsort(rows[0], kind="stable")
+        s, y = rows[0][order], rows[1][order]
+        w = rows[2][order] if p.weighted else np.ones(s.size)
+        u = (w > 0).astype(np.float64) if importance else w  # units of every kept row
+        fine = np.minimum((s * b).astype(np.intp), b - 1)
+        cs = np.cumsum(u)
+        run = np.searchsorted(fine, fine, side="left")  # first kept row of its fine bin
+        cum_end = (np.cumsum(units) - units)[fine] + cs - (cs[run] - u[run])
+        ends = equal_mass_ends(n, n_bins)
+        at = np.searchsorted(cum_end, np.concatenate([ends - 1, ends]), side="right")
+        upper = upper_from(s[at[:ends.size]], s[at[ends.size:]])
+        ssum = second["sums"][gi].to_float()
+        if importance:
+            fine_sums = [counts, second["npos"][gi].astype(np.float64),
+                         second["sq"][gi].to_float(), ssum, ysum]
+            row_sums = [w, u, w * w, w * s, w * y]
+        else:
+            fine_sums, row_sums = [counts, ssum, ysum], [w, w * s, w * y]
+        got = _bin_sums(upper[:-1], fine, s, fine_sums, row_sums)
+        weight, score, outcome = got[0], got[-2], got[-1]
+        count, weight_sq = (got[1], got[2]) if importance else (weight, weight)
+        out[gi] = math.sqrt(max(squared_from_bins(weight, count, weight_sq, score, outcome),
+                                0.0))
+    return out
+
+
+#: Why an exact debiased ECE out of core has no interval.
+_NO_INTERVAL = ("exact by a second pass over the rows: no Poisson replicate holds its "
+                "equal-mass bins; run the pandas accessor with ci on the rows")
+
+
+def apply_debiased(table: Any, state: StatsState, second: dict[str, Any], p: Plan,
+                   collect_plan: Any, *, n_bins: int = 15) -> None:
+    """Replace the sampled debiased ECE of a MetricTable by the exact one.
+
+    ``collect_plan(plan)`` runs a pass over the rows and returns its merged
+    :func:`collect` state: with importance weights, the third pass of
+    :func:`plan_positive`.
+    """
+    if p.weighted and state.config.weights == "importance":
+        p = plan_positive(state, second, p, n_bins=n_bins)
+        second = collect_plan(p)
+    val = debiased_ece(state, second, p, n_bins=n_bins)
+    table.values["debiased_ece"] = val
+    table.kinds["debiased_ece"] = "exact"
+    table.sampling_error.pop("debiased_ece", None)
+    table.reasons["debiased_ece"] = [None if np.isfinite(v) else "no rows of positive weight"
+                                     for v in val]
+    notes = table.settings.get("intervals")
+    if notes is not None and "debiased_ece" in notes:
+        table.settings = {**table.settings, "intervals": {**notes,
+                                                          "debiased_ece": _NO_INTERVAL}}

@@ -1,9 +1,11 @@
 """A fixed-size uniform sample per group, mergeable and independent of the partitioning.
 
 The metrics that refit a curve to the rows (LOWESS/LCS/ICI, TCE_bpm, smooth ECE,
-ECI, CORP's isotonic fit, the equal-mass debiased ECE, class-wise ECE) have no
-exact mergeable form here; out of core they are computed, by the same code as the
-pandas accessor, on a sample of ``sample_size`` rows per group.
+ECI, CORP's isotonic fit, the equal-mass debiased ECE) have no exact mergeable form
+here; out of core they are computed, by the same code as the pandas accessor, on a
+sample of ``sample_size`` rows per group.  (The debiased ECE is exact by a second
+pass on Dask and Polars, :func:`calreport.stats.quantile.debiased_ece`; the
+class-wise ECE is exact from the state's sums.)
 
 The sample is a *bottom-k* sample (Cohen & Kaplan 2007): every row gets a priority
 ``u`` uniform on [0, 1) and each group keeps its ``k`` rows of smallest priority,
