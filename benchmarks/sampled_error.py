@@ -39,10 +39,12 @@ import warnings
 
 import numpy as np
 
+from calreport.metrics import calibration_index
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY, MetricCache
 from calreport.settings import Settings
 from calreport.stats.sampled import (
+    CALIBRATION_ERROR,
     NO_SAMPLING_ERROR,
     SAMPLING_LEVEL,
     sample_errors,
@@ -54,9 +56,17 @@ try:
 except ImportError:  # run from the repository root
     from benchmarks._common import machine, table
 
-#: The metrics out of core on the sample, with a sampling error.
-METRICS = [m for m, k in scaling_kinds().items()
-           if k == "sampled" and m not in NO_SAMPLING_ERROR] + ["smece"]
+#: The registry metrics out of core on the sample, with a sampling error.
+REGISTRY_METRICS = [m for m, k in scaling_kinds().items()
+                    if k == "sampled" and m not in NO_SAMPLING_ERROR] + ["smece"]
+#: With the LOWESS calibration-error summary of ``calibration_error()``.
+METRICS = REGISTRY_METRICS + list(CALIBRATION_ERROR)
+
+
+def lowess_summary(profile: ConfidenceProfile) -> dict[str, float]:
+    """ICI, E50, E90 and Emax, as ``calibration_error()`` computes them."""
+    r = calibration_index.calibration_error_summary(*profile.view(None))
+    return {"ici": r.ici, "e50": r.e50, "e90": r.e90, "emax": r.emax}
 
 
 def population(name: str, rows: int, seed: int) -> ConfidenceProfile:
@@ -78,8 +88,9 @@ def values_of(profile: ConfidenceProfile, settings: Settings) -> dict[str, float
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for m in METRICS:
+        for m in REGISTRY_METRICS:
             out[m] = float(REGISTRY[m].compute(profile, settings, cache))
+        out.update(lowess_summary(profile))
     return out
 
 
@@ -101,7 +112,10 @@ def study(name: str, rows: int, sizes: list[int], draws: int, seed: int
             rows_kept = rng.choice(rows, size=n, replace=False)
             sample = full.take(np.sort(rows_kept))
             vals = values_of(sample, settings)
-            h = sample_errors(sample, rows, vals, settings, seed=(seed << 20) + d)
+            h = sample_errors(sample, rows, {m: vals[m] for m in REGISTRY_METRICS},
+                              settings, seed=(seed << 20) + d)
+            h.update(sample_errors(sample, rows, {m: vals[m] for m in CALIBRATION_ERROR},
+                                   settings, seed=(seed << 20) + d, compute=lowess_summary))
             for m in METRICS:
                 err = abs(vals[m] - truth[m])
                 hit[m] += err <= h[m]
@@ -133,6 +147,9 @@ def end_to_end(rows: int, seed: int, sample_size: int, truth: dict[str, float]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         got = acc.summary()
+        ce = acc.calibration_error()
+    for m in CALIBRATION_ERROR:
+        got[m], got[f"{m}_sampling_error"] = ce[m], ce[f"{m}_sampling_error"]
     out = []
     for m in METRICS:
         err, h = abs(got[m] - truth[m]), got[f"{m}_sampling_error"]

@@ -278,3 +278,40 @@ def test_report_prints_the_sampling_error_beside_the_value():
     line = next(x for x in md.splitlines() if x.startswith("| CORP miscalibration"))
     assert "on a sample; 95% sampling error" in line and "±" in line.split("|")[2]
     assert h > 0 and "Sampling errors" in md
+
+
+def test_calibration_error_out_of_core_prints_its_sampling_error():
+    # ICI, E50, E90 and Emax come from the sample's LOWESS curve: each gets the same
+    # 95 % sampling error as the registry's sampled metrics, 0 when the group fits
+    df = _binary(11, 6000)
+    acc = Accumulator(y="y", proba="p", by="g", sample_size=1500).update(df)
+    got = acc.calibration_error()
+    for m in ("ici", "e50", "e90", "emax"):
+        h = got[f"{m}_sampling_error"].to_numpy()
+        assert np.isfinite(h).all() and (h > 0).all(), m
+        assert got.attrs["sampling_error"][m].startswith("95% sampling error")
+    whole = Accumulator(y="y", proba="p", by="g", sample_size=10_000).update(df)
+    fits = whole.calibration_error()
+    assert (fits[[f"{m}_sampling_error" for m in ("ici", "e50", "e90", "emax")]] == 0).all().all()
+    ref = df.groupby("g").calib(y="y", proba="p").calibration_error()
+    np.testing.assert_allclose(fits["ici"], ref["ici"], rtol=1e-9)
+    # the half-width is the one sample_errors gives for these values (one definition)
+    from calreport.metrics import calibration_index
+    from calreport.stats.config import key_seed
+    from calreport.stats.frames import calibration_error_frame
+    from calreport.stats.sampled import sample_profiles
+
+    st = StatsState.from_profile(ConfidenceProfile.from_arrays(df["y"], df["p"]),
+                                 config=StatsConfig(sample_size=1500))
+    one = calibration_error_frame(st, ())
+    prof = sample_profiles(st)[st.keys[0]]
+
+    def compute(p):
+        r = calibration_index.calibration_error_summary(*p.view(None))
+        return {"ici": r.ici, "emax": r.emax}
+
+    want = sample_errors(prof, len(df), compute(prof), None,
+                         key_seed(st.config.seed, ("sampling error", st.keys[0])),
+                         compute=compute)
+    assert one["ici_sampling_error"] == pytest.approx(want["ici"], rel=1e-12)
+    assert one["emax_sampling_error"] == pytest.approx(want["emax"], rel=1e-12)

@@ -10,7 +10,14 @@ import numpy as np
 from calreport.metrics import calibration_index
 from calreport.metrics.multiplicity import adjust_verdicts
 from calreport.stats import finish as _finish
-from calreport.stats.sampled import sample_profiles
+from calreport.stats.config import key_seed
+from calreport.stats.sampled import (
+    CALIBRATION_ERROR,
+    SAMPLING_METHOD,
+    sample_errors,
+    sample_profiles,
+    sampling_note,
+)
 from calreport.stats.state import StatsState
 from calreport.stats.verdict import murphy, risk_verdicts, spiegelhalter
 
@@ -99,11 +106,24 @@ def calibration_error_frame(state: StatsState, by: Sequence[Hashable],
         raise ValueError("ICI needs the rows' sample: build the state with sample_size=20000 "
                          "(rows per group).")
     profiles = sample_profiles(state)
+
+    def compute(prof: Any) -> dict[str, float]:
+        try:
+            r = calibration_index.calibration_error_summary(*prof.view(view))
+        except ValueError:  # a half too small for the curve
+            return {}
+        return {"ici": r.ici, "e50": r.e50, "e90": r.e90, "emax": r.emax}
+
     rows = []
-    for k in state.keys:
-        r = calibration_index.calibration_error_summary(*profiles[k].view(view))
-        rows.append({"ici": r.ici, "e50": r.e50, "e90": r.e90, "emax": r.emax})
+    for gi, k in enumerate(state.keys):
+        vals = compute(profiles[k])
+        errors = sample_errors(profiles[k], int(state.counts["n"][gi]), vals, None,
+                               key_seed(state.config.seed, ("sampling error", k)),
+                               compute=compute)
+        rows.append({**vals, **{f"{m}_sampling_error": h for m, h in errors.items()}})
     out = pd.DataFrame(rows, index=_index(state.keys, by) if by else None, dtype=np.float64)
     out.attrs["sampled"] = {"sample_size": int(state.config.sample_size),
                             "rows_used": {k: int(profiles[k].n) for k in state.keys}}
+    out.attrs["sampling_error"] = {m: sampling_note(m) for m in CALIBRATION_ERROR}
+    out.attrs["sampling_method"] = SAMPLING_METHOD
     return out if by else out.iloc[0].rename("value")

@@ -47,9 +47,9 @@ from calreport.stats.smooth_grid import smece_from_masses
 from calreport.stats.state import StatsState
 from calreport.stats.verdict import risk_verdicts
 
-__all__ = ["BIAS_RATE", "NO_SAMPLING_ERROR", "SAMPLING_COVERAGE", "SAMPLING_LEVEL",
-           "SAMPLING_METHOD", "SAMPLING_REPLICATES", "dropped_metrics", "full_table",
-           "sample_errors", "sample_profiles", "sampled_values", "sampling_errors",
+__all__ = ["BIAS_RATE", "CALIBRATION_ERROR", "NO_SAMPLING_ERROR", "SAMPLING_COVERAGE",
+           "SAMPLING_LEVEL", "SAMPLING_METHOD", "SAMPLING_REPLICATES", "dropped_metrics",
+           "full_table", "sample_errors", "sample_profiles", "sampled_values", "sampling_errors",
            "sampling_note", "scaling_kinds", "settings_of"]
 
 
@@ -76,6 +76,9 @@ NO_SAMPLING_ERROR = ("ecce_ks_p", "ecce_kuiper_p", "tcal_p")
 #: cells of ``benchmarks/sampled_error.py`` (3 populations of 3e7 rows x samples of
 #: 20,000 and 2,000 rows, 40 draws a cell: Monte Carlo SE 2.5-4.7 points; see
 #: benchmarks/RESULTS.md).
+#: The LOWESS calibration-error summary (``calibration_error()`` out of core): sampled,
+#: with a sampling error, outside the registry.
+CALIBRATION_ERROR = ("ici", "e50", "e90", "emax")
 SAMPLING_COVERAGE: dict[str, float] = {
     "lcs": 0.925, "tce_bpm": 0.90, "debiased_ece": 0.975, "eci": 0.975, "corp_mcb": 1.0,
     "corp_dsc": 0.95, "smece": 0.925}
@@ -207,7 +210,7 @@ def sampling_errors(state: StatsState, values: dict[str, np.ndarray],
 
 
 def sample_errors(sample: ConfidenceProfile, total: int, values: dict[str, float],
-                  settings: Any, seed: int) -> dict[str, float]:
+                  settings: Any, seed: int, compute: Any = None) -> dict[str, float]:
     """The sampling errors of :func:`sampling_errors` for one group's sample.
 
     Parameters
@@ -221,6 +224,10 @@ def sample_errors(sample: ConfidenceProfile, total: int, values: dict[str, float
     settings : Settings
     seed : int
         Key of the counter-based stream of the bootstrap draws.
+    compute : callable, optional
+        ``compute(profile) -> {metric: value}`` for metrics outside the registry
+        (the LOWESS calibration-error summary); default: each registry metric's own
+        point computation.
 
     Returns
     -------
@@ -241,8 +248,10 @@ def sample_errors(sample: ConfidenceProfile, total: int, values: dict[str, float
     reps = {m: np.full(SAMPLING_REPLICATES, np.nan) for m in todo}
     for b in range(SAMPLING_REPLICATES):  # a loop over replicates of the sample
         rep, cache = sample.take(halves[b]), MetricCache()
+        got = compute(rep) if compute is not None else {}
         for m in todo:
-            reps[m][b] = _value(REGISTRY[m], rep, settings, cache)
+            reps[m][b] = (got.get(m, math.nan) if compute is not None
+                          else _value(REGISTRY[m], rep, settings, cache))
     fraction = n / total
     spread = t * math.sqrt(1.0 - fraction)
     drift = (1.0 - fraction**BIAS_RATE) / (2.0**BIAS_RATE - 1.0)
