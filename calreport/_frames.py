@@ -23,7 +23,7 @@ from calreport.stats.config import normalise_key
 from calreport.stats.sampled import dropped_metrics
 
 __all__ = ["FrameSpec", "add_states", "frame_profile", "frame_state", "group_counts",
-           "group_index", "interval_notes", "resolve_spec", "summary_frame"]
+           "group_index", "interval_notes", "resolve_spec", "summary_frame", "table_attrs"]
 
 _ROLE_NAMES = ("y", "proba", "pred", "conf", "correct", "weight")
 
@@ -184,16 +184,26 @@ def summary_frame(table: _finish.MetricTable, by: Sequence[Hashable]) -> Any:
         out = pd.DataFrame(cols, index=group_index(table.keys, by) if by else None)
         if not by:
             out = out.iloc[0].rename("value")
+    out.attrs.update(table_attrs(table, by))
+    return out
+
+
+def table_attrs(table: _finish.MetricTable, by: Sequence[Hashable]) -> dict[str, Any]:
+    """What a summary says beside its numbers (``attrs`` of the pandas result, and of
+    the Polars one): each metric's kind (exact, bounded, sampled), the metrics without
+    a value and why, the reasons per group, the view, the interval notes and P_risk's
+    method."""
+    out: dict[str, Any] = {}
     methods = table.settings.get("p_risk_methods")
     if methods is not None:
-        out.attrs["p_risk_method"] = dict(zip(table.keys, methods, strict=True)) if by \
+        out["p_risk_method"] = dict(zip(table.keys, methods, strict=True)) if by \
             else methods[0]
-    out.attrs["kinds"] = dict(table.kinds)
-    out.attrs["dropped"] = dropped_metrics(table)
-    out.attrs["view"], out.attrs["no_interval"] = table.view, table.settings.get("intervals")
+    out["kinds"] = dict(table.kinds)
+    out["dropped"] = dropped_metrics(table)
+    out["view"], out["no_interval"] = table.view, table.settings.get("intervals")
     if table.intervals:
-        out.attrs["intervals"] = interval_notes(table)
-    out.attrs["reasons"] = {k: r for k, r in table.reasons.items()}
+        out["intervals"] = interval_notes(table)
+    out["reasons"] = {k: r for k, r in table.reasons.items()}
     return out
 
 

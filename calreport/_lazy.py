@@ -87,9 +87,13 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 
 def install() -> None:
-    """Register now for libraries already imported; hook the others."""
+    """Hook the libraries not imported yet, then register for those already imported.
+
+    The hook goes first: registering for one library may import another (the Polars
+    namespace imports pandas), which must then register too.
+    """
+    if not any(isinstance(f, _Finder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _Finder())
     for module, register in _TARGETS.items():
         if module in sys.modules:
             register()
-    if not any(isinstance(f, _Finder) for f in sys.meta_path):
-        sys.meta_path.insert(0, _Finder())

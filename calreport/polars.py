@@ -29,7 +29,7 @@ import functools
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from calreport._frames import frame_profile, frame_state, resolve_spec
+from calreport._frames import frame_profile, frame_state, resolve_spec, table_attrs
 from calreport._roles import resolve_roles
 from calreport._state_results import report_from_state
 from calreport.stats import StatsConfig, StatsState, quantile
@@ -160,7 +160,12 @@ sample_size, exact_auc, strategy, exact_debiased
             The group keys, the metrics of :func:`calreport.stats.summary`,
             ``<metric>_bound`` for the bounded ones, ``<metric>_sampling_error`` (the
             95 % sampling error) for the sampled ones and, with ``ci``,
-            ``<metric>_ci_low`` / ``<metric>_ci_high``.
+            ``<metric>_ci_low`` / ``<metric>_ci_high``.  Its ``attrs`` dict (set on
+            the returned frame; Polars operations return frames without it) says, as
+            the pandas result's ``attrs``: each metric's kind (``"kinds"``: exact,
+            bounded or sampled), the metrics without a value and why (``"dropped"``),
+            the reason of every NaN per group (``"reasons"``), the view, the interval
+            notes and P_risk's method.
         """
         import polars as pl
 
@@ -190,7 +195,9 @@ sample_size, exact_auc, strategy, exact_debiased
         data.update({f"{k}_sampling_error": v.tolist() for k, v in t.sampling_error.items()})
         for k, (lo, hi) in t.intervals.items():
             data[f"{k}_ci_low"], data[f"{k}_ci_high"] = lo.tolist(), hi.tolist()
-        return pl.DataFrame(data)
+        out = pl.DataFrame(data)
+        out.attrs = table_attrs(t, by_t)
+        return out
 
     def risk(self, *, by: str | Sequence[str] | None = None, eps: float = 1e-8,
              weights: str = "importance", seed: int = 0) -> Any:
@@ -454,7 +461,9 @@ def _to_polars(frame: Any, by: tuple[str, ...], *, index: bool = False) -> Any:
         frame = frame.infer_objects()
     elif by or index:
         frame = frame.reset_index()
-    return pl.from_pandas(frame)
+    out = pl.from_pandas(frame)
+    out.attrs = dict(frame.attrs)  # what the result says beside its numbers
+    return out
 
 
 def _labels(pdf: Any, role_kw: dict[str, Any], by: tuple[str, ...], role: str) -> Any:

@@ -270,6 +270,17 @@ def test_import_before_pandas_registers_the_accessors_on_first_use():
     assert _printed(code) == ["1.0", "[1.0,", "1.0]", "calreport.metrics.binned", "True"]
 
 
+def test_polars_imported_before_calreport_still_gives_pandas_accessors():
+    # registering the Polars namespace imports pandas: pandas must register too
+    pytest.importorskip("polars")
+    code = ("import polars, calreport, pandas as pd\n"
+            "df = pd.DataFrame({'y': [0, 1, 1, 0], 'p': [0.2, 0.7, 0.6, 0.4], "
+            "'g': list('aabb')})\n"
+            "print(df.calib.accuracy(), df.groupby('g').calib.accuracy().tolist(), "
+            "hasattr(polars.DataFrame({'a': [1]}), 'calib'))\n")
+    assert _printed(code) == ["1.0", "[1.0,", "1.0]", "True"]
+
+
 def test_the_package_exports_what_its_all_lists():
     names = set(calreport.__all__)
     assert names == {*calreport._EXPORTS, *calreport._SUBPACKAGES, "__version__"}

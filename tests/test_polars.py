@@ -209,3 +209,27 @@ def test_polars_lazyframe_bad_column_names_it(frames):
         lf.calib(y="y", proba="proba").risk(by="nope")
     with pytest.raises(ValueError, match="Name the columns explicitly"):
         pl.LazyFrame({"a": [1.0], "b": [0]}).calib.summary()
+
+
+def test_polars_results_carry_kinds_and_reasons(frames):
+    # what the result says beside its numbers: the same attrs as the Dask result
+    dd = pytest.importorskip("dask.dataframe")
+    from calreport import dask as calreport_dask
+
+    calreport_dask.register()
+    df, pdf = frames
+    got = df.calib(y="y", proba="proba").summary(by="model")
+    ref = dd.from_pandas(pdf, npartitions=3).groupby("model").calib(
+        y="y", proba="proba").summary()
+    assert got.attrs["kinds"] == ref.attrs["kinds"]
+    assert got.attrs["kinds"]["auc"] == "bounded" and got.attrs["kinds"]["lcs"] == "sampled"
+    assert got.attrs["dropped"] == ref.attrs["dropped"]
+    assert "sample_size=20000" in got.attrs["dropped"]["lcs"]  # no sample: NaN, and why
+    assert got.attrs["reasons"]["lcs"] == ref.attrs["reasons"]["lcs"]
+    # the other tables too, and through LazyFrame and group_by
+    assert "sampled" in df.calib(y="y", proba="proba").calibration_error(
+        by="model", sample_size=500).attrs
+    assert df.lazy().calib(y="y", proba="proba").summary(by="model").attrs["kinds"] \
+        == got.attrs["kinds"]
+    assert df.group_by("model").calib(y="y", proba="proba").summary().attrs["dropped"] \
+        == got.attrs["dropped"]
