@@ -34,9 +34,13 @@ def _frame(seed, n, *, ties=False, weights=None):
     return df
 
 
-def _pandas(df, weights):
-    kw = {} if weights is None else {"weight": "w", "weights": weights}
-    return df.groupby("g").calib(y="y", proba="p", **kw).summary()["debiased_ece"]
+def _setup(seed, n, ties, weights):
+    """The frame, its roles, the summary options and the pandas debiased ECE per group."""
+    df = _frame(seed, n, ties=ties, weights=weights)
+    kw = {} if weights is None else {"weight": "w"}
+    opts = {} if weights is None else {"weights": weights}
+    ref = df.groupby("g").calib(y="y", proba="p", **kw, **opts).summary()["debiased_ece"]
+    return df, kw, opts, ref
 
 
 CASES = [(None, False), (None, True), ("frequency", False), ("frequency", True),
@@ -49,10 +53,7 @@ def test_dask_equals_pandas(weights, ties):
     from calreport import dask as calreport_dask
 
     calreport_dask.register()
-    df = _frame(1, 4000, ties=ties, weights=weights)
-    kw = {} if weights is None else {"weight": "w"}
-    opts = {} if weights is None else {"weights": weights}
-    ref = _pandas(df, weights)
+    df, kw, opts, ref = _setup(1, 4000, ties, weights)
     got = [dd.from_pandas(df, npartitions=k).groupby("g").calib(y="y", proba="p", **kw)
            .summary(exact_debiased=True, **opts) for k in (1, 3, 7)]
     for out in got:
@@ -72,10 +73,7 @@ def test_polars_equals_pandas(weights, ties):
     from calreport import polars as calreport_polars
 
     calreport_polars.register()
-    df = _frame(2, 3000, ties=ties, weights=weights)
-    kw = {} if weights is None else {"weight": "w"}
-    opts = {} if weights is None else {"weights": weights}
-    ref = _pandas(df, weights)
+    df, kw, opts, ref = _setup(2, 3000, ties, weights)
     got = pl.from_pandas(df).calib(y="y", proba="p", **kw).summary(
         by="g", exact_debiased=True, **opts)
     got = dict(zip(got["g"].to_list(), got["debiased_ece"].to_list(), strict=True))
