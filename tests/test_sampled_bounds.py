@@ -290,6 +290,7 @@ def test_calibration_error_out_of_core_prints_its_sampling_error():
         h = got[f"{m}_sampling_error"].to_numpy()
         assert np.isfinite(h).all() and (h > 0).all(), m
         assert got.attrs["sampling_error"][m].startswith("95% sampling error")
+    assert "below 95%" in got.attrs["sampling_error"]["emax"]  # measured 87.5 %
     whole = Accumulator(y="y", proba="p", by="g", sample_size=10_000).update(df)
     fits = whole.calibration_error()
     assert (fits[[f"{m}_sampling_error" for m in ("ici", "e50", "e90", "emax")]] == 0).all().all()

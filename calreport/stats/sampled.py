@@ -81,7 +81,8 @@ NO_SAMPLING_ERROR = ("ecce_ks_p", "ecce_kuiper_p", "tcal_p")
 CALIBRATION_ERROR = ("ici", "e50", "e90", "emax")
 SAMPLING_COVERAGE: dict[str, float] = {
     "lcs": 0.925, "tce_bpm": 0.90, "debiased_ece": 0.975, "eci": 0.975, "corp_mcb": 1.0,
-    "corp_dsc": 0.95, "smece": 0.925}
+    "corp_dsc": 0.95, "smece": 0.925, "ici": 0.975, "e50": 0.925, "e90": 0.925,
+    "emax": 0.875}
 
 
 def scaling_kinds() -> dict[str, str]:
