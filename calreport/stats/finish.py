@@ -25,6 +25,7 @@ import numpy as np
 from calreport.metrics.classwise import errors_from_cell_sums
 from calreport.metrics.weighted import sample_sizes as sizes
 from calreport.registry import REGISTRY, Metric
+from calreport.stats._exact import FixedSum
 from calreport.stats.config import CLASSWISE_SUMS, SCALARS, VIEWS
 from calreport.stats.poisson import intervals
 from calreport.stats.state import StatsState
@@ -163,7 +164,8 @@ def summary(state: StatsState, *, view: str | None = None,
     view = resolve_view(state, view)
     g = len(state.keys)
     sc = state.sums["scalar"].to_float()
-    fr = state.sums["scalar"].to_fraction()
+    # exact sums of the sharpness only: a Fraction per group and sum
+    fr = state.sums["scalar"][:, [_S["w"], _S["w_c"], _S["w_c2"]]].to_fraction()
     col = lambda name: sc[:, _S[name]]  # noqa: E731
     w = col("w")
     v: dict[str, np.ndarray] = {}
@@ -193,9 +195,8 @@ def summary(state: StatsState, *, view: str | None = None,
             v[name] = np.full(g, np.nan)
             reasons[name] = ["needs class probabilities and true labels"] * g
     v["top_label_brier"] = div(col("top_brier"), w)
-    v["sharpness"] = np.asarray([
-        float(f[_S["w_c2"]] / f[_S["w"]] - (f[_S["w_c"]] / f[_S["w"]]) ** 2)
-        if f[_S["w"]] > 0 else math.nan for f in fr])
+    v["sharpness"] = np.asarray([float(w_c2 / w_ - (w_c / w_) ** 2) if w_ > 0 else math.nan
+                                 for w_, w_c, w_c2 in fr])
 
     if has_proba:
         auc, auc_b, cw, cw_b = _auc(state)
@@ -393,10 +394,12 @@ def selective(state: StatsState, *, exact_tau: float | None = None) -> dict[str,
            "cwsa": div(cwsa_num, sw), "cwsa_plus": div(plus_num, sw)}
     if exact_tau is not None:
         j = state.config.taus.index(float(exact_tau))
-        fr = raw[:, j:].to_fraction()  # (G, T - j, 4)
+        # exact sums over tau_k >= tau (limbs below 2^32 each: 2^31 of them add up in
+        # int64, and the constructor carries them), then one Fraction per group and sum
+        above = FixedSum(raw.limbs[:, j:].sum(axis=1), raw.frac_bits).to_fraction()
         t = Fraction(float(exact_tau))
-        for gi in range(fr.shape[0]):
-            f = [sum(fr[gi, :, q], Fraction(0)) for q in range(4)]
+        for gi in range(above.shape[0]):
+            f = above[gi]
             if f[0] > 0:
                 out["cwsa"][gi, j] = float((2 * f[3] - f[2] - t * (2 * f[1] - f[0]))
                                            / ((1 - t) * f[0]))

@@ -108,10 +108,11 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
     n_sim = N_SIM if n_sim is None else int(n_sim)
     cfg = state.config
     rs = state.sums["risk"].to_fraction()
-    scf = state.sums["scalar"].to_fraction()
-    sc = state.sums["scalar"].to_float()
     freq = cfg.weights == "frequency"
     sig = _S["sig_freq"] if freq else _S["sig_imp"]
+    # exact sums of the columns the rows below certainty need: w, csr_num, sig
+    scf = state.sums["scalar"][:, [_S["w"], _S["csr_num"], sig]].to_fraction()
+    sc = state.sums["scalar"].to_float()
     heavy = state.heavy or {}
     fine = {name: _fine_max(state, name) for name in ("all", "rest")}
     sets = []
@@ -119,9 +120,9 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
         e = {name: rs[gi, i] for name, i in _R.items()}
         f = {name: float(v) for name, v in e.items()}
         # rows below certainty: exact differences of the all-rows and certain-rows sums
-        f["r_w"] = float(scf[gi, _S["w"]] - e["c_w"])
-        f["r_s_obs"] = float(scf[gi, _S["csr_num"]] - e["c_s_obs"])
-        f["r_var"] = float(scf[gi, sig] - e["c_var"])
+        f["r_w"] = float(scf[gi, 0] - e["c_w"])
+        f["r_s_obs"] = float(scf[gi, 1] - e["c_s_obs"])
+        f["r_var"] = float(scf[gi, 2] - e["c_var"])
         f.update(zip(RISK_FLOAT, state.fsums["risk"][gi].tolist(), strict=True))
         w = float(sc[gi, _S["w"]])
         n_rows = float(state.counts["n_positive_weight"][gi])
