@@ -11,8 +11,11 @@ Two states merge by the sorted union of their cells; the exact sums
 (:class:`~calreport.stats._exact.FixedSum`) of a cell in both add exactly, so the
 merge stays associative and commutative, bit for bit, whatever the order: the cells
 of a merged group are the cells of its rows, and their sums the exact sums of those
-rows.  Finishers that read the whole grid densify a few groups at a time
-(:meth:`SparseSums.dense`), so the cells' values are those of a dense grid.
+rows.  Finishers read each group's occupied cells in grid order
+(:meth:`SparseSums.padded`, a block of groups at a time), so their work follows what
+the groups hold, not the grid; the running sums they take are the dense grid's (its
+empty cells add exact zeros), their totals may differ in the last bits (other zeros
+in the pairwise sums).
 """
 
 from __future__ import annotations
@@ -24,10 +27,10 @@ import numpy as np
 
 from calreport.stats._exact import FixedSum, check_limbs
 
-__all__ = ["SparseSums", "chunks", "occupied"]
+__all__ = ["SparseSums", "occupied"]
 
-#: Dense cells :func:`chunks` lets one block of groups take (about 32 MB of float64
-#: per sum column).
+#: Cells one block of :meth:`SparseSums.padded` takes (about 32 MB of float64 per sum
+#: column).
 _DENSE_CELLS = 1 << 22
 
 
@@ -61,13 +64,6 @@ def occupied(cells: np.ndarray, g: int, width: int) -> tuple[np.ndarray, np.ndar
     groups = uniq // width
     ptr = np.searchsorted(groups, np.arange(g + 1)).astype(np.int64)
     return ptr, uniq - groups * width, slot.reshape(cells.shape).astype(np.intp)
-
-
-def chunks(g: int, cells: int) -> Iterator[slice]:
-    """Blocks of groups whose dense grids of ``cells`` cells stay below a few MB."""
-    step = max(1, _DENSE_CELLS // max(int(cells), 1))
-    for start in range(0, g, step):
-        yield slice(start, min(start + step, g))
 
 
 class SparseSums:
@@ -253,7 +249,7 @@ class SparseSums:
 
         A grid row is a group's grid (one axis) or one row of its leading axis (two
         axes): row ``g * R + r``.  Each block holds rows of like lengths, about
-        ``cells`` cells in all (default: as :func:`chunks`).  A block's length is a power
+        ``cells`` cells in all (default about 4 million).  A block's length is a power
         of two, at least 8: NumPy's pairwise sum along a row padded so is the same
         whatever the power, so a row's sums do not depend on the rows beside it.
 
