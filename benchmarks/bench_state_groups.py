@@ -11,7 +11,8 @@ imports (``PYTHONPATH``): run it once per commit to compare them.
 
 With ``--dask G``: one ``dd.from_pandas(...).groupby("g").calib(y=..., proba=...).summary()``
 of G groups on a ``LocalCluster(n_workers=2, threads_per_worker=1)``, with the peak
-resident memory of each worker and of the client process.
+resident memory of each worker and of the client process, and the seconds of the
+client's finish (``full_table`` and ``summary_frame`` on the merged state).
 
 Usage::
 
@@ -103,9 +104,22 @@ def dask_run(groups: int, rows_per_group: int) -> dict:
     import dask.dataframe as dd  # lazy: dask
     from dask.distributed import Client, LocalCluster  # lazy: dask
 
-    import calreport.dask  # noqa: F401  (registers the accessor)
+    import calreport.dask  # registers the accessor; its finish is timed below
 
     df, _ = frame(groups, rows_per_group, 2, 0)
+    finish = [0.0]  # seconds in the client's finish: full_table, then summary_frame
+
+    def timed(fn):
+        def run(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                finish[0] += time.perf_counter() - t
+        return run
+
+    calreport.dask.full_table = timed(calreport.dask.full_table)
+    calreport.dask.summary_frame = timed(calreport.dask.summary_frame)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
         ddf = dd.from_pandas(df, npartitions=8)
@@ -114,7 +128,8 @@ def dask_run(groups: int, rows_per_group: int) -> dict:
         secs = time.perf_counter() - t0
         peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     return {"dask_groups": groups, "rows": len(df), "partitions": 8, "seconds": secs,
-            "groups_out": len(summary), "worker_peak_rss_mb": sorted(peaks.values()),
+            "finish_s": finish[0], "groups_out": len(summary),
+            "worker_peak_rss_mb": sorted(peaks.values()),
             "client_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 

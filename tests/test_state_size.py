@@ -196,3 +196,57 @@ def test_binary_form_of_an_empty_accumulator():
     payload = json.loads(empty.to_json())
     with pytest.raises(ValueError, match=r"holds no state but 8 bytes of arrays"):
         Accumulator.from_bytes(pack(payload, bytes(8)))
+
+
+@pytest.mark.parametrize("budget", [1, 40, None])
+def test_padded_rows_hold_each_rows_occupied_cells_in_order(budget):
+    rng = np.random.default_rng(7)
+    dense = rng.random((9, 3, 50)) * (rng.random((9, 3, 50)) < rng.random((9, 3, 1)))
+    dense[4] = 0.0  # a group without rows
+    sums = SparseSums.from_dense(dense)
+    seen = []
+    for rows, block in sums.padded(budget):
+        width = block.shape[1]
+        assert width >= 8 and width & (width - 1) == 0  # a power of two, at least 8
+        for j, row in enumerate(rows):
+            occupied = dense.reshape(27, 50)[row]
+            occupied = occupied[occupied != 0]
+            np.testing.assert_array_equal(block[j, :occupied.size], occupied)
+            assert not block[j, occupied.size:].any()
+        seen += rows.tolist()
+    assert sorted(seen) == list(range(27))
+
+
+def test_binned_auc_is_the_auc_of_the_fine_bins():
+    # independent reference: scikit-learn's AUC of each row's fine bin (ties one half)
+    from sklearn.metrics import roc_auc_score
+
+    prof, codes = _binary_rows(3000, 7, seed=5)
+    st = _state(prof, codes, 7)
+    from calreport.stats import finish
+
+    bins = np.minimum((prof.score * st.config.score_bins).astype(np.intp),
+                      st.config.score_bins - 1)
+    auc = finish.summary(st).values["auc"]
+    for gi in range(7):
+        rows = codes == gi
+        expect = roc_auc_score(prof.y_true[rows] == 1, bins[rows])
+        assert math.isclose(auc[gi], expect, rel_tol=1e-13)
+
+
+def test_risk_verdicts_of_small_groups_are_each_groups_alone():
+    # groups of 40 rows: the Monte Carlo null, its first look drawn for all at once
+    from calreport.stats.verdict import risk_verdicts
+
+    rng = np.random.default_rng(11)
+    n, groups = 400, 10
+    conf = 0.5 + 0.49 * rng.random(n)
+    correct = (rng.random(n) < conf * 0.9).astype(int)
+    codes = np.repeat(np.arange(groups), n // groups)
+    prof = ConfidenceProfile.from_arrays(conf=conf, correct=correct)
+    together = risk_verdicts(_state(prof, codes, groups))
+    assert {r.p_risk_method for r in together} == {"monte_carlo"}
+    for gi in range(groups):
+        rows = codes == gi
+        alone = ConfidenceProfile.from_arrays(conf=conf[rows], correct=correct[rows])
+        assert together[gi] == risk_verdicts(StatsState.from_profile(alone))[0]

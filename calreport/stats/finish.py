@@ -25,9 +25,9 @@ import numpy as np
 from calreport.metrics.classwise import errors_from_cell_sums
 from calreport.metrics.weighted import sample_sizes as sizes
 from calreport.registry import REGISTRY, Metric
+from calreport.stats._exact import FixedSum
 from calreport.stats.config import CLASSWISE_SUMS, SCALARS, VIEWS
 from calreport.stats.poisson import intervals
-from calreport.stats.sparse import chunks
 from calreport.stats.state import StatsState
 from calreport.stats.sums import SUM_FORM, StateSums, div, finish_sums
 
@@ -164,7 +164,8 @@ def summary(state: StatsState, *, view: str | None = None,
     view = resolve_view(state, view)
     g = len(state.keys)
     sc = state.sums["scalar"].to_float()
-    fr = state.sums["scalar"].to_fraction()
+    # exact sums of the sharpness only: a Fraction per group and sum
+    fr = state.sums["scalar"][:, [_S["w"], _S["w_c"], _S["w_c2"]]].to_fraction()
     col = lambda name: sc[:, _S[name]]  # noqa: E731
     w = col("w")
     v: dict[str, np.ndarray] = {}
@@ -194,9 +195,8 @@ def summary(state: StatsState, *, view: str | None = None,
             v[name] = np.full(g, np.nan)
             reasons[name] = ["needs class probabilities and true labels"] * g
     v["top_label_brier"] = div(col("top_brier"), w)
-    v["sharpness"] = np.asarray([
-        float(f[_S["w_c2"]] / f[_S["w"]] - (f[_S["w_c"]] / f[_S["w"]]) ** 2)
-        if f[_S["w"]] > 0 else math.nan for f in fr])
+    v["sharpness"] = np.asarray([float(w_c2 / w_ - (w_c / w_) ** 2) if w_ > 0 else math.nan
+                                 for w_, w_c, w_c2 in fr])
 
     if has_proba:
         auc, auc_b, cw, cw_b = _auc(state)
@@ -246,22 +246,29 @@ def _nan_reason(name: str) -> str:
     return why if why and why != generic else "no rows with positive weight"
 
 
-def _by_blocks(state: StatsState, name: str, fn: Any) -> tuple[np.ndarray, ...]:
-    """``fn`` of the dense fine bins of the sparse sums ``name``, a block of groups at a
-    time (each group's numbers as from one dense array), joined over the groups."""
+def _by_rows(state: StatsState, name: str, fn: Any) -> tuple[np.ndarray, ...]:
+    """``fn`` of the occupied fine bins of every grid row of the sparse sums ``name``
+    (:meth:`~calreport.stats.sparse.SparseSums.padded`: the rows' bins in order, empty
+    bins left out), as arrays of shape ``(G, R)`` (``R`` = 1 for a one-axis grid)."""
     sparse = state.sums[name]
-    parts = [fn(sparse.dense_float(block))
-             for block in chunks(sparse.n_groups, sparse.width * math.prod(sparse.tail))]
-    if not parts:
-        return tuple(np.asarray(a) for a in fn(sparse.dense_float(slice(0, 0))))
-    return tuple(np.concatenate(col) for col in zip(*parts, strict=True))
+    per_group = sparse.cells[0] if len(sparse.cells) > 1 else 1
+    out: list[np.ndarray] = []
+    for rows, block in sparse.padded():
+        parts = fn(block)
+        if not out:
+            out = [np.empty(sparse.n_groups * per_group) for _ in parts]
+        for whole, part in zip(out, parts, strict=True):
+            whole[rows] = part
+    if not out:  # no groups
+        out = [np.asarray(a) for a in fn(np.zeros((0, 1, *sparse.tail)))]
+    return tuple(a.reshape(sparse.n_groups, per_group) for a in out)
 
 
 def _auc(state: StatsState) -> tuple[np.ndarray, ...]:
     """Macro AUC and cwAUC over classes with positives and negatives, with bounds."""
     out: list[np.ndarray] = []
     for name in ("auc_w", "auc_wc"):
-        out += _by_blocks(state, name, _auc_of)
+        out += _macro(*_by_rows(state, name, _auc_of))
     return tuple(out)
 
 
@@ -276,13 +283,17 @@ def _classwise_ece(state: StatsState, total: np.ndarray) -> np.ndarray:
 
 
 def _auc_of(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Macro AUC of dense fine bins (G, R, B, 2) and its bound."""
+    """AUC of each row of fine bins (k, B, 2) in score order, and its bound (empty
+    bins add nothing: a row's occupied bins give its dense numbers)."""
     pos, neg = s[..., 0], s[..., 1]
     below = np.cumsum(neg, axis=-1) - neg
     num = (pos * (below + 0.5 * neg)).sum(axis=-1)
     den = pos.sum(axis=-1) * neg.sum(axis=-1)
-    per = div(num, den)
-    per_bound = div(0.5 * (pos * neg).sum(axis=-1), den)
+    return div(num, den), div(0.5 * (pos * neg).sum(axis=-1), den)
+
+
+def _macro(per: np.ndarray, per_bound: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean AUC and bound (G,) over the class rows (G, R) that have one."""
     with np.errstate(invalid="ignore"):
         have = ~np.isnan(per)
         cnt = have.sum(axis=1)
@@ -293,11 +304,12 @@ def _auc_of(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _aurc(state: StatsState) -> tuple[np.ndarray, ...]:
     """AURC with each fine confidence bin as one tie group, and its exact error bound."""
-    return _by_blocks(state, "aurc_w", _aurc_of)
+    return tuple(a[:, 0] for a in _by_rows(state, "aurc_w", _aurc_of))
 
 
 def _aurc_of(dense: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """AURC of dense fine bins (G, B, 2) and its bound."""
+    """AURC of each row of fine bins (k, B, 2) in confidence order, and its bound
+    (empty bins add nothing)."""
     s = dense[:, ::-1, :]  # most confident bin first
     m, e = s[..., 0], s[..., 1]
     a = np.cumsum(m, axis=1) - m
@@ -382,10 +394,12 @@ def selective(state: StatsState, *, exact_tau: float | None = None) -> dict[str,
            "cwsa": div(cwsa_num, sw), "cwsa_plus": div(plus_num, sw)}
     if exact_tau is not None:
         j = state.config.taus.index(float(exact_tau))
-        fr = raw[:, j:].to_fraction()  # (G, T - j, 4)
+        # exact sums over tau_k >= tau (limbs below 2^32 each: 2^31 of them add up in
+        # int64, and the constructor carries them), then one Fraction per group and sum
+        above = FixedSum(raw.limbs[:, j:].sum(axis=1), raw.frac_bits).to_fraction()
         t = Fraction(float(exact_tau))
-        for gi in range(fr.shape[0]):
-            f = [sum(fr[gi, :, q], Fraction(0)) for q in range(4)]
+        for gi in range(above.shape[0]):
+            f = above[gi]
             if f[0] > 0:
                 out["cwsa"][gi, j] = float((2 * f[3] - f[2] - t * (2 * f[1] - f[0]))
                                            / ((1 - t) * f[0]))

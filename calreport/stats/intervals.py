@@ -76,19 +76,20 @@ def binned_auc_delong(state: StatsState) -> tuple[np.ndarray, np.ndarray]:
     auc, se = np.full(g, np.nan), np.full(g, np.nan)
     if not state.schema.binary or state.schema.weighted or "auc_w" not in state.sums:
         return auc, se
-    for gi in range(g):
-        # (B, 2): positives, negatives of the group's fine bins
-        counts = state.sums["auc_w"].dense_float(slice(gi, gi + 1))[0, 0]
-        pos, neg = counts[:, 0], counts[:, 1]
-        m, n = pos.sum(), neg.sum()
-        if m < 2 or n < 2:
+    sums = state.sums["auc_w"]  # binary: one class row, grid row = group
+    for rows, counts in sums.padded():  # (k, L, 2): positives, negatives of occupied bins
+        pos, neg = counts[..., 0], counts[..., 1]
+        m, n = pos.sum(axis=-1), neg.sum(axis=-1)
+        ok = (m >= 2) & (n >= 2)
+        if not ok.any():
             continue
-        v10 = (np.cumsum(neg) - neg / 2.0) / n
-        v01 = (m - np.cumsum(pos) + pos / 2.0) / m
-        a = float((pos * v10).sum() / m)
-        var10 = float((pos * (v10 - a) ** 2).sum() / (m - 1))
-        var01 = float((neg * (v01 - a) ** 2).sum() / (n - 1))
-        auc[gi], se[gi] = a, np.sqrt(var10 / m + var01 / n)
+        pos, neg, m, n, rows = pos[ok], neg[ok], m[ok, None], n[ok, None], rows[ok]
+        v10 = (np.cumsum(neg, axis=-1) - neg / 2.0) / n
+        v01 = (m - np.cumsum(pos, axis=-1) + pos / 2.0) / m
+        a = (pos * v10).sum(axis=-1, keepdims=True) / m
+        var10 = (pos * (v10 - a) ** 2).sum(axis=-1, keepdims=True) / (m - 1)
+        var01 = (neg * (v01 - a) ** 2).sum(axis=-1, keepdims=True) / (n - 1)
+        auc[rows], se[rows] = a[:, 0], np.sqrt(var10 / m + var01 / n)[:, 0]
     return auc, se
 
 

@@ -11,8 +11,11 @@ Two states merge by the sorted union of their cells; the exact sums
 (:class:`~calreport.stats._exact.FixedSum`) of a cell in both add exactly, so the
 merge stays associative and commutative, bit for bit, whatever the order: the cells
 of a merged group are the cells of its rows, and their sums the exact sums of those
-rows.  Finishers that read the whole grid densify a few groups at a time
-(:meth:`SparseSums.dense`), so the cells' values are those of a dense grid.
+rows.  Finishers read each group's occupied cells in grid order
+(:meth:`SparseSums.padded`, a block of groups at a time), so their work follows what
+the groups hold, not the grid; the running sums they take are the dense grid's (its
+empty cells add exact zeros), their totals may differ in the last bits (other zeros
+in the pairwise sums).
 """
 
 from __future__ import annotations
@@ -24,10 +27,10 @@ import numpy as np
 
 from calreport.stats._exact import FixedSum, check_limbs
 
-__all__ = ["SparseSums", "chunks", "occupied"]
+__all__ = ["SparseSums", "occupied"]
 
-#: Dense cells :func:`chunks` lets one block of groups take (about 32 MB of float64
-#: per sum column).
+#: Cells one block of :meth:`SparseSums.padded` takes (about 32 MB of float64 per sum
+#: column).
 _DENSE_CELLS = 1 << 22
 
 
@@ -61,13 +64,6 @@ def occupied(cells: np.ndarray, g: int, width: int) -> tuple[np.ndarray, np.ndar
     groups = uniq // width
     ptr = np.searchsorted(groups, np.arange(g + 1)).astype(np.int64)
     return ptr, uniq - groups * width, slot.reshape(cells.shape).astype(np.intp)
-
-
-def chunks(g: int, cells: int) -> Iterator[slice]:
-    """Blocks of groups whose dense grids of ``cells`` cells stay below a few MB."""
-    step = max(1, _DENSE_CELLS // max(int(cells), 1))
-    for start in range(0, g, step):
-        yield slice(start, min(start + step, g))
 
 
 class SparseSums:
@@ -247,6 +243,49 @@ class SparseSums:
         """:meth:`dense` as float64 (``FixedSum.to_float`` of the exact sums)."""
         d = self.dense(groups)
         return d.to_float() if isinstance(d, FixedSum) else d
+
+    def padded(self, cells: int | None = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The occupied cells of every grid row, left-aligned in zero-padded float blocks.
+
+        A grid row is a group's grid (one axis) or one row of its leading axis (two
+        axes): row ``g * R + r``.  Each block holds rows of like lengths, about
+        ``cells`` cells in all (default about 4 million).  A block's length is a power
+        of two, at least 8: NumPy's pairwise sum along a row padded so is the same
+        whatever the power, so a row's sums do not depend on the rows beside it.
+
+        Yields
+        ------
+        rows : ndarray of intp, shape (k,)
+            The grid rows of the block (every row once over the blocks, empty ones too).
+        block : ndarray of float64, shape (k, L, *tail)
+            Row ``j``'s occupied cells in grid order (as :meth:`dense_float`), then
+            zeros: what a running sum along the row reads in the dense grid, without
+            its empty cells (a sum along it may differ in the last bits: other zeros).
+        """
+        cells = _DENSE_CELLS if cells is None else int(cells)
+        per_group = self.cells[0] if len(self.cells) > 1 else 1
+        n_rows = self.n_groups * per_group
+        row = self.entry_groups() * per_group + self.index // (self.width // per_group)
+        length = np.bincount(row, minlength=n_rows)
+        start = np.cumsum(length) - length
+        values = self.values.to_float() if self.exact else np.asarray(self.values, float)
+        order = np.argsort(length, kind="stable")
+        ordered = length[order]
+        per_cell = max(math.prod(self.tail), 1)
+        i = 0
+        while i < n_rows:
+            # rows by increasing length: the block is as long as its last row
+            fits = np.arange(1, n_rows - i + 1) * np.maximum(ordered[i:], 1) * per_cell
+            j = i + max(int(np.count_nonzero(fits <= cells)), 1)
+            rows, size = order[i:j], ordered[i:j]
+            width = max(8, 1 << (int(size[-1]) - 1).bit_length())
+            block = np.zeros((j - i, width, *self.tail))
+            total = int(size.sum())
+            col = np.arange(total) - np.repeat(np.cumsum(size) - size, size)
+            block[np.repeat(np.arange(j - i), size), col] = values[
+                np.repeat(start[rows], size) + col]
+            yield rows, block
+            i = j
 
     def totals(self, column: int | None = None) -> FixedSum:
         """Exact sums per group and leading grid axis over the cells (shape ``(G, R)``

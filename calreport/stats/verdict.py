@@ -27,14 +27,16 @@ from calreport.metrics._risk_null import (
     LightRows,
     NullTest,
     alt_p,
+    batched_first,
     conditional_null,
     first_light,
+    first_looks,
     is_valid,
     normal_power,
     null_test,
     validity_facts,
 )
-from calreport.metrics._risk_rows import N_SIM, Rows, p_normal
+from calreport.metrics._risk_rows import FULL_MONTE_CARLO_ROWS, N_SIM, Rows, p_normal
 from calreport.metrics.risk import (
     RiskResult,
     certain_upper,
@@ -56,10 +58,17 @@ def _risk_sums(state: StatsState) -> np.ndarray:
     return state.sums["risk"].to_float()
 
 
-def _fine(state: StatsState, name: str, gi: int) -> np.ndarray | None:
-    """Group ``gi``'s fine-bin null variances (dense, FINE bins), if the state has them."""
-    return state.fsums[name].dense_float(slice(gi, gi + 1))[0] if name in state.fsums \
-        else None
+def _fine_max(state: StatsState, name: str) -> np.ndarray | None:
+    """Each group's largest fine-bin null variance (its dense grid's maximum: 0 when a
+    bin is empty), if the state has the fine bins."""
+    if name not in state.fsums:
+        return None
+    fine = state.fsums[name]
+    out = np.full(fine.n_groups, -np.inf)
+    if fine.index.size:
+        np.maximum.at(out, fine.entry_groups(), fine.values.reshape(fine.index.size, -1)
+                      .max(axis=1))
+    return np.where(np.diff(fine.ptr) < fine.width, np.maximum(out, 0.0), out)
 
 
 def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
@@ -99,49 +108,57 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
     n_sim = N_SIM if n_sim is None else int(n_sim)
     cfg = state.config
     rs = state.sums["risk"].to_fraction()
-    scf = state.sums["scalar"].to_fraction()
-    sc = state.sums["scalar"].to_float()
     freq = cfg.weights == "frequency"
     sig = _S["sig_freq"] if freq else _S["sig_imp"]
+    # exact sums of the columns the rows below certainty need: w, csr_num, sig
+    scf = state.sums["scalar"][:, [_S["w"], _S["csr_num"], sig]].to_fraction()
+    sc = state.sums["scalar"].to_float()
     heavy = state.heavy or {}
-    out = []
+    fine = {name: _fine_max(state, name) for name in ("all", "rest")}
+    sets = []
     for gi, key in enumerate(state.keys):
-        rng = np.random.default_rng(seed)
         e = {name: rs[gi, i] for name, i in _R.items()}
         f = {name: float(v) for name, v in e.items()}
         # rows below certainty: exact differences of the all-rows and certain-rows sums
-        f["r_w"] = float(scf[gi, _S["w"]] - e["c_w"])
-        f["r_s_obs"] = float(scf[gi, _S["csr_num"]] - e["c_s_obs"])
-        f["r_var"] = float(scf[gi, sig] - e["c_var"])
+        f["r_w"] = float(scf[gi, 0] - e["c_w"])
+        f["r_s_obs"] = float(scf[gi, 1] - e["c_s_obs"])
+        f["r_var"] = float(scf[gi, 2] - e["c_var"])
         f.update(zip(RISK_FLOAT, state.fsums["risk"][gi].tolist(), strict=True))
         w = float(sc[gi, _S["w"]])
-        var_all = float(sc[gi, sig])
         n_rows = float(state.counts["n_positive_weight"][gi])
-        n_cert_rows = f["c_count"]
         all_set = _RowSet(
-            denom=w, s_obs=float(sc[gi, _S["csr_num"]]), var=var_all,
+            denom=w, s_obs=float(sc[gi, _S["csr_num"]]), var=float(sc[gi, sig]),
             k3=f["a_k3"], mean1=math.nan, var1=math.nan, n_rows=n_rows,
-            heavy=heavy.get((key, "all")), fine=_fine(state, "all", gi), kind=cfg.weights)
-        if n_cert_rows == 0:  # the rows below certainty are all rows: power sums known
+            heavy=heavy.get((key, "all")), fine=_at(fine["all"], gi), kind=cfg.weights)
+        if f["c_count"] == 0:  # the rows below certainty are all rows: power sums known
             all_set.mean1, all_set.var1 = f["r_mean1"], f["r_var1"]
+        rest_set = None
+        if (f["c_w"] if freq else f["c_count"]) > 0:
+            rest_set = _RowSet(
+                denom=f["r_w"], s_obs=f["r_s_obs"], var=f["r_var"], k3=f["r_k3"],
+                mean1=f["r_mean1"], var1=f["r_var1"], n_rows=n_rows - f["c_count"],
+                heavy=heavy.get((key, "rest")), fine=_at(fine["rest"], gi),
+                kind=cfg.weights)
+        sets.append((f, all_set, rest_set))
+    _first_looks([x for _, a, r in sets for x in (a, r) if x is not None], n_sim, int(seed))
+    out = []
+    for gi, (f, all_set, rest_set) in enumerate(sets):
+        rng = np.random.default_rng(seed)
+        w, var_all, n_rows = all_set.denom, all_set.var, all_set.n_rows
+        n_cert_rows = f["c_count"]
         all_test = _test(all_set, n_sim, rng, cfg.heavy_rows, int(seed))
         csr_all = all_set.s_obs / w if w > 0 else math.nan
         sig_all = math.sqrt(var_all) / w if w > 0 else math.nan
         z_all = (csr_all - 1.0) / sig_all if sig_all > 0 else math.nan
 
         n_cert = f["c_w"] if freq else n_cert_rows
-        if n_cert > 0:
+        if rest_set is not None:
             if freq:
                 n_cw = f["c_w_wrong"]
                 upper = certain_upper(n_cw, n_cert)
             else:
                 n_cw = f["c_wrong"]
                 upper = certain_upper(f["c_w_wrong"], f["c_w"], f["c_w2"])
-            rest_set = _RowSet(
-                denom=f["r_w"], s_obs=f["r_s_obs"], var=f["r_var"], k3=f["r_k3"],
-                mean1=f["r_mean1"], var1=f["r_var1"], n_rows=n_rows - n_cert_rows,
-                heavy=heavy.get((key, "rest")),
-                fine=_fine(state, "rest", gi), kind=cfg.weights)
             rest_test = (_test(rest_set, n_sim, rng, cfg.heavy_rows, int(seed))
                          if rest_set.n_rows > 0 else None)
         else:
@@ -167,17 +184,37 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
     return out
 
 
+def _at(values: np.ndarray | None, gi: int) -> float | None:
+    return None if values is None else float(values[gi])
+
+
+def _first_looks(sets: list[_RowSet], n_sim: int, base: int) -> None:
+    """The first look of the sequential null of every small whole row set whose test
+    starts with one, drawn for all of them in one pass (as the grouped pandas summary:
+    :func:`~calreport.metrics._risk_null.first_looks`, the same draws as each alone)."""
+    rows = ((rs, rs.rows()) for rs in sets if rs.whole and rs.var > 0
+            and len(rs.heavy["u"]) <= FULL_MONTE_CARLO_ROWS)  # larger ones never batch
+    batch = [(rs, r) for rs, r in rows if batched_first(r, "auto", n_sim, base)]
+    if batch:
+        looks = first_looks([r for _, r in batch], n_sim, base)
+        for (rs, _), look in zip(batch, looks, strict=True):
+            rs.first = look
+
+
 class _RowSet:
     """A set of rows in sum form: exact totals plus its heaviest rows."""
 
     def __init__(self, *, denom: float, s_obs: float, var: float, k3: float,
                  mean1: float, var1: float, n_rows: float,
-                 heavy: dict[str, np.ndarray] | None, fine: np.ndarray | None,
+                 heavy: dict[str, np.ndarray] | None, fine: float | None,
                  kind: str = "importance") -> None:
         self.denom, self.s_obs, self.var, self.k3 = denom, s_obs, var, k3
         self.kind = kind  # the weights' meaning: frequency rows stand for k copies
         self.mean1, self.var1, self.n_rows = mean1, var1, n_rows
-        self.heavy, self.fine = heavy, fine
+        self.heavy, self.fine = heavy, fine  # fine: largest fine-bin null variance
+        # every row is held: the core's test runs on them (``first``: its first look)
+        self.whole = heavy is not None and len(heavy["u"]) >= n_rows
+        self.first: tuple[np.ndarray, np.ndarray] | None = None
         # largest unit null variance: the heaviest kept row (``u`` is minus it)
         self.max_uv = (float(-heavy["u"].min()) if heavy is not None and heavy["u"].size
                        else math.nan)
@@ -212,9 +249,8 @@ def _test(rs: _RowSet, n_sim: int, rng: np.random.Generator, cap: int, base: int
     var = rs.var
     share = rs.max_uv / var if var > 0 else math.nan
     skew = rs.k3 / var**1.5 if var > 0 else math.nan
-    whole = rs.heavy is not None and len(rs.heavy["u"]) >= rs.n_rows  # every row is held
-    if whole and var > 0:
-        return null_test(rs.rows(), "auto", n_sim, rng, base)
+    if rs.whole and var > 0:
+        return null_test(rs.rows(), "auto", n_sim, rng, base, rs.first)
     lattice, lattice_note = _lattice_certificate(rs, var, 0.0)
     facts = validity_facts(share, skew, lattice) + lattice_note
     csr_value = rs.s_obs / rs.denom if rs.denom > 0 else math.nan
@@ -261,7 +297,7 @@ def _lattice_certificate(rs: _RowSet, var: float, removed: float) -> tuple[float
     does), else NaN (undecided without the rows)."""
     if rs.fine is None or not var > 0:
         return math.nan, "; the lattice check needs the rows"
-    if float(rs.fine.max()) - removed < 0.1 * var:
+    if rs.fine - removed < 0.1 * var:
         return 0.0, ""
     return math.nan, ("; the lattice check of tied confidences needs the rows and is not "
                       "made out of core")
