@@ -246,13 +246,16 @@ def sample_errors(sample: ConfidenceProfile, total: int, values: dict[str, float
     # B random halves, all drawn in one call: the n/2 smallest of n uniforms per row
     halves = np.sort(np.argpartition(rng.random((SAMPLING_REPLICATES, n)), n // 2 - 1,
                                      axis=1)[:, :n // 2], axis=1)
+    if compute is None:
+        def compute(rep: ConfidenceProfile) -> dict[str, float]:
+            cache = MetricCache()
+            return {m: _value(REGISTRY[m], rep, settings, cache) for m in todo}
+
     reps = {m: np.full(SAMPLING_REPLICATES, np.nan) for m in todo}
     for b in range(SAMPLING_REPLICATES):  # a loop over replicates of the sample
-        rep, cache = sample.take(halves[b]), MetricCache()
-        got = compute(rep) if compute is not None else {}
+        got = compute(sample.take(halves[b]))
         for m in todo:
-            reps[m][b] = (got.get(m, math.nan) if compute is not None
-                          else _value(REGISTRY[m], rep, settings, cache))
+            reps[m][b] = got.get(m, math.nan)
     fraction = n / total
     spread = t * math.sqrt(1.0 - fraction)
     drift = (1.0 - fraction**BIAS_RATE) / (2.0**BIAS_RATE - 1.0)
