@@ -7,7 +7,13 @@ Cases (binary labels, Beta(2, 2) scores, as ``bench_bootstrap.py`` draws them):
 * ``grouped``: ``df.groupby("g").calib.summary(ci=0.95, n_boot=1000)``, 20 groups
   x 5e4 rows;
 * ``bootstrap``: ``bootstrap_replicates`` of every batched metric alone, 1e6 rows
-  x 1000 replicates.
+  x 1000 replicates;
+* ``report20``: ``df.groupby("g").calib.report(ci=0.95)`` of 20 groups x 5e4 rows,
+  then ``to_pdf()`` (target <= 20 s);
+* ``demo``: ``calreport demo -o d.pdf -o d.html`` through ``calreport.cli.main``,
+  imports included (target <= 8 s);
+* ``digits``: ``groupby("model").calib(...).summary(ci=0.95)`` on scikit-learn's
+  digits, 3 models x 719 held-out rows x 10 classes (target <= 2 s).
 
 Each timing is one call in a fresh process; the old and the new checkout alternate
 (old, new, old, new, ...), so a change of the machine's load hits both.  Wall and
@@ -16,11 +22,12 @@ of the same-round ratios, and the load average before and after.
 
 Usage::
 
-    python benchmarks/bench_summary_ci.py --old PATH [--rounds 3] [--cases flat grouped]
+    python benchmarks/bench_summary_ci.py [--old PATH] [--rounds 3] [--cases flat grouped]
         [--write]
 
 ``PATH`` is a checkout of the code to compare against (e.g. a git worktree of the
-base commit); the new code is this checkout.  ``--write`` puts the table in
+base commit); the new code is this checkout.  Without ``--old`` only this checkout
+is timed.  ``--write`` puts the table in
 benchmarks/RESULTS.md.
 """
 
@@ -42,6 +49,9 @@ CASES = {
     "flat": "summary(ci=0.95, n_boot=1000), 1e6 binary rows",
     "grouped": "groupby(g).summary(ci=0.95, n_boot=1000), 20 groups x 5e4 rows",
     "bootstrap": "bootstrap_replicates(every batched metric, n_boot=1000), 1e6 rows",
+    "report20": "groupby(g).report(ci=0.95) + to_pdf(), 20 groups x 5e4 rows",
+    "demo": "calreport demo -o d.pdf -o d.html, imports included",
+    "digits": "groupby(model).summary(ci=0.95), digits, 3 models x 719 rows x 10 classes",
 }
 
 
@@ -58,8 +68,41 @@ def _data(n: int, groups: int = 0):
     return df
 
 
+def _digits():
+    """Three scikit-learn models' class probabilities on digits' 719 held-out rows."""
+    import numpy as np
+    import pandas as pd
+    from sklearn.datasets import load_digits
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = load_digits(return_X_y=True)
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.4, random_state=0)
+    parts = []
+    for name, model in (("logistic", LogisticRegression(max_iter=2000)),
+                        ("naive_bayes", GaussianNB()),
+                        ("tree", DecisionTreeClassifier(max_depth=6, random_state=0))):
+        proba = model.fit(X_tr, y_tr).predict_proba(X_te)
+        part = pd.DataFrame(proba, columns=[f"proba_{k}" for k in range(10)])
+        part["y"], part["model"] = y_te, name
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True), [f"proba_{k}" for k in range(10)], np
+
+
 def child(case: str) -> None:
     """Time one call of ``case`` in this process and print the seconds."""
+    if case == "demo":  # end to end, as the command: the imports count
+        import tempfile
+
+        t0, c0 = time.perf_counter(), time.process_time()
+        from calreport import cli
+
+        with tempfile.TemporaryDirectory() as tmp:
+            cli.main(["demo", "-o", f"{tmp}/d.pdf", "-o", f"{tmp}/d.html"])
+        print(time.perf_counter() - t0, time.process_time() - c0)
+        return
     import calreport  # noqa: F401
     import calreport.bootstrap as bs
     from calreport.registry import REGISTRY
@@ -78,6 +121,20 @@ def child(case: str) -> None:
         def run():
             return df.groupby("g").calib.summary(ci=0.95, n_boot=1000, seed=0,
                                                  progress=False)
+    elif case == "report20":
+        df = _data(1_000_000, groups=20)
+        df.iloc[:2000].calib.summary(ci=0.95, n_boot=20, seed=0, progress=False)
+
+        def run():
+            rep = df.groupby("g").calib.report(ci=0.95, seed=0, progress=False)
+            return rep.to_pdf()
+    elif case == "digits":
+        df, cols, _ = _digits()
+        df.iloc[:50].calib(y="y", proba=cols).summary(progress=False)
+
+        def run():
+            return df.groupby("model").calib(y="y", proba=cols).summary(
+                ci=0.95, seed=0, progress=False)
     else:
         prof = _data(1_000_000).calib.profile()
         names = [m for m, spec in REGISTRY.items() if spec.interval.kind == "bootstrap"]
@@ -118,28 +175,34 @@ def main() -> None:
     from _common import machine, table, write_section
 
     new_root = HERE.parent
-    if args.old is None:
-        ap.error("--old PATH (a checkout of the code to compare against) is required")
     load0 = os.getloadavg()
     rows = []
     for case in args.cases:
         old, new = [], []
         for _ in range(args.rounds):
-            old.append(_one(args.old, case))
+            if args.old is not None:
+                old.append(_one(args.old, case))
             new.append(_one(new_root, case))
-            print(case, f"old {old[-1]} s, new {new[-1]} s (wall, cpu)", flush=True)
+            print(case, f"old {old[-1] if old else '-'} s, new {new[-1]} s (wall, cpu)",
+                  flush=True)
         for k, kind in enumerate(("wall", "CPU")):
-            o_s, n_s = [x[k] for x in old], [x[k] for x in new]
-            ratio = statistics.median(o / n for o, n in zip(o_s, n_s, strict=True))
-            rows.append([f"{CASES[case]} ({kind})", statistics.median(o_s),
-                         statistics.median(n_s), ratio,
-                         " / ".join(f"{o:.1f}:{n:.1f}" for o, n in zip(o_s, n_s, strict=True))])
+            n_s = [x[k] for x in new]
+            if old:
+                o_s = [x[k] for x in old]
+                ratio = statistics.median(o / n for o, n in zip(o_s, n_s, strict=True))
+                rows.append([f"{CASES[case]} ({kind})", statistics.median(o_s),
+                             statistics.median(n_s), ratio, " / ".join(
+                                 f"{o:.1f}:{n:.1f}" for o, n in zip(o_s, n_s, strict=True))])
+            else:
+                rows.append([f"{CASES[case]} ({kind})", "", statistics.median(n_s), "",
+                             " / ".join(f"{n:.1f}" for n in n_s)])
     load1 = os.getloadavg()
     body = (
         "## Summary with bootstrap intervals: old against new (`bench_summary_ci.py`)\n\n"
         f"Machine: {machine(('calreport', 'numpy', 'scipy', 'pandas'))}\n\n"
-        f"Command: `python benchmarks/bench_summary_ci.py --old <checkout of "
-        f"{_commit(args.old)}> --rounds {args.rounds} --cases {' '.join(args.cases)} "
+        "Command: `python benchmarks/bench_summary_ci.py "
+        + (f"--old <checkout of {_commit(args.old)}> " if args.old else "")
+        + f"--rounds {args.rounds} --cases {' '.join(args.cases)} "
         f"--write` at commit {_commit(new_root)}; load average (1, 5, 15 min) "
         f"{' '.join(f'{x:.1f}' for x in load0)} before, "
         f"{' '.join(f'{x:.1f}' for x in load1)} after.\n\n"

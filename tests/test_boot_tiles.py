@@ -108,3 +108,38 @@ def test_auc_tiles_equal_the_class_masked_running_sum(pattern):
     wpos = w * pos  # integer counts: exact
     np.testing.assert_array_equal(st.num, (wpos * (carry[:, None] + np.cumsum(
         w - wpos, axis=1))).sum(axis=1))
+
+
+@pytest.mark.parametrize(("m", "carry_top", "wide"), [(4096, 1e6, False),
+                                                     (20_000, 10.0, True),
+                                                     (100, 2.0**31, True)])
+def test_integer_running_sums_equal_the_float64_ones(m, carry_top, wide):
+    """Counts without sample weights are summed as integers (int32, or int64 for a
+    tile longer than 16,384 rows or a carry from 2**30): the same numbers as the
+    float64 running sum, bit for bit, and the same carry out."""
+    rng = np.random.default_rng(5)
+    x = rng.poisson(1.0, (9, m)).astype(np.float64)
+    x[:, ::97] = 255.0  # the largest uint8 count
+    carry = np.floor(rng.random(9) * carry_top)
+    plain, c_plain = x.copy(), carry.copy()
+    tiles._running(plain, c_plain)
+    bufs = tiles._Buffers()
+    fast, c_fast = x.copy(), carry.copy()
+    tiles._running(fast, c_fast, bufs, whole=True)
+    np.testing.assert_array_equal(fast, plain)
+    np.testing.assert_array_equal(c_fast, c_plain)
+    used = {key[1] for key in bufs._store if key[0] == "running"}
+    assert used == {np.dtype(np.int64 if wide else np.int32)}
+
+
+def test_replicates_of_counts_equal_those_of_the_same_counts_as_weights():
+    """The counts path (integer running sums) gives the replicates the real-weight
+    path gives for the same numbers as float64 weights (float64 running sums)."""
+    n = 5000
+    rng, prof = beta_profile(11, n, True)
+    k = Kernels(prof, Settings(p_risk_method="normal"), BATCHED)
+    counts = rng.poisson(1.0, (6, n)).astype(np.uint8)
+    a = k.evaluate_counts(counts[:, k.first_rows])
+    b = k.evaluate(counts.astype(np.float64))
+    for m in a:
+        np.testing.assert_array_equal(a[m], b[m], err_msg=m)

@@ -45,15 +45,33 @@ def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", a, b)
 
 
-def _running(x: np.ndarray, carry: np.ndarray) -> np.ndarray:
+def _running(x: np.ndarray, carry: np.ndarray, bufs: _Buffers | None = None,
+             whole: bool = False) -> np.ndarray:
     """``carry + cumsum(x, axis=1)`` for a (b, m) tile, in place in ``x``; ``carry``
     (b,) leaves as the running total at the tile's end.
 
     The carry enters as part of the first column (``carry + x_0 + x_1 ...``): no pass
-    over the tile to add it.  Integer counts sum exactly either way.
+    over the tile to add it.  ``whole``: ``x`` holds resampling counts without sample
+    weights, summed as integers in a scratch array of ``bufs`` -- the same numbers
+    (integers sum exactly in float64 below 2**53).  Every addition of a float64
+    running sum waits for the one before it; integer ones do not: 3.3 against 0.7
+    ns an element on (32, 4096) tiles, conversions included, and
+    ``summary(ci=0.95, n_boot=1000)`` of 1e6 binary rows spent half its time in
+    float64 running sums (``benchmarks/bench_summary_ci.py``, section summary_ci of
+    RESULTS.md).  int32 holds a carry below 2**30 plus at most 16,384 counts below
+    2**16.
     """
-    x[:, 0] += carry
-    np.cumsum(x, axis=1, out=x)
+    if whole and bufs is not None:
+        b, m = x.shape
+        small = m <= 16_384 and (b == 0 or carry.max() < 2**30)
+        xi = bufs.get("running", b, m, np.int32 if small else np.int64)
+        np.copyto(xi, x, casting="unsafe")
+        xi[:, 0] += carry.astype(xi.dtype)
+        np.cumsum(xi, axis=1, out=xi)
+        np.copyto(x, xi)
+    else:
+        x[:, 0] += carry
+        np.cumsum(x, axis=1, out=x)
     carry[:] = x[:, -1]
     return x
 
@@ -164,7 +182,8 @@ class _Sums:
     def start(self, b: int) -> np.ndarray:
         return np.zeros((b, self.n_slots, self.n_cols))
 
-    def tile(self, acc: np.ndarray, w: np.ndarray, t: int, r0: int, bufs: _Buffers) -> None:
+    def tile(self, acc: np.ndarray, w: np.ndarray, t: int, r0: int, bufs: _Buffers,
+             whole: bool = False) -> None:
         if self.matrix is not None:
             mat, at = self.matrix, r0
         else:
@@ -244,7 +263,8 @@ class _Auc:
     def start(self, b: int) -> _AucState:
         return _AucState(*(np.zeros(b) for _ in range(8)))
 
-    def tile(self, st: _AucState, w: np.ndarray, t: int, r0: int, bufs: _Buffers) -> None:
+    def tile(self, st: _AucState, w: np.ndarray, t: int, r0: int, bufs: _Buffers,
+             whole: bool = False) -> None:
         # The negatives' weights are gathered apart (after a column for the carry)
         # and summed in one running sum, which each positive reads at the column
         # ``below`` of its negatives; the positives' weights times those reads are the
@@ -265,7 +285,7 @@ class _Auc:
         # negatives at or below each positive (tied ones come first): half of the
         # tied pairs is taken off in finish
         wn[:, 0] = 0.0
-        _running(wn, st.carry)
+        _running(wn, st.carry, bufs, whole)
         st.num += _rowdot(wp, np.take(wn, below, axis=1, out=at, mode="clip"))
         st.pos += wp.sum(axis=1)
         wpc = np.multiply(wp, conf_pos, out=at)
@@ -320,13 +340,14 @@ class _Aurc:
     def start(self, b: int) -> _AurcState:
         return _AurcState(np.zeros(b), np.zeros(b), np.zeros(b))
 
-    def tile(self, st: _AurcState, w: np.ndarray, t: int, r0: int, bufs: _Buffers) -> None:
+    def tile(self, st: _AurcState, w: np.ndarray, t: int, r0: int, bufs: _Buffers,
+             whole: bool = False) -> None:
         b, m = w.shape
         cum_err, cum_w = bufs.split("scratch_a", b, m, 0)[0], bufs.split("scratch_b", b, m, 0)[0]
         np.multiply(w, self.err[r0:r0 + m], out=cum_err)
-        _running(cum_err, st.carry_err)
+        _running(cum_err, st.carry_err, bufs, whole)
         np.copyto(cum_w, w)
-        _running(cum_w, st.carry_w)
+        _running(cum_w, st.carry_w, bufs, whole)
         ends = self.ends[t]
         if ends is not None:  # a tied row takes the risk at the end of its group
             cum_err, cum_w = cum_err[:, ends], cum_w[:, ends]

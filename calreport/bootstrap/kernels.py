@@ -370,8 +370,11 @@ class Kernels:
                 np.copyto(w, src)
                 if counts and o.base is not None:
                     w *= o.base[r0:r1]
+                # counts of at most 2 bytes and no sample weights: whole numbers that
+                # the running sums add as integers (see _tiles._running)
+                whole = counts and o.base is None and src.dtype.itemsize <= 2
                 for part in o.parts:
-                    part.tile(states[id(part)], w, t, r0, bufs)
+                    part.tile(states[id(part)], w, t, r0, bufs, whole)
         if self.sparse is not None:
             states[id(self.sparse)] = self.sparse.evaluate(
                 b, lambda: self._host_chunks(b, source, bufs, counts), bufs)
