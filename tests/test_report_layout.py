@@ -92,3 +92,20 @@ def test_half_width_figures_are_laid_two_a_row(demo):
     halves = [f for f in demo.context["figures"] if f["half"]]
     assert len(rows) == (len(halves) + 1) // 2
     assert all(r.count("<figure ") == 2 for r in rows[:len(halves) // 2])
+
+
+def _svg_texts(svg: str) -> list[str]:
+    return [re.sub(r"<[^>]+>", "", t) for t in re.findall(r"<text[^>]*>(.*?)</text>", svg,
+                                                          flags=re.S)]
+
+
+def test_a_y_label_taller_than_its_axes_gets_two_lines(demo):
+    """The Murphy diagram is wide and low: its y-axis label is broken in two lines
+    (measured on the laid-out figure); a label that fits stays on one line."""
+    figs = {f["id"]: base64.b64decode(f["uri"].split(",", 1)[1]).decode("utf-8")
+            for f in demo.context["figures"] if f["format"] == "image/svg+xml"}
+    murphy = _svg_texts(figs["murphy"])
+    assert "mean elementary score" in murphy and "(lower is better)" in murphy
+    assert not any("mean elementary score (lower" in t for t in murphy)
+    corp = _svg_texts(figs["corp"])
+    assert "Observed frequency of benign" in corp

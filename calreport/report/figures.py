@@ -99,6 +99,8 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
         half = size[0] <= HALF_WIDTH
         _print_size(fig, size[0], size[1], legend_above=half)
         uri = plotting.figure_to_data_uri(fig)
+        if _wrap_long_ylabels(fig):
+            uri = plotting.figure_to_data_uri(fig)
         if vector is not None and uri.startswith("data:image/svg"):
             vector[fig_id] = fig
         width, height = fig.get_size_inches()
@@ -248,9 +250,17 @@ def _print_size(fig: Any, width: float, height: float | None, *, legend_above: b
     for text in fig.findobj(Text):
         if text.get_fontsize() < MIN_TEXT_PT:
             text.set_fontsize(MIN_TEXT_PT)
-    # a y-axis label longer than its axes are high (the Murphy diagram's, on a wide
-    # and low figure) would be cut at the figure's edges: it gets two lines
-    fig.draw_without_rendering()
+
+
+def _wrap_long_ylabels(fig: Any) -> bool:
+    """Give two lines to a y-axis label longer than its axes are high (the Murphy
+    diagram's, on a wide and low figure), which would be cut at the figure's edges.
+
+    Measured on the figure as last drawn (laid out), so the caller draws it again
+    only when a label changed: one layout pass a figure otherwise.  True when a
+    label changed.
+    """
+    changed = False
     for ax in fig.axes:
         label = ax.yaxis.label
         words = label.get_text().split(" ")
@@ -259,6 +269,8 @@ def _print_size(fig: Any, width: float, height: float | None, *, legend_above: b
             cut = min(range(1, len(words)),
                       key=lambda i: abs(len(" ".join(words[:i])) - middle))
             label.set_text(" ".join(words[:cut]) + "\n" + " ".join(words[cut:]))
+            changed = True
+    return changed
 
 
 def print_uris(vector: Mapping[str, Any]) -> dict[str, str]:
