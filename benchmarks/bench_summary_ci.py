@@ -70,7 +70,6 @@ def _data(n: int, groups: int = 0):
 
 def _digits():
     """Three scikit-learn models' class probabilities on digits' 719 held-out rows."""
-    import numpy as np
     import pandas as pd
     from sklearn.datasets import load_digits
     from sklearn.linear_model import LogisticRegression
@@ -88,7 +87,7 @@ def _digits():
         part = pd.DataFrame(proba, columns=[f"proba_{k}" for k in range(10)])
         part["y"], part["model"] = y_te, name
         parts.append(part)
-    return pd.concat(parts, ignore_index=True), [f"proba_{k}" for k in range(10)], np
+    return pd.concat(parts, ignore_index=True), [f"proba_{k}" for k in range(10)]
 
 
 def child(case: str) -> None:
@@ -129,7 +128,7 @@ def child(case: str) -> None:
             rep = df.groupby("g").calib.report(ci=0.95, seed=0, progress=False)
             return rep.to_pdf()
     elif case == "digits":
-        df, cols, _ = _digits()
+        df, cols = _digits()
         df.iloc[:50].calib(y="y", proba=cols).summary(progress=False)
 
         def run():

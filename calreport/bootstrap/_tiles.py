@@ -52,8 +52,8 @@ def _running(x: np.ndarray, carry: np.ndarray, bufs: _Buffers | None = None,
 
     The carry enters as part of the first column (``carry + x_0 + x_1 ...``): no pass
     over the tile to add it.  ``whole``: ``x`` holds resampling counts without sample
-    weights, summed as integers in a scratch array of ``bufs`` -- the same numbers
-    (integers sum exactly in float64 below 2**53).  Every addition of a float64
+    weights, summed as integers in a scratch array of ``bufs`` (required then) -- the
+    same numbers (integers sum exactly in float64 below 2**53).  Every addition of a float64
     running sum waits for the one before it; integer ones do not: 3.3 against 0.7
     ns an element on (32, 4096) tiles, conversions included, and
     ``summary(ci=0.95, n_boot=1000)`` of 1e6 binary rows spent half its time in
@@ -61,7 +61,7 @@ def _running(x: np.ndarray, carry: np.ndarray, bufs: _Buffers | None = None,
     RESULTS.md).  int32 holds a carry below 2**30 plus at most 16,384 counts below
     2**16.
     """
-    if whole and bufs is not None:
+    if whole:
         b, m = x.shape
         small = m <= 16_384 and (b == 0 or carry.max() < 2**30)
         xi = bufs.get("running", b, m, np.int32 if small else np.int64)
