@@ -23,7 +23,10 @@ from calreport.profile import ConfidenceProfile
 from calreport.settings import Settings
 
 __all__ = [
+    "COLUMNS",
     "PAIRWISE",
+    "SIGNED",
+    "WEIGHT_DEGREE",
     "Ratio",
     "auc",
     "aurc",
@@ -41,17 +44,35 @@ __all__ = [
 ]
 
 
+#: Every per-row column :func:`row_columns` gives, in a fixed order.  The out-of-core
+#: state and its Poisson replicates sum each of them by name
+#: (:mod:`calreport.stats`), so a metric whose finisher reads these columns is
+#: merged and bootstrapped out of core with no code there: a new column added
+#: here (and to :func:`row_columns`) is summed everywhere.
+COLUMNS = ("one", "correct", "c_correct", "c", "c2", "top_brier", "csr", "odds",
+           "csr_var2", "sel", "sel_correct", "cwsa", "cwsa_plus", "brier", "log_loss")
+#: Columns whose row terms can be negative: exact sums hold non-negative values, so
+#: the state sums their positive and negative parts apart (``name`` and
+#: ``name + "_neg"``, :data:`calreport.stats.config.SCALARS`).
+SIGNED = frozenset({"cwsa"})
+#: Columns whose row term carries the sample weight itself, with the degree in the
+#: weights of their weighted sum (every other column sums to degree 1): with
+#: importance weights ``csr_var2`` is ``w c/(1-c)``, so ``Σ w csr_var2`` is of degree 2.
+WEIGHT_DEGREE = {"csr_var2": 2}
+
+
 def row_columns(p: ConfidenceProfile, s: Settings,
                 keep: set[str] | None = None) -> dict[str, np.ndarray]:
     """Per-row quantities whose weighted sums give the plain summary metrics.
 
     The registry names the columns each metric needs
     (:attr:`calreport.registry.Interval.columns`); ``keep`` restricts the
-    computation to those (default: all); ``"one"`` is always there.  The grouped
-    sums, the bootstrap's replicates and the out-of-core state all sum these
-    columns (``"odds"`` is c/(1 - c), unweighted).  Each column is the per-row term
-    of the core computation with the same clipping, so a replicate's value equals
-    the core metric on the resampled rows.
+    computation to those (default: all of :data:`COLUMNS`; ``"brier"`` and
+    ``"log_loss"`` only with class probabilities and labels); ``"one"`` is always
+    there.  The grouped sums, the bootstrap's replicates and the out-of-core state
+    all sum these columns (``"odds"`` is c/(1 - c), unweighted).  Each column is
+    the per-row term of the core computation with the same clipping, so a
+    replicate's value equals the core metric on the resampled rows.
     """
 
     def want(*names: str) -> bool:
@@ -66,6 +87,10 @@ def row_columns(p: ConfidenceProfile, s: Settings,
         cols["c_correct"] = p.conf * corr
     if want("c"):
         cols["c"] = p.conf
+    if want("c2"):  # sharpness, the variance of the confidences
+        cols["c2"] = p.conf * p.conf
+    if want("top_brier"):  # the top-label Brier score
+        cols["top_brier"] = (p.conf - corr) ** 2
     if want("csr", "csr_var2", "odds"):
         c_clip, _ = risk.clip_confidence(p.conf, eps=s.eps, warn=False)
         if want("csr"):
@@ -77,11 +102,13 @@ def row_columns(p: ConfidenceProfile, s: Settings,
             cols["odds"] = var
             importance = p.sample_weight is not None and p.weights == "importance"
             cols["csr_var2"] = var * p.sample_weight if importance else var
-    if want("sel", "cwsa", "cwsa_plus"):
+    if want("sel", "sel_correct", "cwsa", "cwsa_plus"):
         tau = s.tau
         sel = (p.conf >= tau).astype(np.float64)
         phi = np.where(sel > 0, (p.conf - tau) / (1.0 - tau), 0.0)
         cols["sel"] = sel
+        if want("sel_correct"):  # coverage and selective accuracy at tau
+            cols["sel_correct"] = sel * corr
         if want("cwsa"):
             cols["cwsa"] = phi * (2.0 * corr - 1.0)
         if want("cwsa_plus"):

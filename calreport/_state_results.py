@@ -210,7 +210,7 @@ def _sampling_lines(result: Any, errors: dict[str, Any]) -> str:
 def _exact_errors(context: dict[str, Any], state: StatsState, result: Any, k: int,
                   max_groups: int) -> None:
     """Replace sample-based error counts and lists of the context by exact ones."""
-    i_w, i_ok = SCALARS.index("w"), SCALARS.index("w_ok")
+    i_w, i_ok = SCALARS.index("one"), SCALARS.index("correct")
     states = {None if not result.grouped else key: state for key in state.keys}
     by_name: dict[str, tuple[StatsState, int]] = {}
     for g in result.groups:
@@ -235,7 +235,7 @@ def _exact_errors(context: dict[str, Any], state: StatsState, result: Any, k: in
         key = st.keys[gi]
         top = (st.top or {}).get(key)
         sc = st.sums["scalar"].to_float()[gi]
-        total = float(sc[SCALARS.index("csr_num")]) / float(sc[i_w])
+        total = float(sc[SCALARS.index("csr")]) / float(sc[i_w])
         rows = []
         if top is not None:
             order = np.lexsort((top["conf"], top["u"]))[:k]

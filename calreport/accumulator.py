@@ -68,8 +68,9 @@ __all__ = ["Accumulator"]
 
 _FORMAT = "calreport.stats"
 #: Version of the stored form: 3 keeps the resolved roles (and so the class set); 4
-#: holds the fine bins sparse (per group, its occupied bins) and adds the binary form.
-_VERSION = 4
+#: holds the fine bins sparse (per group, its occupied bins) and adds the binary form;
+#: 5 holds the sums of every per-row column by name (:data:`calreport.stats.config.SCALARS`).
+_VERSION = 5
 
 class Accumulator:
     """Exact, mergeable statistics of a stream of prediction batches.

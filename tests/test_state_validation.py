@@ -250,9 +250,11 @@ HOSTILE = {
     "malformed spec": (_set(("spec", "class_source"), "guess"),
                        r"`spec.class_source` .* is malformed"),
     "wrong version": (_set(("version",), 2), r"format version 2; this calreport reads "
-                                             r"version 4"),
+                                             r"version 5"),
     "older version (dense fine bins)": (_set(("version",), 3),
-                                        r"format version 3; this calreport reads version 4"),
+                                        r"format version 3; this calreport reads version 5"),
+    "older version (positional sums)": (_set(("version",), 4),
+                                        r"format version 4; this calreport reads version 5"),
     "sparse cells unsorted": (_sparse("index", _swap_first),
                               r"`sums.aurc_w`.index holds 1 cells not sorted or repeated "
                               r"within a group \(first: cell \d+ of group 'a'\)"),

@@ -209,3 +209,51 @@ def test_stats_import_does_not_import_pandas():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=__file__.rsplit("/tests/", 1)[0])
     assert out.stdout.strip() == "ok", out.stderr
+
+
+@pytest.mark.parametrize("weights", [False, True])
+def test_the_state_sums_every_row_column_by_name(weights):
+    # the state holds sum w * col of every per-row column of the registry's sum form
+    # (signed ones by their two parts), so a metric whose finisher reads a new
+    # column merges out of core with no code in calreport.stats
+    from calreport._finishers import COLUMNS, row_columns
+    from calreport.settings import Settings
+    from calreport.stats.config import SCALARS, column_sums
+
+    p = _binary(n=500, weights=weights)
+    cfg = StatsConfig(weights="importance")
+    sums = StatsState.from_profile(p, config=cfg).sums["scalar"].to_float()[0]
+    got = column_sums(lambda name: sums[SCALARS.index(name)])
+    rc = row_columns(p, Settings(eps=cfg.eps, tau=cfg.tau))
+    w = np.ones(p.n) if p.sample_weight is None else p.sample_weight
+    assert set(rc) == set(COLUMNS) and (rc["cwsa"] < 0).any()
+    for name in COLUMNS:
+        want = float(sum(Fraction(float(x)) for x in w * rc[name]))
+        assert got[name] == pytest.approx(want, rel=1e-14, abs=1e-12), name
+    assert got["w2"] == pytest.approx(float((w * w).sum()), rel=1e-14)
+
+
+@pytest.mark.parametrize("weights", [False, True])
+def test_each_replicate_of_a_state_is_the_core_metric_on_its_resampled_rows(weights):
+    # replicate b counts row i k_ib times: its metrics are the registry's point
+    # computations on the rows repeated k_ib times (weights kept), for every metric
+    # finished from the sums
+    from calreport.registry import REGISTRY, MetricCache
+    from calreport.settings import Settings
+    from calreport.stats.config import key_seed
+    from calreport.stats.poisson import replicate_metrics
+    from calreport.stats.sums import EXTRAS, SUM_FORM
+
+    p = _binary(n=400, weights=weights)
+    cfg = StatsConfig(n_boot=4, seed=3, n_bins=15)
+    reps = replicate_metrics(StatsState.from_profile(p, config=cfg))
+    counts = poisson_counts(key_seed(cfg.seed, ()), 0, p.n * 4).reshape(p.n, 4)
+    s = Settings(eps=cfg.eps, tau=cfg.tau, n_bins=cfg.n_bins)
+    for b in range(4):
+        rep = p.take(np.repeat(np.arange(p.n), counts[:, b]))
+        for name in (m for m in SUM_FORM if m != "p_risk"):
+            want = REGISTRY[name].compute(rep, s, MetricCache())
+            assert reps[name][0, b] == pytest.approx(want, rel=1e-12, abs=1e-12), (name, b)
+        assert reps["top_label_brier"][0, b] == pytest.approx(scoring.top_label_brier(
+            rep.conf, rep.correct, sample_weight=rep.sample_weight), rel=1e-12), b
+        assert set(EXTRAS) <= set(reps)

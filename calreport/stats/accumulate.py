@@ -14,21 +14,20 @@ from typing import Any
 
 import numpy as np
 
-from calreport._finishers import row_columns
+from calreport._finishers import COLUMNS, SIGNED, row_columns
 from calreport.profile import ConfidenceProfile
 from calreport.settings import Settings
 from calreport.stats._exact import FRAC_BITS, FixedSum, exact_bincount
 from calreport.stats.config import (
     BIN_SUMS,
     CLASSWISE_SUMS,
-    ROW_TERMS,
     VIEWS,
     Schema,
     StatsConfig,
 )
 from calreport.stats.sparse import SparseSums, occupied
 
-__all__ = ["accumulate"]
+__all__ = ["accumulate", "scalar_terms"]
 
 
 def accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: np.ndarray,
@@ -62,17 +61,8 @@ def accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: np
         "n_one": np.bincount(codes[c == 1.0], minlength=g).astype(np.int64),
     }
     zeros = np.zeros_like(c)
-    # the per-row terms of the metrics' sums, as the pandas path's (one definition)
-    rc = row_columns(p, Settings(eps=cfg.eps, tau=cfg.tau), set(ROW_TERMS))
-    odds = rc["odds"]
-    scalar_parts = [
-        total(None), total(None) if w is None else exact_bincount(codes, w * w, g),
-        total(rc["correct"]), total(rc["c"]), total(rc["c_correct"]), total(c * c),
-        total(rc["csr"]), total(odds),
-        total(odds) if w is None else exact_bincount(codes, w * w * odds, g),
-        total((c - ok) ** 2), total(rc.get("brier", zeros)), total(rc.get("log_loss", zeros)),
-    ]
-    sums: dict[str, FixedSum | SparseSums] = {"scalar": _stack(scalar_parts, (g,))}
+    sums: dict[str, FixedSum | SparseSums] = {"scalar": _stack(
+        [total(values) for values in scalar_terms(p, cfg)], (g,))}
 
     # calibration bins, both views (the positive view only for binary input)
     nb = cfg.n_bins
@@ -155,6 +145,28 @@ def accumulate(p: ConfidenceProfile, cfg: StatsConfig, schema: Schema, codes: np
     risk_sums, risk_float = _risk_parts(p, cfg, codes, g)
     sums["risk"] = risk_sums
     return counts, sums, {"risk": risk_float}
+
+
+def scalar_terms(p: ConfidenceProfile, cfg: StatsConfig) -> list[np.ndarray | None]:
+    """Per-row terms ``t`` of the scalar sums ``Σ w t``, in :data:`SCALARS` order: the
+    columns of :func:`calreport._finishers.row_columns` (zeros for a column the data
+    cannot give; a signed column's positive and negative parts), then the weight
+    itself for ``"w2"``; ``None`` is the term 1.
+
+    The state's sums and its Poisson replicates (:mod:`calreport.stats.poisson`) both
+    take their terms from here.  With sample weights the columns are those of the
+    state's weight kind (``cfg.weights``).
+    """
+    w = p.sample_weight
+    if w is not None and p.weights != cfg.weights:
+        p = p.replace(weights=cfg.weights)
+    rc = row_columns(p, Settings(eps=cfg.eps, tau=cfg.tau))
+    zeros = np.zeros(p.n)
+    terms: list[np.ndarray | None] = []
+    for name in COLUMNS:
+        t = None if name == "one" else rc.get(name, zeros)
+        terms += [np.maximum(t, 0.0), np.maximum(-t, 0.0)] if name in SIGNED else [t]
+    return [*terms, w]
 
 
 def _classwise(p: ConfidenceProfile, codes: np.ndarray, g: int, nb: int, total: Any

@@ -10,22 +10,41 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 import numpy as np
 
+from calreport._finishers import COLUMNS, SIGNED, WEIGHT_DEGREE
 from calreport.profile import ConfidenceProfile
 
 __all__ = ["AUC_SUMS", "AURC_SUMS", "BIN_SUMS", "CLASSWISE_SUMS", "COUNTS", "RISK_FLOAT",
-           "RISK_SUMS", "ROW_TERMS", "SCALARS", "TAU_SUMS", "VIEWS", "Schema", "StatsConfig",
-           "key_seed", "normalise_key", "sort_key"]
+           "RISK_SUMS", "SCALARS", "SCALAR_DEGREES", "TAU_SUMS", "VIEWS", "Schema",
+           "StatsConfig", "column_sums", "key_seed", "normalise_key", "sort_key"]
 
-#: Per-group scalar sums; "w*" quantities are counts when the data are unweighted.
-#: Columns of :func:`calreport._finishers.row_columns` the scalar sums are made of.
-ROW_TERMS = ("correct", "c", "c_correct", "csr", "odds", "brier", "log_loss")
-SCALARS = ("w", "w2", "w_ok", "w_c", "w_c_ok", "w_c2", "csr_num", "sig_freq", "sig_imp",
-           "top_brier", "brier", "log_loss")
+#: Per-group scalar sums, by name: ``Σ w col`` of every per-row column of
+#: :func:`calreport._finishers.row_columns` (:data:`~calreport._finishers.COLUMNS`;
+#: ``"one"`` is the weight total, a count when the data are unweighted), a signed
+#: column as its positive part and its negative part ``name + "_neg"``, then the
+#: sum of squared weights ``"w2"`` (Kish's effective size).  :func:`column_sums`
+#: reads them back by column.
+SCALARS = (*(part for name in COLUMNS
+             for part in ((name, name + "_neg") if name in SIGNED else (name,))), "w2")
+#: Degree in the weights of each scalar sum (:mod:`calreport.stats.weight_scale`)
+SCALAR_DEGREES = {part: WEIGHT_DEGREE.get(part.removesuffix("_neg"), 1)
+                  for part in SCALARS[:-1]} | {"w2": 2}
+
+
+def column_sums(get: Callable[[str], Any]) -> dict[str, Any]:
+    """The sum of every column (and ``"w2"``) from ``get(name)`` of the :data:`SCALARS`:
+    a signed column is its positive part minus its negative part."""
+    out = {name: get(name) - get(name + "_neg") if name in SIGNED else get(name)
+           for name in COLUMNS}
+    out["w2"] = get("w2")
+    return out
+
+
 COUNTS = ("n", "n_positive_weight", "n_clipped", "n_one")
 BIN_SUMS = ("w", "w2", "w_s", "w_y", "w_s2", "w_sy")
 TAU_SUMS = ("w", "w_ok", "w_c", "w_c_ok")

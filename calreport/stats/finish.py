@@ -26,10 +26,10 @@ from calreport.metrics.classwise import errors_from_cell_sums
 from calreport.metrics.weighted import sample_sizes as sizes
 from calreport.registry import REGISTRY, Metric
 from calreport.stats._exact import FixedSum
-from calreport.stats.config import CLASSWISE_SUMS, SCALARS, VIEWS
+from calreport.stats.config import CLASSWISE_SUMS, SCALARS, VIEWS, column_sums
 from calreport.stats.poisson import intervals
 from calreport.stats.state import StatsState
-from calreport.stats.sums import SUM_FORM, StateSums, div, finish_sums
+from calreport.stats.sums import EXTRAS, SUM_FORM, StateSums, div, finish_sums
 
 __all__ = ["KINDS", "SUMMARY_METRICS", "MetricTable", "confusion", "reliability", "resolve_view",
            "selective", "summary"]
@@ -165,9 +165,9 @@ def summary(state: StatsState, *, view: str | None = None,
     g = len(state.keys)
     sc = state.sums["scalar"].to_float()
     # exact sums of the sharpness only: a Fraction per group and sum
-    fr = state.sums["scalar"][:, [_S["w"], _S["w_c"], _S["w_c2"]]].to_fraction()
+    fr = state.sums["scalar"][:, [_S["one"], _S["c"], _S["c2"]]].to_fraction()
     col = lambda name: sc[:, _S[name]]  # noqa: E731
-    w = col("w")
+    w = col("one")
     v: dict[str, np.ndarray] = {}
     reasons: dict[str, list[str | None]] = {}
     bounds: dict[str, np.ndarray] = {}
@@ -176,25 +176,15 @@ def summary(state: StatsState, *, view: str | None = None,
     v["n_clipped"] = state.counts["n_clipped"].astype(np.float64)
     rel = reliability(state, view=view)
     has_proba = schema.layout == "proba"
-    sel = selective(state, exact_tau=cfg.tau)
-    j = cfg.taus.index(float(cfg.tau))
-    sel_w = sel["selected_weight"][:, j]
-    k = StateSums(
-        {"one": w, "correct": col("w_ok"), "c": col("w_c"), "c_correct": col("w_c_ok"),
-         "csr": col("csr_num"),
-         "csr_var2": col("sig_imp") if cfg.weights == "importance" else col("sig_freq"),
-         "brier": col("brier"), "log_loss": col("log_loss"),
-         # exact sums at tau: CWSA and CWSA+ times the selected weight
-         "sel": sel_w, "cwsa": sel["cwsa"][:, j] * sel_w,
-         "cwsa_plus": sel["cwsa_plus"][:, j] * sel_w},
-        {"one": rel["weight_sum"], "bin_diff": rel["sum_outcome"] - rel["sum_score"]},
-        rel["n_eff"])
+    k = StateSums(column_sums(col),
+                  {"one": rel["weight_sum"], "bin_diff": rel["sum_outcome"] - rel["sum_score"]},
+                  rel["n_eff"])
     v.update(finish_sums(k, cfg, SUM_FORM))
+    v.update(finish_sums(k, cfg, tuple(EXTRAS)))
     for name in ("brier", "log_loss"):
         if not has_proba:
             v[name] = np.full(g, np.nan)
             reasons[name] = ["needs class probabilities and true labels"] * g
-    v["top_label_brier"] = div(col("top_brier"), w)
     v["sharpness"] = np.asarray([float(w_c2 / w_ - (w_c / w_) ** 2) if w_ > 0 else math.nan
                                  for w_, w_c, w_c2 in fr])
 
@@ -206,8 +196,6 @@ def summary(state: StatsState, *, view: str | None = None,
         for name in ("auc", "cwauc", "delta_auc"):
             v[name] = np.full(g, np.nan)
             reasons[name] = ["needs class probabilities and true labels"] * g
-    for name in ("coverage", "selective_accuracy"):
-        v[name] = sel[name][:, j]
     v["aurc"], bounds["aurc"] = _aurc(state)
     v["classwise_ece"] = _classwise_ece(state, w)
     if not has_proba:
@@ -386,7 +374,7 @@ def selective(state: StatsState, *, exact_tau: float | None = None) -> dict[str,
     raw = state.sums["tau"]
     s = raw.to_float()[:, ::-1].cumsum(axis=1)[:, ::-1]  # sums over c >= tau_j
     sw, sok, sc, scok = s[..., 0], s[..., 1], s[..., 2], s[..., 3]
-    total = state.sums["scalar"].to_float()[:, _S["w"]][:, np.newaxis]
+    total = state.sums["scalar"].to_float()[:, _S["one"]][:, np.newaxis]
     cwsa_num = (2 * scok - sc - taus * (2 * sok - sw)) / (1 - taus)
     plus_num = (scok - taus * sok) / (1 - taus)
     out = {"tau": taus, "selected_weight": sw, "coverage": div(sw, total),

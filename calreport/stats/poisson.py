@@ -17,24 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from calreport._finishers import row_columns
 from calreport.interval_rules import Bounds, read_interval
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY
-from calreport.settings import Settings
-from calreport.stats.sums import SUM_FORM, StateSums, finish_sums
+from calreport.stats.accumulate import scalar_terms
+from calreport.stats.sums import EXTRAS, SUM_FORM, StateSums, finish_sums
 
 if TYPE_CHECKING:
     from calreport.stats.state import StatsState
-from calreport.stats.config import ROW_TERMS, StatsConfig, key_seed
+from calreport.stats.config import SCALARS, StatsConfig, column_sums, key_seed
 
-__all__ = ["LINEAR", "QUADRATIC", "intervals", "poisson_counts", "replicate_sums"]
+__all__ = ["BIN_BLOCKS", "intervals", "poisson_counts", "replicate_metrics", "replicate_sums"]
 
-LINEAR = ("w", "w_ok", "w_c", "w_c_ok", "csr_num", "sig_freq", "top_brier", "brier",
-          "log_loss", "w_c2", "sel_w", "sel_ok", "sel_c", "sel_c_ok")
-#: Sums of squared weights.  A row drawn k times is k rows of the replicate, so these
-#: are linear in the counts too (``sum_i k_ib w_i^2 ...``), as the pandas bootstrap's.
-QUADRATIC = ("w2", "sig_imp")
 #: Per-bin sums of a replicate: weight, weighted score, weighted outcome, squared weight.
 BIN_BLOCKS = 4
 _ROWS_PER_BLOCK = 1 << 22
@@ -77,25 +71,16 @@ def poisson_counts(key: int, start: int, n: int) -> np.ndarray:
     return k
 
 
-def _columns(p: ConfidenceProfile, cfg: StatsConfig, rows: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row quantities of ``rows`` whose replicate sums give the metrics (the
-    :data:`LINEAR` ones with the bins, the :data:`QUADRATIC` ones); built per block
+def _columns(p: ConfidenceProfile, cfg: StatsConfig, rows: np.ndarray) -> np.ndarray:
+    """Per-row quantities of ``rows`` whose replicate sums give the metrics: the
+    weighted terms of the state's scalar sums (:data:`SCALARS`, from
+    :func:`~calreport.stats.accumulate.scalar_terms`), then the bins; built per block
     of rows, so memory stays at a block."""
     n = rows.size
-    c = p.conf[rows]
-    ok = p.correct[rows].astype(np.float64)
-    w = np.ones(n) if p.sample_weight is None else p.sample_weight[rows]
-    # the per-row terms of the metrics' sums, as the state's and the pandas path's
-    rc = row_columns(p.take(rows), Settings(eps=cfg.eps, tau=cfg.tau), set(ROW_TERMS))
-    zeros = np.zeros(n)
-    odds = rc["odds"]
-    sel = (c >= cfg.tau).astype(np.float64)
-    lin = [w, w * rc["correct"], w * rc["c"], w * rc["c_correct"], w * rc["csr"], w * odds,
-           w * (c - ok) ** 2, w * rc.get("brier", zeros), w * rc.get("log_loss", zeros),
-           w * c * c, w * sel, w * sel * ok, w * sel * c, w * sel * c * ok]
-    s, y = p.view(None)
-    s, y = s[rows], y[rows]
+    part = p.take(rows)
+    w = np.ones(n) if part.sample_weight is None else part.sample_weight
+    lin = [w if t is None else w * t for t in scalar_terms(part, cfg)]
+    s, y = part.view(None)
     nb = cfg.n_bins
     idx = np.searchsorted(np.arange(1, nb, dtype=np.float64) / nb, s, side="left")
     onehot = np.zeros((n, BIN_BLOCKS * nb))
@@ -104,19 +89,21 @@ def _columns(p: ConfidenceProfile, cfg: StatsConfig, rows: np.ndarray
     onehot[at, nb + idx] = w * s
     onehot[at, 2 * nb + idx] = w * y
     onehot[at, 3 * nb + idx] = w * w  # Kish's occupancy of the bin (MCE's min_count)
-    return np.column_stack([*lin, onehot]), np.column_stack([w * w, w * w * odds])
+    return np.column_stack([*lin, onehot])
 
 
 def replicate_sums(p: ConfidenceProfile, cfg: StatsConfig, codes: np.ndarray,
                    keys: list[Any], offsets: dict[Any, int]) -> np.ndarray:
-    """Replicate sums ``sum_i k_ib q_i`` of the linear and the squared-weight terms.
+    """Replicate sums ``sum_i k_ib q_i`` of the scalar sums' terms and the bins.
 
-    Returns an array of shape (G, n_boot, Q).  The rows of each group, in their
+    The sums of squared weights are linear in the counts too: a row drawn k times is
+    k rows of the replicate (``sum_i k_ib w_i^2 ...``), as in the pandas bootstrap.
+    Returns an array of shape (G, n_boot, Q): the :data:`SCALARS` by name, then
+    :data:`BIN_BLOCKS` blocks of ``n_bins`` per-bin sums.  The rows of each group, in their
     order, occupy stream positions ``(offset + rank) * n_boot + b``.
     """
     b = int(cfg.n_boot)
-    n_lin = len(LINEAR) + BIN_BLOCKS * cfg.n_bins
-    out = np.zeros((len(keys), b, n_lin + len(QUADRATIC)))
+    out = np.zeros((len(keys), b, len(SCALARS) + BIN_BLOCKS * cfg.n_bins))
     block = max(1, _ROWS_PER_BLOCK // b)
     for gi, key in enumerate(keys):
         rows = np.flatnonzero(codes == gi)
@@ -125,10 +112,7 @@ def replicate_sums(p: ConfidenceProfile, cfg: StatsConfig, codes: np.ndarray,
         for s in range(0, rows.size, block):
             r = rows[s:s + block]
             k = poisson_counts(stream, (first + s) * b, r.size * b).reshape(r.size, b)
-            kf = k.astype(np.float64)
-            lin, quad = _columns(p, cfg, r)
-            out[gi, :, :n_lin] += kf.T @ lin
-            out[gi, :, n_lin:] += kf.T @ quad
+            out[gi] += k.astype(np.float64).T @ _columns(p, cfg, r)
     return out
 
 
@@ -141,45 +125,27 @@ def replicate_metrics(state: StatsState) -> dict[str, np.ndarray]:
             "StatsConfig(n_boot=200) (or pass n_boot= to the accessor)."
         )
     nb = cfg.n_bins
-    width = len(LINEAR) + BIN_BLOCKS * nb + len(QUADRATIC)
+    width = len(SCALARS) + BIN_BLOCKS * nb
     if state.boot.shape[-1] != width:
         raise ValueError(
             f"This state's bootstrap replicates hold {state.boot.shape[-1]} sums each, not "
             f"the {width} of this version (a state stored by an older calreport): rebuild "
             "it from the rows, or drop its replicates (n_boot=0) to keep the point values.")
-    q = {name: state.boot[..., i] for i, name in enumerate(LINEAR)}
-    off = len(LINEAR)
-    bw = state.boot[..., off:off + nb]
-    bs = state.boot[..., off + nb:off + 2 * nb]
-    by = state.boot[..., off + 2 * nb:off + 3 * nb]
-    bw2 = state.boot[..., off + 3 * nb:off + 4 * nb]
-    q.update({name: state.boot[..., off + BIN_BLOCKS * nb + i]
-              for i, name in enumerate(QUADRATIC)})
-    t = float(cfg.tau)
+    q = column_sums(lambda name: state.boot[..., SCALARS.index(name)])
+    off = len(SCALARS)
+    bw, bs, by, bw2 = (state.boot[..., off + i * nb:off + (i + 1) * nb]
+                       for i in range(BIN_BLOCKS))
     # Kish's occupancy of a bin with sample weights (MCE's min_count), as the point's
     occ = (np.where(bw2 > 0, bw * bw / np.where(bw2 > 0, bw2, 1.0), 0.0)
            if state.schema.weighted else bw)
-    k = StateSums(
-        {"one": q["w"], "correct": q["w_ok"], "c": q["w_c"], "c_correct": q["w_c_ok"],
-         "csr": q["csr_num"],
-         "csr_var2": q["sig_imp"] if cfg.weights == "importance" else q["sig_freq"],
-         "brier": q["brier"], "log_loss": q["log_loss"], "sel": q["sel_w"],
-         # sum_S w phi (2 ok - 1) and sum_S w phi ok, phi = (c - tau) / (1 - tau)
-         "cwsa": (2 * q["sel_c_ok"] - q["sel_c"] - t * (2 * q["sel_ok"] - q["sel_w"])) / (1 - t),
-         "cwsa_plus": (q["sel_c_ok"] - t * q["sel_ok"]) / (1 - t)},
-        {"one": bw, "bin_diff": by - bs}, occ)
+    k = StateSums(q, {"one": bw, "bin_diff": by - bs}, occ)
     v = finish_sums(k, cfg, tuple(m for m in SUM_FORM if m != "p_risk"))
+    v.update(finish_sums(k, cfg, tuple(EXTRAS)))
     with np.errstate(divide="ignore", invalid="ignore"):
-        w = np.where(q["w"] > 0, q["w"], np.nan)
         base = by.sum(axis=-1) / np.where(bw.sum(axis=-1) > 0, bw.sum(axis=-1), np.nan)
         v["corp_unc"] = base * (1.0 - base)
         if state.schema.layout != "proba":
-            v["brier"] = v["log_loss"] = np.full(w.shape, np.nan)
-        v["top_label_brier"] = q["top_brier"] / w
-        v["sharpness"] = q["w_c2"] / w - (q["w_c"] / w) ** 2
-        sw = np.where(q["sel_w"] > 0, q["sel_w"], np.nan)
-        v["coverage"] = q["sel_w"] / w
-        v["selective_accuracy"] = q["sel_ok"] / sw
+            v["brier"] = v["log_loss"] = np.full(base.shape, np.nan)
     return v
 
 

@@ -345,7 +345,7 @@ def _exact_smece(state: StatsState, view: str, values: dict[str, np.ndarray],
     if "smece" not in values or masses is None or any(
             view not in masses.get(k, {}) for k in state.keys):
         return {}
-    weight = state.sums["scalar"].to_float()[:, SCALARS.index("w")]
+    weight = state.sums["scalar"].to_float()[:, SCALARS.index("one")]
     n_pos = state.counts["n_positive_weight"]
     for gi, key in enumerate(state.keys):
         values["smece"][gi] = smece_from_masses(masses[key][view], int(n_pos[gi]),

@@ -33,7 +33,7 @@ from calreport.stats.config import (
     normalise_key,
     sort_key,
 )
-from calreport.stats.poisson import BIN_BLOCKS, LINEAR, QUADRATIC, replicate_sums
+from calreport.stats.poisson import BIN_BLOCKS, replicate_sums
 from calreport.stats.sample import FINE, draw, heavy_rows, merge, top_errors
 from calreport.stats.smooth_grid import grid_masses
 from calreport.stats.smooth_grid import merge as merge_smooth
@@ -67,7 +67,7 @@ def state_layout(config: StatsConfig, schema: Schema, g: int
     if schema.layout != "minimal" and k:
         sums["confusion"] = ((g, k, k, 2), real)
     sums["risk"] = ((g, len(RISK_SUMS)), real)
-    width = len(LINEAR) + BIN_BLOCKS * nb + len(QUADRATIC)
+    width = len(SCALARS) + BIN_BLOCKS * nb
     return {
         "counts": {**{c: ((g,), None) for c in COUNTS}, "bin_count": ((g, 2, nb), None)},
         "sums": sums,
@@ -153,7 +153,7 @@ def check_state(state: StatsState, where: str = "state") -> None:
         return FixedSum(s.limbs[..., names.index(name), :], s.frac_bits, normalised=True)
 
     scalar = sums["scalar"]
-    total = col(scalar, SCALARS, "w").to_fraction()
+    total = col(scalar, SCALARS, "one").to_fraction()
     if not state.schema.weighted and (total != n).any():
         fail("`sums.scalar` weight total differs from the row count `counts.n` in an "
              "unweighted state", total != n)
@@ -173,15 +173,16 @@ def check_state(state: StatsState, where: str = "state") -> None:
             fail(f"`sums.{name}` adds up to another weight total than `sums.scalar`",
                  got != total)
     tau_ok = col(sums["tau"], TAU_SUMS, "w_ok").group_totals().to_fraction()
-    scalar_ok = col(scalar, SCALARS, "w_ok").to_fraction()
+    scalar_ok = col(scalar, SCALARS, "correct").to_fraction()
     if (tau_ok != scalar_ok).any():
         fail("`sums.tau` adds up to another weight of correct predictions than "
              "`sums.scalar`", tau_ok != scalar_ok)
 
     # means within [0, 1]: each row adds at most its weight
-    bounded = [("scalar", scalar, SCALARS, ("w_ok", "w_c"), "w"),
-               ("scalar", scalar, SCALARS, ("w_c_ok",), "w_c"),
-               ("scalar", scalar, SCALARS, ("w_c_ok",), "w_ok"),
+    bounded = [("scalar", scalar, SCALARS, ("correct", "c", "c2", "sel"), "one"),
+               ("scalar", scalar, SCALARS, ("c_correct", "c2"), "c"),
+               ("scalar", scalar, SCALARS, ("c_correct",), "correct"),
+               ("scalar", scalar, SCALARS, ("sel_correct",), "sel"),
                ("bins", sums["bins"], BIN_SUMS, ("w_s", "w_y"), "w"),
                ("tau", sums["tau"], TAU_SUMS, ("w_ok", "w_c"), "w")]
     for name, s, cols, parts, whole in bounded:
@@ -207,7 +208,8 @@ class StatsState:
         Group keys in a canonical order (``()`` for an ungrouped state).
     counts : dict of str -> ndarray of int64, shape (G,)
     sums : dict of str -> FixedSum or SparseSums
-        Exact sums: ``scalar`` (G, 12), ``bins`` (G, 2, n_bins, 4) per view,
+        Exact sums: ``scalar`` (G, len(SCALARS)) by name
+        (:data:`~calreport.stats.config.SCALARS`), ``bins`` (G, 2, n_bins, 4) per view,
         ``bin_count`` (G, 2, n_bins), ``tau`` (G, T, 4), ``confusion`` (G, K, K, 2);
         per group only the occupied fine bins (:class:`~calreport.stats.sparse.SparseSums`)
         of ``aurc_w`` (score_bins cells, 2 sums) and ``auc_w``, ``auc_wc`` (R x

@@ -14,7 +14,7 @@ import numpy as np
 from calreport import _finishers
 from calreport.registry import REGISTRY
 
-__all__ = ["STATE_COLUMNS", "SUM_FORM", "StateSums", "div", "finish_sums"]
+__all__ = ["EXTRAS", "STATE_COLUMNS", "SUM_FORM", "StateSums", "div", "finish_sums"]
 
 
 def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -74,18 +74,29 @@ class StateSums:
 
 def finish_sums(k: StateSums, cfg: Any, names: tuple[str, ...]) -> dict[str, np.ndarray]:
     """The registry finisher of each metric of ``names`` on the sums ``k`` (P_risk is
-    Phi(z), :func:`calreport._finishers.p_risk`), in the sums' leading shape."""
+    Phi(z), :func:`calreport._finishers.p_risk`; the :data:`EXTRAS` their own), in the
+    sums' leading shape."""
     out = {}
     with np.errstate(divide="ignore", invalid="ignore"):
         for name in names:
-            fn = _finishers.p_risk if name == "p_risk" else REGISTRY[name].interval.finish
+            fn = (_finishers.p_risk if name == "p_risk" else EXTRAS[name] if name in EXTRAS
+                  else REGISTRY[name].interval.finish)
             out[name] = np.asarray(fn(k, cfg), dtype=np.float64).reshape(k.shape)
     return out
 
 
-#: Per-row columns (:func:`calreport._finishers.row_columns`) whose sums a state holds.
-STATE_COLUMNS = frozenset({"one", "correct", "c", "c_correct", "csr", "csr_var2", "brier",
-                           "log_loss", "sel", "cwsa", "cwsa_plus", "bin_diff"})
+#: Per-row columns (:func:`calreport._finishers.row_columns`) whose sums a state holds:
+#: every one, and the per-bin ``"bin_diff"``.
+STATE_COLUMNS = frozenset({*_finishers.COLUMNS, "bin_diff"})
+#: Descriptive columns of the out-of-core summary beside the registry's metrics, as
+#: finishers of the same sums (a state's point sharpness is formed in exact
+#: arithmetic, :func:`calreport.stats.finish.summary`).
+EXTRAS = {
+    "top_label_brier": _finishers.ratio("top_brier"),
+    "sharpness": lambda k, s: k.ratio("c2") - k.ratio("c") ** 2,
+    "coverage": _finishers.ratio("sel"),
+    "selective_accuracy": _finishers.ratio("sel_correct", "sel"),
+}
 
 
 def _sum_form() -> tuple[str, ...]:

@@ -109,9 +109,9 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
     cfg = state.config
     rs = state.sums["risk"].to_fraction()
     freq = cfg.weights == "frequency"
-    sig = _S["sig_freq"] if freq else _S["sig_imp"]
-    # exact sums of the columns the rows below certainty need: w, csr_num, sig
-    scf = state.sums["scalar"][:, [_S["w"], _S["csr_num"], sig]].to_fraction()
+    # exact sums of the columns the rows below certainty need (the variance of CSR's
+    # numerator, csr_var2, is of the state's weight kind)
+    scf = state.sums["scalar"][:, [_S["one"], _S["csr"], _S["csr_var2"]]].to_fraction()
     sc = state.sums["scalar"].to_float()
     heavy = state.heavy or {}
     fine = {name: _fine_max(state, name) for name in ("all", "rest")}
@@ -124,10 +124,10 @@ def risk_verdicts(state: StatsState, *, seed: int = 0, n_sim: int | None = None
         f["r_s_obs"] = float(scf[gi, 1] - e["c_s_obs"])
         f["r_var"] = float(scf[gi, 2] - e["c_var"])
         f.update(zip(RISK_FLOAT, state.fsums["risk"][gi].tolist(), strict=True))
-        w = float(sc[gi, _S["w"]])
+        w = float(sc[gi, _S["one"]])
         n_rows = float(state.counts["n_positive_weight"][gi])
         all_set = _RowSet(
-            denom=w, s_obs=float(sc[gi, _S["csr_num"]]), var=float(sc[gi, sig]),
+            denom=w, s_obs=float(sc[gi, _S["csr"]]), var=float(sc[gi, _S["csr_var2"]]),
             k3=f["a_k3"], mean1=math.nan, var1=math.nan, n_rows=n_rows,
             heavy=heavy.get((key, "all")), fine=_at(fine["all"], gi), kind=cfg.weights)
         if f["c_count"] == 0:  # the rows below certainty are all rows: power sums known

@@ -34,8 +34,7 @@ import numpy as np
 
 from calreport._validate import zero_weights_message
 from calreport.stats._exact import FixedSum
-from calreport.stats.config import BIN_SUMS, RISK_FLOAT, RISK_SUMS, SCALARS
-from calreport.stats.poisson import LINEAR, QUADRATIC
+from calreport.stats.config import BIN_SUMS, RISK_FLOAT, RISK_SUMS, SCALAR_DEGREES, SCALARS
 from calreport.stats.sparse import SparseSums
 
 __all__ = ["MAX_RANGE", "align", "check_frequency", "check_positive", "check_scale",
@@ -55,8 +54,7 @@ MAX_COUNT = 2.0 ** 62
 
 # Degree in the weights of every quantity a state holds (importance weights: ``w``,
 # ``a = w / (1 - c)``); a quantity of degree d scales by 2^(d E).  Columns not named
-# are of degree 1.
-_SCALAR = {"w2": 2, "sig_imp": 2}
+# are of degree 1; the scalar sums' degrees are :data:`SCALAR_DEGREES`.
 _BINS = {"w2": 2}
 _RISK = {"sp_var": 2, "c_w2": 2, "c_var": 2, "c_count": 0, "c_wrong": 0}
 _RISK_FLOAT = {"a_k3": 3, "a_var1": 2, "r_k3": 3, "r_var1": 2}
@@ -120,14 +118,14 @@ def _degrees(names: tuple[str, ...], table: dict[str, int]) -> np.ndarray:
 
 def _sum_degrees(name: str) -> np.ndarray | None:
     """Degrees along the last axis of the exact sums ``name`` (None: all 1)."""
-    return {"scalar": lambda: _degrees(SCALARS, _SCALAR),
+    return {"scalar": lambda: _degrees(SCALARS, SCALAR_DEGREES),
             "bins": lambda: _degrees(BIN_SUMS, _BINS),
             "risk": lambda: _degrees(RISK_SUMS, _RISK)}.get(name, lambda: None)()
 
 
 def _boot_degrees(n_bins: int) -> np.ndarray:
     bins = [1] * (3 * n_bins) + [2] * n_bins  # weight, w s, w y, then w^2 per bin
-    return np.asarray([1] * len(LINEAR) + bins + [2] * len(QUADRATIC))
+    return np.asarray([*_degrees(SCALARS, SCALAR_DEGREES), *bins])
 
 
 def _shift(s: FixedSum, bits: np.ndarray) -> FixedSum:
