@@ -49,7 +49,7 @@ __all__ = [
 #: (:mod:`calreport.stats`), so a metric whose finisher reads these columns is
 #: merged and bootstrapped out of core with no code there: a new column added
 #: here (and to :func:`row_columns`) is summed everywhere.
-COLUMNS = ("one", "correct", "c_correct", "c", "c2", "top_brier", "csr", "odds",
+COLUMNS = ("one", "correct", "c_correct", "c", "c2", "top_brier", "top_log_loss", "csr", "odds",
            "csr_var2", "sel", "sel_correct", "cwsa", "cwsa_plus", "brier", "log_loss")
 #: Columns whose row terms can be negative: exact sums hold non-negative values, so
 #: the state sums their positive and negative parts apart (``name`` and
@@ -91,6 +91,8 @@ def row_columns(p: ConfidenceProfile, s: Settings,
         cols["c2"] = p.conf * p.conf
     if want("top_brier"):  # the top-label Brier score
         cols["top_brier"] = (p.conf - corr) ** 2
+    if want("top_log_loss"):
+        cols["top_log_loss"] = scoring.top_label_log_terms(p.conf, corr)
     if want("csr", "csr_var2", "odds"):
         c_clip, _ = risk.clip_confidence(p.conf, eps=s.eps, warn=False)
         if want("csr"):

@@ -91,6 +91,29 @@ def test_top_label_brier_matches_sklearn():
     assert scoring.top_label_brier([0.9, 0.6, 0.8], [1, 0, 1]) == pytest.approx(0.41 / 3)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_top_label_log_loss_matches_sklearn(weighted):
+    y, p = multiclass_data(k=5, seed=3)
+    conf = p.max(axis=1)
+    correct = p.argmax(axis=1) == y
+    w = weights(y.size) if weighted else None
+    assert scoring.top_label_log_loss(conf, correct, sample_weight=w) == pytest.approx(
+        sk_log_loss(correct.astype(int), conf, sample_weight=w, labels=[0, 1]), rel=1e-12)
+
+
+def test_top_label_log_loss_hand_example_and_clipping():
+    # -(ln 0.9 + ln(1 - 0.6) + ln 0.8) / 3
+    assert scoring.top_label_log_loss([0.9, 0.6, 0.8], [1, 0, 1]) == pytest.approx(
+        -(math.log(0.9) + math.log(0.4) + math.log(0.8)) / 3, rel=1e-15)
+    # a certain error costs -ln(eps), as log_loss clips, not infinity
+    eps = scoring.LOG_LOSS_EPS
+    assert scoring.top_label_log_loss([1.0], [0]) == pytest.approx(-math.log(eps), rel=1e-15)
+    assert scoring.top_label_log_loss([1.0], [1]) == pytest.approx(-math.log1p(-eps))
+    # at least the log loss of the per-row calibrated forecast: a proper score
+    assert scoring.top_label_log_loss([0.7] * 10, [1] * 7 + [0] * 3) <= \
+        scoring.top_label_log_loss([0.9] * 10, [1] * 7 + [0] * 3)
+
+
 # ------------------------------------------------------------------------- log loss
 def test_log_loss_hand_example():
     # -(log 0.5 + log 0.8) / 2 with the true-class probabilities 0.5 and 1 - 0.2
@@ -284,6 +307,8 @@ def _calls():
         ("log_loss_binary", lambda sl, w: scoring.log_loss(yb[sl], pb[sl], sample_weight=w)),
         ("top_label_brier", lambda sl, w: scoring.top_label_brier(conf[sl], correct[sl],
                                                                   sample_weight=w)),
+        ("top_label_log_loss", lambda sl, w: scoring.top_label_log_loss(
+            conf[sl], correct[sl], sample_weight=w)),
         ("sharpness", lambda sl, w: scoring.sharpness(conf[sl], sample_weight=w)),
         ("murphy_rel", lambda sl, w: scoring.murphy_decomposition(
             pb[sl], yb[sl], n_bins=5, strategy="quantile", sample_weight=w)["reliability"]),

@@ -248,6 +248,7 @@ def test_each_replicate_of_a_state_is_the_core_metric_on_its_resampled_rows(weig
     cfg = StatsConfig(n_boot=4, seed=3, n_bins=15)
     reps = replicate_metrics(StatsState.from_profile(p, config=cfg))
     counts = poisson_counts(key_seed(cfg.seed, ()), 0, p.n * 4).reshape(p.n, 4)
+    assert "top_label_log_loss" in SUM_FORM
     s = Settings(eps=cfg.eps, tau=cfg.tau, n_bins=cfg.n_bins)
     for b in range(4):
         rep = p.take(np.repeat(np.arange(p.n), counts[:, b]))

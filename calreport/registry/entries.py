@@ -275,6 +275,16 @@ ENTRIES: tuple[Metric, ...] = (
         scaling=("exact", _MERGED, *_CI_POISSON),
         shown_in={"comparison": 3, "recalibration": 1, "report_recalibration": 1}),
     Metric(
+        "top_label_log_loss", "Top-label log loss", "scores", "lower",
+        "−mean of ln c if right, ln(1 − c) if wrong, c the confidence clipped to "
+        "[ε, 1 − ε] with ε the float64 machine epsilon",
+        (Reference("Good1952"), Reference("Guo2017", "section 2")),
+        lambda p, s, c: scoring.top_label_log_loss(p.conf, p.correct, sample_weight=_w(p)),
+        Interval(columns=("top_log_loss",), finish=fin.ratio("top_log_loss"),
+                 analytic="mean"),
+        nan_reason="all sample weights are zero", bounds=(0.0, math.inf),
+        scaling=("exact", _MERGED, *_CI_POISSON)),
+    Metric(
         "auc", "AUC (macro one-vs-rest)", "ranking", "higher",
         "one-vs-rest AUC of each class on its probability, ties count ½; macro average "
         "over the classes with positives and negatives",
