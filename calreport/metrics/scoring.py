@@ -177,11 +177,17 @@ def top_label_brier(conf: Any, correct: Any, *, sample_weight: Any = None) -> fl
     >>> round(top_label_brier([0.9, 0.6, 0.8], [1, 0, 1]), 6)
     0.136667
     """
+    c, ok, w = _top_label_pair(conf, correct, sample_weight)
+    return _average((c - ok) ** 2, w)
+
+
+def _top_label_pair(conf: Any, correct: Any, sample_weight: Any
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Checked confidences, correctness indicators and weights (None: unweighted)."""
     c = v.check_probability(conf, "conf")
     ok = lab.check_binary_indicator(correct, "correct")
     v.check_consistent_length(conf=c.shape[0], correct=ok.shape[0])
-    w = v.check_sample_weight(sample_weight, c.shape[0])
-    return _average((c - ok) ** 2, w)
+    return c, ok, v.check_sample_weight(sample_weight, c.shape[0])
 
 
 def top_label_log_loss(conf: Any, correct: Any, *, sample_weight: Any = None) -> float:
@@ -230,10 +236,7 @@ def top_label_log_loss(conf: Any, correct: Any, *, sample_weight: Any = None) ->
     >>> round(top_label_log_loss([0.9, 0.6, 0.8], [1, 0, 1]), 6)
     0.414932
     """
-    c = v.check_probability(conf, "conf")
-    ok = lab.check_binary_indicator(correct, "correct")
-    v.check_consistent_length(conf=c.shape[0], correct=ok.shape[0])
-    w = v.check_sample_weight(sample_weight, c.shape[0])
+    c, ok, w = _top_label_pair(conf, correct, sample_weight)
     return _average(top_label_log_terms(c, ok), w)
 
 
