@@ -258,3 +258,23 @@ def test_each_replicate_of_a_state_is_the_core_metric_on_its_resampled_rows(weig
         assert reps["top_label_brier"][0, b] == pytest.approx(scoring.top_label_brier(
             rep.conf, rep.correct, sample_weight=rep.sample_weight), rel=1e-12), b
         assert set(EXTRAS) <= set(reps)
+
+
+def test_a_state_leaves_what_its_data_cannot_define_nan_with_the_registrys_reason():
+    # a (conf, correct) state has no probabilities: the metrics that need them are
+    # NaN, point and replicates, with the reason the pandas path gives
+    from calreport.registry import REGISTRY
+    from calreport.stats.finish import KINDS
+
+    p = ConfidenceProfile.from_arrays(conf=[0.6, 0.7, 0.8, 0.9] * 25, correct=[1, 0, 1, 1] * 25)
+    t = summary(StatsState.from_profile(p, config=StatsConfig(n_boot=20)), ci=0.9)
+    needs = {m: REGISTRY[m].missing_need(p) for m in KINDS if m in REGISTRY}
+    assert {m for m, why in needs.items() if why} >= {"brier", "log_loss", "auc",
+                                                     "classwise_ece"}
+    for m, why in needs.items():
+        if why:
+            assert np.isnan(t.values[m][0]) and t.reasons[m] == [why], m
+            if m in t.intervals:
+                assert np.isnan(t.intervals[m][0][0]), m
+        else:
+            assert not np.isnan(t.values[m][0]), m

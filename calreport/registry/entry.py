@@ -141,13 +141,30 @@ class Metric:
 
     def missing_need(self, p: ConfidenceProfile) -> str | None:
         """Why this profile cannot define the metric, or None."""
-        if "proba" in self.needs and (not p.has_proba or p.y_true is None):
+        return self.missing(has_proba=p.has_proba and p.y_true is not None,
+                            has_labels=p.has_labels,
+                            weights=None if p.sample_weight is None else p.weights)
+
+    def missing(self, *, has_proba: bool, has_labels: bool, weights: str | None
+                ) -> str | None:
+        """Why data of this kind cannot define the metric, or None.
+
+        Parameters
+        ----------
+        has_proba : bool
+            Class probabilities (or a positive-class score) and true labels are given.
+        has_labels : bool
+            True and predicted labels are given.
+        weights : {"importance", "frequency"} or None
+            The kind of the sample weights; None when unweighted.
+        """
+        if "proba" in self.needs and not has_proba:
             return "needs class probabilities and true labels"
-        if "labels" in self.needs and not p.has_labels:
+        if "labels" in self.needs and not has_labels:
             return "needs true and predicted labels"
-        if "unweighted" in self.needs and p.sample_weight is not None:
+        if "unweighted" in self.needs and weights is not None:
             return "not defined with sample weights"
-        if "counts" in self.needs and p.sample_weight is not None and p.weights != "frequency":
+        if "counts" in self.needs and weights not in (None, "frequency"):
             return COUNTS_ONLY
         return None
 

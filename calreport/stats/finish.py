@@ -29,7 +29,7 @@ from calreport.stats._exact import FixedSum
 from calreport.stats.config import CLASSWISE_SUMS, SCALARS, VIEWS, column_sums
 from calreport.stats.poisson import intervals
 from calreport.stats.state import StatsState
-from calreport.stats.sums import EXTRAS, SUM_FORM, StateSums, div, finish_sums
+from calreport.stats.sums import EXTRAS, SUM_FORM, StateSums, div, finish_sums, missing_needs
 
 __all__ = ["KINDS", "SUMMARY_METRICS", "MetricTable", "confusion", "reliability", "resolve_view",
            "selective", "summary"]
@@ -181,10 +181,6 @@ def summary(state: StatsState, *, view: str | None = None,
                   rel["n_eff"])
     v.update(finish_sums(k, cfg, SUM_FORM))
     v.update(finish_sums(k, cfg, tuple(EXTRAS)))
-    for name in ("brier", "log_loss"):
-        if not has_proba:
-            v[name] = np.full(g, np.nan)
-            reasons[name] = ["needs class probabilities and true labels"] * g
     v["sharpness"] = np.asarray([float(w_c2 / w_ - (w_c / w_) ** 2) if w_ > 0 else math.nan
                                  for w_, w_c, w_c2 in fr])
 
@@ -192,14 +188,11 @@ def summary(state: StatsState, *, view: str | None = None,
         auc, auc_b, cw, cw_b = _auc(state)
         v["auc"], v["cwauc"], v["delta_auc"] = auc, cw, cw - auc
         bounds.update(auc=auc_b, cwauc=cw_b, delta_auc=auc_b + cw_b)
-    else:
-        for name in ("auc", "cwauc", "delta_auc"):
-            v[name] = np.full(g, np.nan)
-            reasons[name] = ["needs class probabilities and true labels"] * g
     v["aurc"], bounds["aurc"] = _aurc(state)
     v["classwise_ece"] = _classwise_ece(state, w)
-    if not has_proba:
-        reasons["classwise_ece"] = ["needs class probabilities and true labels"] * g
+    for name, why in missing_needs(state, KINDS).items():  # what these data cannot define
+        v[name] = np.full(g, np.nan)
+        reasons[name] = [why] * g
     # CORP's uncertainty term is the base rate's Brier score o (1 - o) on the view
     base = div(rel["sum_outcome"].sum(axis=1), rel["weight_sum"].sum(axis=1))
     v["corp_unc"] = base * (1.0 - base)

@@ -21,7 +21,7 @@ from calreport.interval_rules import Bounds, read_interval
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY
 from calreport.stats.accumulate import scalar_terms
-from calreport.stats.sums import EXTRAS, SUM_FORM, StateSums, finish_sums
+from calreport.stats.sums import EXTRAS, SUM_FORM, StateSums, finish_sums, missing_needs
 
 if TYPE_CHECKING:
     from calreport.stats.state import StatsState
@@ -144,8 +144,8 @@ def replicate_metrics(state: StatsState) -> dict[str, np.ndarray]:
     with np.errstate(divide="ignore", invalid="ignore"):
         base = by.sum(axis=-1) / np.where(bw.sum(axis=-1) > 0, bw.sum(axis=-1), np.nan)
         v["corp_unc"] = base * (1.0 - base)
-        if state.schema.layout != "proba":
-            v["brier"] = v["log_loss"] = np.full(base.shape, np.nan)
+    for name in missing_needs(state, v):
+        v[name] = np.full(base.shape, np.nan)
     return v
 
 

@@ -7,6 +7,7 @@ formula out of core is its registry finisher (:mod:`calreport._finishers`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,8 @@ import numpy as np
 from calreport import _finishers
 from calreport.registry import REGISTRY
 
-__all__ = ["EXTRAS", "STATE_COLUMNS", "SUM_FORM", "StateSums", "div", "finish_sums"]
+__all__ = ["EXTRAS", "STATE_COLUMNS", "SUM_FORM", "StateSums", "div", "finish_sums",
+           "missing_needs"]
 
 
 def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -82,6 +84,23 @@ def finish_sums(k: StateSums, cfg: Any, names: tuple[str, ...]) -> dict[str, np.
             fn = (_finishers.p_risk if name == "p_risk" else EXTRAS[name] if name in EXTRAS
                   else REGISTRY[name].interval.finish)
             out[name] = np.asarray(fn(k, cfg), dtype=np.float64).reshape(k.shape)
+    return out
+
+
+def missing_needs(state: Any, names: Iterable[str]) -> dict[str, str]:
+    """The registry's metrics among ``names`` that a state's data cannot define (no
+    class probabilities, say), with the registry's reason
+    (:meth:`calreport.registry.Metric.missing`)."""
+    schema = state.schema
+    weights = state.config.weights if schema.weighted else None
+    out = {}
+    for name in names:
+        spec = REGISTRY.get(name)
+        why = None if spec is None else spec.missing(
+            has_proba=schema.layout == "proba", has_labels=schema.layout != "minimal",
+            weights=weights)
+        if why is not None:
+            out[name] = why
     return out
 
 
