@@ -14,7 +14,15 @@ nothing else restates these facts.  What an entry is (:class:`Metric`,
 Adding a metric means one entry there, its core function in
 :mod:`calreport.metrics`, and its tests (the registry-driven tests then check the
 bootstrap kernel against the core computation and grouped against per-subset
-results automatically).
+results automatically).  A metric in sum form -- a finisher of weighted sums of
+per-row columns, such as ``fin.ratio("top_log_loss")`` -- adds its column to
+:func:`calreport._finishers.row_columns` (and :data:`calreport._finishers.COLUMNS`)
+when it needs a new one; the grouped sums, the bootstrap, the out-of-core state and
+its Poisson replicates all sum the columns by name, so it is then exact out of core
+with intervals, with no code elsewhere.  Two measurements follow the code: its
+interval coverage (``python benchmarks/coverage.py --metrics NAME --add``) and the
+README's out-of-core table (``python tests/test_scale_readme.py``); the test suite
+says when either is missing.
 
 Examples
 --------
