@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from dataclasses import fields as _fields
-from fractions import Fraction
 from statistics import NormalDist
 from typing import Any
 
@@ -25,7 +24,6 @@ import numpy as np
 from calreport.metrics.classwise import errors_from_cell_sums
 from calreport.metrics.weighted import sample_sizes as sizes
 from calreport.registry import REGISTRY, Metric
-from calreport.stats._exact import FixedSum
 from calreport.stats.config import CLASSWISE_SUMS, SCALARS, VIEWS, column_sums
 from calreport.stats.poisson import intervals
 from calreport.stats.state import StatsState
@@ -348,12 +346,11 @@ def reliability(state: StatsState, *, view: str | None = None,
     }
 
 
-def selective(state: StatsState, *, exact_tau: float | None = None) -> dict[str, np.ndarray]:
+def selective(state: StatsState) -> dict[str, np.ndarray]:
     """Coverage, selective accuracy, CWSA and CWSA+ on the threshold grid (shape (G, T)).
 
     ``S_tau = {c >= tau}``, ``phi = (c - tau)/(1 - tau)``; ``CWSA = sum_S w phi (2 ok - 1)
     / sum_S w``, ``CWSA+ = sum_S w phi ok / sum_S w`` (Shahnazari et al. 2025, section 3).
-    At ``exact_tau`` the ratios are formed in exact rational arithmetic.
 
     Examples
     --------
@@ -364,8 +361,7 @@ def selective(state: StatsState, *, exact_tau: float | None = None) -> dict[str,
     0.2
     """
     taus = np.asarray(state.config.taus)
-    raw = state.sums["tau"]
-    s = raw.to_float()[:, ::-1].cumsum(axis=1)[:, ::-1]  # sums over c >= tau_j
+    s = state.sums["tau"].to_float()[:, ::-1].cumsum(axis=1)[:, ::-1]  # sums over c >= tau_j
     sw, sok, sc, scok = s[..., 0], s[..., 1], s[..., 2], s[..., 3]
     total = state.sums["scalar"].to_float()[:, _S["one"]][:, np.newaxis]
     cwsa_num = (2 * scok - sc - taus * (2 * sok - sw)) / (1 - taus)
@@ -373,18 +369,6 @@ def selective(state: StatsState, *, exact_tau: float | None = None) -> dict[str,
     out = {"tau": taus, "selected_weight": sw, "coverage": div(sw, total),
            "selective_accuracy": div(sok, sw),
            "cwsa": div(cwsa_num, sw), "cwsa_plus": div(plus_num, sw)}
-    if exact_tau is not None:
-        j = state.config.taus.index(float(exact_tau))
-        # exact sums over tau_k >= tau (limbs below 2^32 each: 2^31 of them add up in
-        # int64, and the constructor carries them), then one Fraction per group and sum
-        above = FixedSum(raw.limbs[:, j:].sum(axis=1), raw.frac_bits).to_fraction()
-        t = Fraction(float(exact_tau))
-        for gi in range(above.shape[0]):
-            f = above[gi]
-            if f[0] > 0:
-                out["cwsa"][gi, j] = float((2 * f[3] - f[2] - t * (2 * f[1] - f[0]))
-                                           / ((1 - t) * f[0]))
-                out["cwsa_plus"][gi, j] = float((f[3] - t * f[1]) / ((1 - t) * f[0]))
     return out
 
 
