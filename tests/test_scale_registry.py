@@ -46,7 +46,9 @@ def test_registry_kinds_match_the_finishing_layer():
     # every metric the merged sums finish has the kind the registry records
     for name, kind in FINISH_KINDS.items():
         if name in REGISTRY:
-            assert REGISTRY[name].scaling[0] == kind, name
+            assert REGISTRY[name].scaling[0] == kind, (
+                f"{name}: the out-of-core state finishes it {kind}; say so in its registry "
+                f"entry, e.g. scaling=({kind!r}, _MERGED, *_CI_POISSON) for a sum form")
     # and every exact or bounded registry metric is finished from the sums (the
     # smooth ECE from its own node-grid sums, falling back to the sample)
     from calreport.stats.sampled import _GRID_OR_SAMPLE
