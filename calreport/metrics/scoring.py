@@ -195,23 +195,14 @@ def top_label_log_loss(conf: Any, correct: Any, *, sample_weight: Any = None) ->
 
     Parameters
     ----------
-    conf : array-like of float, shape (N,)
-        Confidence in the predicted class, in [0, 1].
-    correct : array-like of {0, 1} or bool, shape (N,)
-        Whether the predicted class is the true one.
-    sample_weight : array-like of float, shape (N,), optional
-        Non-negative row weights.
+    conf, correct, sample_weight
+        As :func:`top_label_brier` (which raises the same errors on invalid input).
 
     Returns
     -------
     float
         ``-mean [correct ln c + (1 - correct) ln(1 - c)]``, with ``c`` clipped to
         ``[LOG_LOSS_EPS, 1 - LOG_LOSS_EPS]`` as :func:`log_loss` clips; at least 0.
-
-    Raises
-    ------
-    ValueError, TypeError
-        On invalid confidences, correctness or weights.
 
     Notes
     -----
