@@ -41,7 +41,7 @@ from calreport.stats.binary import (
     pack,
     unpack,
 )
-from calreport.stats.config import Schema
+from calreport.stats.config import SCALARS, Schema
 from calreport.stats.frames import (
     calibration_error_frame,
     calibration_tests_frame,
@@ -456,7 +456,8 @@ def _dump(acc: Accumulator, encode: Encoder | None = None) -> dict[str, Any]:
         roles = acc._spec.roles
         spec = {k: plain_value(getattr(roles, k)) for k in _SPEC_KEYS if k != "dropna"}
         spec["dropna"] = acc._spec.dropna
-    return {"format": _FORMAT, "version": _VERSION, "config": acc.config.to_dict(),
+    return {"format": _FORMAT, "version": _VERSION, "columns": list(SCALARS),
+            "config": acc.config.to_dict(),
             "roles": {k: plain_value(v) for k, v in acc._role_kw.items()},
             "by": [plain_value(b) for b in acc.by], "stream": acc.stream, "spec": spec,
             "state": None if acc.state is None else
@@ -477,6 +478,12 @@ def _load(d: Any, key: bytes | str | None, max_bytes: int, body: bytes | None = 
             f"The state has format version {d.get('version')!r}; this calreport reads "
             f"version {_VERSION}. Rebuild it from its batches with this version (or load "
             "it with the calreport that wrote it).")
+    if d.get("columns") != list(SCALARS):
+        raise ValueError(
+            f"The state holds the sums of the per-row columns {d.get('columns')!r}; this "
+            f"calreport sums {list(SCALARS)} (a metric's column was added or removed "
+            "since it was written). Rebuild it from its batches with this version (or load "
+            "it with the calreport that wrote it).")
     if key is not None:
         stored = d.get("hmac_sha256")
         if not isinstance(stored, str):
@@ -487,8 +494,9 @@ def _load(d: Any, key: bytes | str | None, max_bytes: int, body: bytes | None = 
             raise ValueError("The state's HMAC-SHA256 digest does not match: the state was "
                              "altered after it was saved, or the key is not the one it was "
                              "saved with.")
-    check_fields(d, "the stored accumulator", ("format", "version", "config", "roles", "by",
-                                          "stream", "spec", "state"), ("hmac_sha256",))
+    check_fields(d, "the stored accumulator", ("format", "version", "columns", "config",
+                                          "roles", "by", "stream", "spec", "state"),
+                 ("hmac_sha256",))
     config = StatsConfig.from_dict(d["config"])
     roles = check_fields(d["roles"], "roles", (), _ROLE_KEYS)
     by = value_from_plain(d["by"], "by")

@@ -255,6 +255,10 @@ HOSTILE = {
                                         r"format version 3; this calreport reads version 5"),
     "older version (positional sums)": (_set(("version",), 4),
                                         r"format version 4; this calreport reads version 5"),
+    "other per-row columns": (_set(("columns",), ["one", "correct"]),
+                              r"holds the sums of the per-row columns \['one', 'correct'\]; "
+                              r"this calreport sums \['one', 'correct', 'c_correct'"),
+    "no per-row columns": (_set(("columns",), None), r"per-row columns None"),
     "sparse cells unsorted": (_sparse("index", _swap_first),
                               r"`sums.aurc_w`.index holds 1 cells not sorted or repeated "
                               r"within a group \(first: cell \d+ of group 'a'\)"),
