@@ -408,7 +408,8 @@ def main(argv: list[str] | None = None) -> int:
                                                "seed", "workers")}
         args.save.write_text(json.dumps({"rows": rows, "seconds": seconds, "args": keep}),
                              encoding="utf-8")
-    text = (f"## Interval coverage (`python benchmarks/coverage.py --write`)\n\n"
+    command = (f"--metrics {' '.join(args.metrics)} --add" if args.add else "--write")
+    text = (f"## Interval coverage (`python benchmarks/coverage.py {command}`)\n\n"
             f"B = {args.n_boot} replicates (the refitting bootstrap: the same), truth from "
             f"{args.truth_n:,} rows; {seconds:.0f} s on {args.workers} "
             "processes (three runs: the binary calibrated n = 300 cell; the other cells; "

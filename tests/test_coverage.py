@@ -41,6 +41,8 @@ def study():
 @pytest.mark.parametrize("metric", [m for m in FAST if REGISTRY[m].interval.kind != "none"])
 def test_default_interval_covers_where_the_study_says_it_does(study, metric):
     method = REGISTRY[metric].interval.method
+    if not coverage(metric, method).measured:
+        pytest.skip(f"{metric}: not measured yet (the next test says how)")
     if not coverage(metric, method).meets_target:
         pytest.skip(f"{metric}: below nominal in the full study, and says so")
     for cal in ("calibrated", "miscalibrated"):
