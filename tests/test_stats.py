@@ -278,3 +278,14 @@ def test_a_state_leaves_what_its_data_cannot_define_nan_with_the_registrys_reaso
                 assert np.isnan(t.intervals[m][0][0]), m
         else:
             assert not np.isnan(t.values[m][0]), m
+
+
+def test_a_column_with_negative_terms_not_declared_signed_is_named(monkeypatch):
+    # exact sums hold non-negative values: an undeclared signed column is an error
+    # that names it and the fix, not the fixed-point layer's generic refusal
+    from calreport.stats import accumulate
+
+    monkeypatch.setattr(accumulate, "SIGNED", frozenset())
+    with pytest.raises(ValueError, match=r"per-row column 'cwsa' has negative terms .*"
+                                         r"declare it in calreport._finishers.SIGNED"):
+        StatsState.from_profile(_binary(n=200))

@@ -19,11 +19,12 @@ per-row columns, such as ``fin.ratio("top_log_loss")`` -- adds its column to
 :func:`calreport._finishers.row_columns` (and :data:`calreport._finishers.COLUMNS`)
 when it needs a new one; the grouped sums, the bootstrap, the out-of-core state and
 its Poisson replicates all sum the columns by name, so it is then exact out of core
-with intervals, with no code elsewhere (states saved before the column was added
-hold other sums: loading one says so and asks for a rebuild).  Two measurements follow the code: its
-interval coverage (``python benchmarks/coverage.py --metrics NAME --add``) and the
-README's out-of-core table (``python tests/test_scale_readme.py``); the test suite
-says when either is missing.
+with intervals, with no code elsewhere (a column with negative terms is declared in
+:data:`calreport._finishers.SIGNED`; states saved before the column was added hold
+other sums: loading one says so and asks for a rebuild).  Two measurements follow
+the code: its interval coverage (``python benchmarks/coverage.py --metrics NAME
+--add``) and the README's out-of-core table (``python tests/test_scale_readme.py``);
+the test suite says when either is missing.
 
 Examples
 --------

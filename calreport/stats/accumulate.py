@@ -165,7 +165,15 @@ def scalar_terms(p: ConfidenceProfile, cfg: StatsConfig) -> list[np.ndarray | No
     terms: list[np.ndarray | None] = []
     for name in COLUMNS:
         t = None if name == "one" else rc.get(name, zeros)
-        terms += [np.maximum(t, 0.0), np.maximum(-t, 0.0)] if name in SIGNED else [t]
+        if name in SIGNED:
+            terms += [np.maximum(t, 0.0), np.maximum(-t, 0.0)]
+            continue
+        if t is not None and t.size and float(t.min()) < 0.0:
+            raise ValueError(
+                f"The per-row column {name!r} has negative terms (first at row "
+                f"{int(np.argmax(t < 0.0))}), which exact sums cannot hold: declare it in "
+                "calreport._finishers.SIGNED, so the state sums its two parts.")
+        terms.append(t)
     return [*terms, w]
 
 
