@@ -109,7 +109,7 @@ def test_top_label_log_loss_hand_example_and_clipping():
     eps = scoring.LOG_LOSS_EPS
     assert scoring.top_label_log_loss([1.0], [0]) == pytest.approx(-math.log(eps), rel=1e-15)
     assert scoring.top_label_log_loss([1.0], [1]) == pytest.approx(-math.log1p(-eps))
-    # at least the log loss of the per-row calibrated forecast: a proper score
+    # a proper score: when 7 of 10 are right, confidence 0.7 scores better than 0.9
     assert scoring.top_label_log_loss([0.7] * 10, [1] * 7 + [0] * 3) <= \
         scoring.top_label_log_loss([0.9] * 10, [1] * 7 + [0] * 3)
 
