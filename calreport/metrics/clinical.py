@@ -37,6 +37,7 @@ __all__ = [
     "HosmerLemeshowResult",
     "SpiegelhalterResult",
     "cox_calibration",
+    "hl_statistic",
     "hosmer_lemeshow",
     "spiegelhalter_z",
 ]
@@ -106,6 +107,27 @@ def _weighted_quantiles(s_sorted: np.ndarray, cumw: np.ndarray, q: np.ndarray) -
     i_lo = np.minimum(np.searchsorted(cumw, lo, side="right"), last)
     i_hi = np.minimum(np.searchsorted(cumw, lo + 1.0, side="right"), last)
     return s_sorted[i_lo] + (h - lo) * (s_sorted[i_hi] - s_sorted[i_lo])
+
+
+
+def hl_statistic(count: np.ndarray, observed: np.ndarray, expected: np.ndarray) -> float:
+    """The Hosmer-Lemeshow statistic of non-empty groups' sums.
+
+    ``count``, ``observed`` and ``expected`` are each group's weight, event weight and
+    score weight (all groups non-empty).  The event rate and mean score are clipped to
+    ``[1e-7, 1 - 1e-7]``, as calzone does, so a group with no events (or only events)
+    adds a finite term.  One formula for :func:`hosmer_lemeshow` and the out-of-core
+    statistic (:func:`calreport.stats.quantile.hosmer_lemeshow`).
+
+    Examples
+    --------
+    >>> hl_statistic(np.array([5.0, 5.0]), np.array([2.0, 3.0]), np.array([1.0, 4.0]))
+    2.5
+    """
+    rate = np.clip(observed / count, _HL_EPS, 1.0 - _HL_EPS)
+    mean_score = np.clip(expected / count, _HL_EPS, 1.0 - _HL_EPS)
+    o, e = rate * count, mean_score * count
+    return float(np.sum((o - e) ** 2 / (e * (1.0 - mean_score))))
 
 
 def hosmer_lemeshow(
@@ -207,12 +229,7 @@ def hosmer_lemeshow(
     expected = np.bincount(group, weights=weights * p, minlength=n_groups)
     keep = count > 0
     count, observed, expected = count[keep], observed[keep], expected[keep]
-
-    rate = np.clip(observed / count, _HL_EPS, 1.0 - _HL_EPS)
-    mean_score = np.clip(expected / count, _HL_EPS, 1.0 - _HL_EPS)
-    o, e = rate * count, mean_score * count
-    statistic = float(np.sum((o - e) ** 2 / (e * (1.0 - mean_score))))
-
+    statistic = hl_statistic(count, observed, expected)
     m = int(keep.sum())
     dof = m - 2 if df is None else df
     if dof < 1:

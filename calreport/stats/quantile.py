@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from calreport.metrics.clinical import hl_statistic
 from calreport.metrics.debiased import equal_mass_ends, squared_from_bins, upper_from
 from calreport.profile import ConfidenceProfile
 from calreport.stats._exact import exact_bincount
@@ -29,8 +30,6 @@ from calreport.stats.sums import StateSums, finish_sums
 
 __all__ = ["Plan", "apply_debiased", "collect", "debiased_ece", "ece_quantile",
            "hosmer_lemeshow", "merge", "plan", "plan_positive", "weight_max"]
-
-_HL_EPS = 1e-7
 
 
 @dataclass(frozen=True)
@@ -402,11 +401,7 @@ def hosmer_lemeshow(state: StatsState, second: dict[str, Any], p: Plan, *,
             continue
         _, count, expected, observed = (x / scale for x in got[:4])
         keep = count > 0
-        count, observed, expected = count[keep], observed[keep], expected[keep]
-        rate = np.clip(observed / count, _HL_EPS, 1.0 - _HL_EPS)
-        mean_score = np.clip(expected / count, _HL_EPS, 1.0 - _HL_EPS)
-        o, e = rate * count, mean_score * count
-        statistic = float(np.sum((o - e) ** 2 / (e * (1.0 - mean_score))))
+        statistic = hl_statistic(count[keep], observed[keep], expected[keep])
         dof = int(keep.sum()) - 2
         out["hl_statistic"][gi] = statistic
         out["hl_df"][gi] = float(dof)
