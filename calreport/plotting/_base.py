@@ -200,6 +200,17 @@ def _legend_outside(ax: Axes, **kw: Any) -> None:
                   bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kw)
 
 
+def _finish(ax: Axes, title: str, one_series: bool, loc: str | None = "upper left") -> None:
+    """Title, grid and legend of a plot: inside at ``loc`` for one series (none when
+    ``loc`` is None), to the right of the axes for several."""
+    ax.set_title(title, fontsize="medium")
+    _style(ax)
+    if not one_series:
+        _legend_outside(ax)
+    elif loc is not None:
+        _legend(ax, loc=loc)
+
+
 def pool_profiles(profiles: Iterable[ConfidenceProfile]) -> ConfidenceProfile:
     """All rows of several profiles (same classes) as one profile.
 

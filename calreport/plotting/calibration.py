@@ -15,9 +15,9 @@ from calreport.plotting._base import (
     PALETTE,
     ProfileData,
     _axes,
+    _finish,
     _groups,
     _legend,
-    _legend_outside,
     _series_styles,
     _single,
     _style,
@@ -136,18 +136,13 @@ def reliability_diagram(
     xlabel, ylabel = _view_labels(first, used_view)
     # a small margin keeps markers at 0 and 1 whole
     ax.set(xlim=(-0.02, 1.02), ylim=(-0.03, 1.03), ylabel=ylabel, aspect="auto")
-    ax.set_title(f"Reliability diagram ({n_bins} {strategy} bins, "
-                 f"{used_view.replace('_', '-')} view)", fontsize="medium")
     ax.tick_params(labelbottom=False)
     hax.set_xlabel(xlabel)
     hax.set_ylabel("rows per bin", fontsize="small")
     hax.tick_params(labelsize="small")
-    _style(ax)
     _style(hax)
-    if single:
-        _legend(ax, loc="upper left")
-    else:
-        _legend_outside(ax)
+    _finish(ax, f"Reliability diagram ({n_bins} {strategy} bins, "
+            f"{used_view.replace('_', '-')} view)", single)
     return ax
 
 
@@ -260,13 +255,8 @@ def lowess_curve_plot(
                         zorder=0)
     xlabel, ylabel = _view_labels(first, used_view)
     ax.set(xlim=(0.0, 1.0), ylim=(0.0, 1.0), xlabel=xlabel, ylabel=ylabel)
-    ax.set_title(f"Calibration curve (LOWESS, {used_view.replace('_', '-')} view)",
-                 fontsize="medium")
-    _style(ax)
-    if len(groups) == 1:
-        _legend(ax, loc="upper left")
-    else:
-        _legend_outside(ax)
+    _finish(ax, f"Calibration curve (LOWESS, {used_view.replace('_', '-')} view)",
+            len(groups) == 1)
     return ax
 
 

@@ -20,11 +20,9 @@ from calreport.plotting._base import (
     GREY,
     ProfileData,
     _axes,
+    _finish,
     _groups,
-    _legend,
-    _legend_outside,
     _series_styles,
-    _style,
     _view_labels,
 )
 
@@ -108,13 +106,8 @@ def corp_diagram(
                 **styles[label])
     xlabel, ylabel = _view_labels(first, used_view)
     ax.set(xlim=(0.0, 1.0), ylim=(0.0, 1.0), xlabel=xlabel, ylabel=ylabel)
-    ax.set_title(f"CORP reliability diagram ({used_view.replace('_', '-')} view)",
-                 fontsize="medium")
-    _style(ax)
-    if len(groups) == 1:
-        _legend(ax, loc="upper left")
-    else:
-        _legend_outside(ax)
+    _finish(ax, f"CORP reliability diagram ({used_view.replace('_', '-')} view)",
+            len(groups) == 1)
     return ax
 
 
@@ -192,8 +185,6 @@ def murphy_diagram_plot(
     ax.set(xlim=(0.0, 1.0), xlabel="threshold θ (cost of a false alarm relative to a miss)",
            ylabel="mean elementary score (lower is better)")
     ax.set_ylim(bottom=0.0)
-    ax.set_title(f"Murphy diagram ({used_view.replace('_', '-')} view)", fontsize="medium")
-    _style(ax)
-    if len(groups) > 1:
-        _legend_outside(ax)
+    _finish(ax, f"Murphy diagram ({used_view.replace('_', '-')} view)", len(groups) == 1,
+            loc=None)
     return ax

@@ -17,9 +17,9 @@ from calreport.plotting._base import (
     _axes,
     _color,
     _figure,
+    _finish,
     _groups,
     _legend,
-    _legend_outside,
     _need_labels,
     _series_styles,
     _style,
@@ -120,13 +120,8 @@ def roc_plot(
                 label=f"{prefix}cwROC, cwAUC = {cwauc:.4f}", **st)
     ax.set(xlim=(0.0, 1.0), ylim=(0.0, 1.0), xlabel="False positive rate",
            ylabel="True positive rate")
-    ax.set_title(f"ROC and confidence-weighted ROC (class {_tex_safe(shown)})",
-                 fontsize="medium")
-    _style(ax)
-    if len(groups) == 1:
-        _legend(ax, loc="lower right")
-    else:
-        _legend_outside(ax)
+    _finish(ax, f"ROC and confidence-weighted ROC (class {_tex_safe(shown)})",
+            len(groups) == 1, loc="lower right")
     return ax
 
 

@@ -21,11 +21,9 @@ from calreport.plotting._base import (
     GREY,
     ProfileData,
     _axes,
+    _finish,
     _groups,
-    _legend,
-    _legend_outside,
     _series_styles,
-    _style,
     _tex_safe,
     _thin_curve,
     band_key,
@@ -252,12 +250,8 @@ def risk_drivers_plot(
            ylabel="cumulative share of CSR")
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
-    ax.set_title("What drives the risk: share of CSR from the top errors", fontsize="medium")
-    _style(ax)
-    if len(groups) - len(list(grey)) <= 1:
-        _legend(ax, loc="lower right")
-    else:
-        _legend_outside(ax)
+    _finish(ax, "What drives the risk: share of CSR from the top errors",
+            len(groups) - len(list(grey)) <= 1, loc="lower right")
     return ax
 
 
