@@ -23,6 +23,7 @@ from calreport.profile import ConfidenceProfile
 from calreport.settings import Settings
 
 __all__ = [
+    "AT_MOST",
     "COLUMNS",
     "PAIRWISE",
     "SIGNED",
@@ -59,6 +60,14 @@ SIGNED = frozenset({"cwsa"})
 #: weights of their weighted sum (every other column sums to degree 1): with
 #: importance weights ``csr_var2`` is ``w c/(1-c)``, so ``Σ w csr_var2`` is of degree 2.
 WEIGHT_DEGREE = {"csr_var2": 2}
+#: Row by row, the term of a column is at most that of each column listed (``cwsa``
+#: and ``cwsa_neg`` are the positive and negative parts of the signed column), so the
+#: weighted sums keep the same order: a stored state that breaks it was altered
+#: (:func:`calreport.stats.state.check_state`).  Columns absent here (log losses,
+#: CSR, odds, Brier) have no per-row ceiling among the columns.
+AT_MOST = {"correct": ("one",), "c": ("one",), "c2": ("c",), "c_correct": ("c", "correct"),
+           "top_brier": ("one",), "sel": ("one",), "sel_correct": ("sel", "correct"),
+           "cwsa_plus": ("sel_correct",), "cwsa": ("cwsa_plus",), "cwsa_neg": ("sel",)}
 
 
 def row_columns(p: ConfidenceProfile, s: Settings,

@@ -18,9 +18,13 @@ import pandas as pd
 import pytest
 
 import calreport  # noqa: F401
+from calreport._finishers import AT_MOST, row_columns
 from calreport.accumulator import Accumulator
+from calreport.profile import ConfidenceProfile
+from calreport.settings import Settings
 from calreport.stats._exact import FixedSum
 from calreport.stats.binary import BinaryWriter, pack
+from calreport.stats.config import SCALARS
 from calreport.stats.sparse import SparseSums
 from calreport.stats.state import StatsState, check_state
 
@@ -568,3 +572,38 @@ def test_built_states_pass_their_own_checks():
     st = StatsState.from_profile(p, codes=np.array([0, 1, 0, 1]), keys=["x", "y"])
     check_state(st)
     check_state(st + st)
+
+
+@pytest.mark.parametrize("part, whole", [(p, w) for p, ws in AT_MOST.items() for w in ws
+                                         if p != "correct"])  # correct: also in sums.tau
+def test_a_state_breaking_the_row_order_of_its_columns_is_refused(text, part, whole):
+    # the part's sum in group 'a' set to twice the whole's: no rows give that
+    d = json.loads(text)
+    a = _get(_limbs(d, "scalar"))
+    a[0, SCALARS.index(part)] = _scaled(a[0, SCALARS.index(whole)], 2)[..., :a.shape[-1]]
+    _put(_limbs(d, "scalar"), a)
+    # (a part under two columns may exceed the other one first)
+    either = "|".join(AT_MOST[part])
+    with pytest.raises(ValueError, match=rf"`sums.scalar` has `{part}` above `({either})` "
+                                         r"\(rows never give that\) \(1 cells; first in "
+                                         r"group 'a'\)"):
+        Accumulator.from_json(json.dumps(d))
+
+
+def test_the_declared_row_order_of_the_columns_holds_on_every_row():
+    # AT_MOST is a claim about rows; check it where it is hardest: confidences 0, tau and
+    # 1, weights, multiclass probabilities
+    rng = np.random.default_rng(3)
+    for proba, weights in [(rng.dirichlet([0.3] * 4, 500), None),
+                           (rng.random(500), rng.exponential(size=500))]:
+        if proba.ndim == 1:
+            proba[:6] = [0.0, 1.0, 0.5, 0.3, 1.0, 0.0]
+        y = rng.integers(0, 4 if proba.ndim == 2 else 2, 500)
+        prof = ConfidenceProfile.from_arrays(y_true=y, proba=proba, sample_weight=weights)
+        for tau in (0.0, 0.3, 0.5, 0.9):
+            cols = row_columns(prof, Settings(tau=tau))
+            cols["cwsa_neg"] = np.maximum(-cols["cwsa"], 0.0)
+            cols["cwsa"] = np.maximum(cols["cwsa"], 0.0)
+            for part, wholes in AT_MOST.items():
+                for whole in wholes:
+                    assert (cols[part] <= cols[whole]).all(), (part, whole, tau)

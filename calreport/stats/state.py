@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from calreport._finishers import AT_MOST
 from calreport.profile import ConfidenceProfile
 from calreport.stats._exact import FRAC_BITS, FixedSum, check_limbs
 from calreport.stats.accumulate import accumulate
@@ -91,8 +92,10 @@ def check_state(state: StatsState, where: str = "state") -> None:
     * the same weight total at every level: the scalar sums, the calibration bins,
       the selective thresholds, the fine AURC and AUC bins and the confusion matrix;
       the occupancy of the calibration bins adds up to ``n_positive_weight``;
-    * means within [0, 1]: per bin and per group, the sums of ``w s``, ``w y``,
-      ``w ok`` and ``w c`` at most the sum of ``w``;
+    * the per-row order of the columns (:data:`calreport._finishers.AT_MOST`: the
+      confidence at most 1, the confidence of correct predictions at most both, ...)
+      kept by the group sums; per bin, the sums of ``w s``, ``w y``, ``w ok`` and
+      ``w c`` at most the sum of ``w``;
     * float sums finite, bootstrap replicate sums finite and non-negative.
 
     Validation catches an inconsistent state; a consistently altered one (every count
@@ -178,18 +181,17 @@ def check_state(state: StatsState, where: str = "state") -> None:
         fail("`sums.tau` adds up to another weight of correct predictions than "
              "`sums.scalar`", tau_ok != scalar_ok)
 
-    # means within [0, 1]: each row adds at most its weight
-    bounded = [("scalar", scalar, SCALARS, ("correct", "c", "c2", "sel"), "one"),
-               ("scalar", scalar, SCALARS, ("c_correct", "c2"), "c"),
-               ("scalar", scalar, SCALARS, ("c_correct",), "correct"),
-               ("scalar", scalar, SCALARS, ("sel_correct",), "sel"),
-               ("bins", sums["bins"], BIN_SUMS, ("w_s", "w_y"), "w"),
-               ("tau", sums["tau"], TAU_SUMS, ("w_ok", "w_c"), "w")]
+    # every per-row order of the columns (_finishers.AT_MOST) holds for their sums;
+    # per bin and threshold, each row adds at most its weight to a value in [0, 1]
+    bounded = [("scalar", scalar, SCALARS, (part,), whole)
+               for part, wholes in AT_MOST.items() for whole in wholes]
+    bounded += [("bins", sums["bins"], BIN_SUMS, ("w_s", "w_y"), "w"),
+                ("tau", sums["tau"], TAU_SUMS, ("w_ok", "w_c"), "w")]
     for name, s, cols, parts, whole in bounded:
         for part in parts:
             over = ~col(s, cols, part).less_equal(col(s, cols, whole))
             if over.any():
-                fail(f"`sums.{name}` has `{part}` above `{whole}` (a mean outside [0, 1])",
+                fail(f"`sums.{name}` has `{part}` above `{whole}` (rows never give that)",
                      over)
 
 
