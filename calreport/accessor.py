@@ -280,7 +280,9 @@ class _Base(MetricMethods, TableMethods):
             "basic", "analytic").
         seed : int or numpy Generator, optional
             Master seed of the bootstrap and the Monte Carlo null; each group's stream
-            is derived from it and the group's key.
+            is derived from it and the group's key.  None uses 0 (as the CLI's
+            ``--seed``), so a report is reproducible; every number of the report,
+            the comparison's included, reads this one seed (printed in its methods).
         n_bins, strategy, tau, view, p_risk_method, eps
             Metric settings, see :class:`calreport.settings.Settings`.
         row_label : column name, optional

@@ -177,6 +177,26 @@ def test_report_runs_the_comparison_it_is_asked_for(frame):
                                cmp.table.loc[("overconfident", "log_loss"), "ci_high"]]
 
 
+def test_a_report_without_seed_prints_one_p_risk_per_group_and_is_reproducible(frame):
+    # seed None is 0 for every number of the report (the CLI's default): the comparison
+    # and the verdicts print the same P_risk, and a second run the same numbers
+    acc = frame.groupby("model").calib(y="y", proba="p")
+
+    def run(**kw):
+        return acc.report(metrics=METRICS, ci=0.9, n_boot=40, timestamp=TS,
+                          group_kind="alternatives", compare="calibrated", row_id="row",
+                          **kw).to_dict()
+
+    d = run()
+    verdict = {g["name"]: g["p_risk"] for g in d["groups"]}
+    (model,) = d["comparison"]["models"]
+    (row,) = [r for r in model["rows"] if r["metric"] == "p_risk"]
+    assert (row["baseline"], row["value"]) == (verdict["calibrated"],
+                                               verdict["overconfident"])
+    assert d["comparison"]["seed"] == d["result"]["settings"]["seed"] == 0
+    assert run() == d and run(seed=0) == d
+
+
 def test_action_arguments_are_checked(frame):
     acc = frame.groupby("model").calib(y="y", proba="p")
     with pytest.raises(ValueError, match="needs `row_id`"):

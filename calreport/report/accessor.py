@@ -96,7 +96,7 @@ eps, progress
         named by ``row_id`` (``accessor.compare(compare, row_id=row_id, ci=ci or
         0.95, n_boot=n_boot, seed=seed, metrics=...)`` on the metrics the section prints); a
         result of ``compare()`` is used as given.  Adds "Paired comparison".
-        ``n_boot`` replicates; ``seed`` None draws one (printed, to repeat the run).
+        ``n_boot`` replicates.
     row_id : column name, optional
         The row key of the comparison (required when ``compare`` is a group key).
 
@@ -119,6 +119,10 @@ eps, progress
     'no_evidence'
     """
     tic = time.perf_counter()
+    # one seed for every number the report prints, 0 when not given (as the CLI's
+    # --seed): a report is reproducible, and a group's P_risk in the comparison is its
+    # verdict's
+    seed = 0 if seed is None else seed
     # arguments that would otherwise fail only after every number is computed
     if template_dir is not None:
         environment(False, template_dir)
