@@ -142,6 +142,41 @@ def test_next_steps_hand_worked():
     assert "report(recalibrate=True)" in generic[0]["why"]
 
 
+def test_next_steps_of_an_undetermined_group_with_certainty_claims():
+    # short of rows and certainty claims: both steps; enough power (n_for_power, a normal
+    # approximation, inflated by rows near certainty): only the certainty step
+    short = {**_facts("A", "undetermined"), "n_certain": 3, "n": 300, "n_for_power": 900.0,
+             "sample_size_text": vd.sample_size_text("undetermined", 900.0, 300.0, 0.4)}
+    assert short["sample_size_text"]
+    actions = [s["action"] for s in vd.next_steps([short], {}, False)]
+    assert actions[0].startswith("Collect about 600 more labelled rows")
+    assert actions[1].startswith("Decide whether predictions that claim certainty")
+    powered = {**short, "sample_size_text": vd.sample_size_text(
+        "undetermined", 143_523.0, 1_005.0, 1.0)}
+    assert powered["sample_size_text"] == ""
+    actions = [s["action"] for s in vd.next_steps([powered], {}, False)]
+    assert len(actions) == 1 and "claim certainty" in actions[0]
+
+
+def test_a_csr_below_1_beside_a_risky_verdict_is_read_as_the_verdict_reads_it():
+    # 200 correct certainty claims and 100 rows at 0.9 with twice the claimed errors:
+    # risky, with CSR 2/3 (the claims weigh in its denominator): no output may read that
+    # CSR as "above 1, wrong more often"
+    y = np.r_[np.ones(280), np.zeros(20)].astype(int)
+    p = np.r_[np.ones(200), np.full(100, 0.9)]
+    df = pd.DataFrame({"y": y, "p": p})
+    with pytest.warns(UserWarning):
+        rep = df.calib(y="y", proba="p").report(ci=None, timestamp=TS)
+    assert rep.context["overall"]["band"] == "risky"
+    assert rep.context["overall"]["head"]["csr"] < 1.0
+    for text in (rep.to_html(), rep.to_markdown()):
+        assert "above 1, wrong more often" not in text
+        assert "CSR above 1" not in text
+        assert "yet above most of its values under calibration" in text
+    (step,) = [s for s in rep.context["next_steps"] if s["action"].startswith("Recalibrate")]
+    assert "where CSR is below 1, its mean under calibration" in step["why"]
+
+
 def test_comparison_section_prints_the_comparison(frame):
     acc = frame.groupby("model").calib(y="y", proba="p")
     cmp = acc.compare("calibrated", row_id="row", metrics=list(COMPARE_METRICS), n_boot=80,

@@ -193,18 +193,48 @@ def _certainty(r: Any, prof: ConfidenceProfile | None, eps: float) -> dict[str, 
 def sample_size_text(band: str, n_for_power: float, n: float, power: float) -> str:
     """What would decide an undetermined verdict, in rows ("" when rows are not why).
 
+    Rows are not why when the test already has 80 % power (its Monte Carlo power, on
+    the rows below certainty): the verdict is then undetermined for another reason
+    (certainty claims), and ``n_for_power``, a normal approximation that a few rows
+    near certainty can inflate a thousandfold, would contradict that power.
+
     Examples
     --------
     >>> sample_size_text("undetermined", 811.0, 228.0, 0.47)[:60]
     'About 811 rows like these would give 80 % power to detect er'
+    >>> sample_size_text("undetermined", 143_523.0, 1_005.0, 1.0)
+    ''
     """
     if band != "undetermined" or not math.isfinite(n_for_power) or math.isnan(n):
         return ""
-    if n_for_power <= n:
+    if n_for_power <= n or power >= 0.8:
         return ""
     return (f"About {n_for_power:,.0f} rows like these would give 80 % power to detect "
             f"errors twice as frequent as the confidences claim; there are {n:,.0f} "
             f"({n_for_power / n:.1f} times fewer; power today {power:.0%}).")
+
+
+def csr_reading(csr: float, p_risk: float) -> str:
+    """How to read a CSR beside its P_risk, printed in parentheses after the value.
+
+    CSR's mean under calibration is 1, but rows of confidence near 1 (whose rare error
+    weighs ``1/(1 - c)``) skew its distribution: most of its values under calibration
+    then lie far below 1, and a CSR below 1 can still be high against them.  Then the
+    usual reading ("above 1, wrong more often") would contradict the verdict printed
+    beside it, so the reading says why P_risk decides (as ``p_risk_note`` does).
+
+    Examples
+    --------
+    >>> csr_reading(1.4, 0.99)
+    '1 = as often wrong as claimed; above 1, wrong more often'
+    >>> csr_reading(0.67, 0.999)[:44]
+    'below 1, its mean under calibration, yet abo'
+    """
+    if csr <= 1.0 and p_risk > 0.5:
+        return ("below 1, its mean under calibration, yet above most of its values under "
+                "calibration: rows of confidence near 1 skew that distribution, so P_risk "
+                "decides")
+    return "1 = as often wrong as claimed; above 1, wrong more often"
 
 
 def sort_key(facts: Mapping[str, Any]) -> tuple[int, float, str]:
@@ -280,6 +310,7 @@ def overall_story(overall: Mapping[str, Any] | None, groups: list[dict[str, Any]
         "band": band, "band_label": labels[band], "sentence": sentence, "n_groups": n,
         "head": head, "family_text": family_text, "n_tests": n_tests, "adjust": adjust,
         "plain": plain, "plain_family": plain_family,
+        "csr_reading": "" if head is None else csr_reading(head["csr"], head["p_risk"]),
         "counts": [{"band": b, "label": labels[b], "count": counts[b]} for b in BAND_ORDER],
         "worst": [g for g in ranked[:worst]] if n > 1 else [],
         "certainty": {"n_certain": n_certain, "n_wrong": n_wrong,
@@ -314,8 +345,13 @@ def next_steps(groups: list[dict[str, Any]], story: Mapping[str, Any],
                      "smooth map."})
     over = [g for g in groups if g["band"] in ("risky", "evidence")]
     if over:
-        why = ("Wrong more often than the confidence claims (CSR above 1 beyond its "
-               "spread under calibration)")
+        # a CSR below 1 can be high against a skewed null (csr_reading): say so, not
+        # "above 1"
+        skewed = any(g.get("csr", math.inf) <= 1.0 for g in over)
+        why = ("Wrong more often than the confidence claims (CSR high against its spread "
+               "under calibration"
+               + ("; where CSR is below 1, its mean under calibration, rows of confidence "
+                  "near 1 skew its distribution and P_risk decides" if skewed else "") + ")")
         advice = {a["name"]: a for a in recalibration or ()}
         if advice and all(g["name"] in advice for g in over):
             steps.extend(_measured_steps(over, advice, why, grouped, names))
@@ -341,15 +377,17 @@ def next_steps(groups: list[dict[str, Any]], story: Mapping[str, Any],
                     "twice as frequent as claimed. "
                     + " ".join((f"{g['name']}: " if grouped else "")
                                + g["sample_size_text"] for g in short[:3]))})
-    claims = [g for g in undetermined if not g["sample_size_text"]
-              and (g["n_certain"] or 0) > 0 and not (g["n_certain_wrong"] or 0)]
+    # certainty claims keep a verdict undetermined whatever the rows: their step too
+    claims = [g for g in undetermined
+              if (g["n_certain"] or 0) > 0 and not (g["n_certain_wrong"] or 0)]
     if claims:
         k = sum(g["n_certain"] for g in claims)
         steps.append({
-            "action": ("Decide whether predictions of probability exactly 1 are acceptable; "
+            "action": ("Decide whether predictions that claim certainty are acceptable; "
                        "if not, have the model cap them below 1 and re-audit."),
-            "why": (f"{k:,} prediction(s) have probability 1 (often a probability rounded "
-                    "to 1 by the model's floating point) and none of them is wrong"
+            "why": (f"{k:,} prediction(s) have probability 1 or within ε of it (often a "
+                    "probability rounded to 1 by the model's floating point) and none of "
+                    "them is wrong"
                     + (f" (groups {names(claims)})" if grouped else "")
                     + ", so nothing contradicts them; but no finite sample can confirm a "
                       "claim of certainty, so the verdict cannot be 'no evidence'.")})
