@@ -178,6 +178,14 @@ def run_summary(args: argparse.Namespace) -> int:
             for m, note in result.interval_notes().items():
                 print(f"  {m}: {note['method']}, {note['coverage']}, "
                       f"{note['replicates']} replicates")
+            for key, caveats in result.interval_caveats().items():
+                # one line a group and caveat, naming its metrics
+                by_text: dict[str, list[str]] = {}
+                for m, text in caveats.items():
+                    for part in text.split("; "):
+                        by_text.setdefault(part, []).append(m)
+                for text, ms in by_text.items():
+                    print(f"  group {key}: {text} ({', '.join(ms)})")
     return _gate_exit(result, gates, args.allow_undefined)
 
 

@@ -62,9 +62,12 @@ __all__ = [
     "base_method",
     "coverage",
     "coverage_text",
+    "interval_caveat",
     "interval_note",
     "method_text",
     "read_interval",
+    "size_caveat",
+    "spread_caveat",
 ]
 
 #: Interval methods a user can ask for (``ci_method=``).
@@ -293,6 +296,54 @@ def interval_note(metric: str, how: str) -> dict[str, Any]:
     return {"method": how, "one_sided": base in ONE_SIDED, "coverage": cov,
             "meets_target": coverage(metric, base).meets_target,
             "text": f"{method_text(base)}, {cov}"}
+
+
+def interval_caveat(low: float, high: float, n: float) -> str:
+    """What one group's interval cannot claim, printed beside it ("" when nothing).
+
+    The two parts, :func:`spread_caveat` and :func:`size_caveat`, joined: the data
+    outputs (summary frames, JSON, gates) print both beside each interval; the report
+    prints the first beside the interval and the second once per group.
+
+    Examples
+    --------
+    >>> interval_caveat(1.0, 1.0, 15)[:40]
+    'no spread: every resample gave the same '
+    >>> interval_caveat(0.8, 0.9, 3000)
+    ''
+    """
+    return "; ".join(p for p in (spread_caveat(low, high), size_caveat(n)) if p)
+
+
+def spread_caveat(low: float, high: float) -> str:
+    """Both ends equal: every resample gave the same value (15 correct predictions out
+    of 15 give accuracy 1 in every resample), so the interval shows no uncertainty
+    although there is some.
+
+    Examples
+    --------
+    >>> spread_caveat(0.2, 0.3)
+    ''
+    """
+    if math.isfinite(low) and low == high:
+        return ("no spread: every resample gave the same value, so the interval does not "
+                "show the uncertainty")
+    return ""
+
+
+def size_caveat(n: float) -> str:
+    """The coverage printed beside an interval was measured on groups of the coverage
+    study's sizes; below the smallest it is not known.
+
+    Examples
+    --------
+    >>> size_caveat(15)
+    'coverage not measured below 300 rows (this group: 15)'
+    """
+    smallest = min(STUDY.get("sizes") or [0])
+    if math.isfinite(n) and n < smallest:
+        return f"coverage not measured below {smallest:,} rows (this group: {n:,.0f})"
+    return ""
 
 
 def method_text(method: str) -> str:

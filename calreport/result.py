@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from calreport._result_display import result_html, result_repr
-from calreport.interval_rules import base_method, coverage_text, interval_note
+from calreport.interval_rules import base_method, coverage_text, interval_caveat, interval_note
 from calreport.metrics.risk import BAND_RULE
 from calreport.registry import COUNT_COLUMNS, REGISTRY
 from calreport.settings import Settings
@@ -103,7 +103,13 @@ class GroupResult:
         if metric not in self.intervals or metric not in self.interval_methods:
             return {}
         lo, hi = self.interval_mcse.get(metric, (math.nan, math.nan))
-        return {**interval_note(metric, self.interval_methods[metric]),
+        note = interval_note(metric, self.interval_methods[metric])
+        caveat = interval_caveat(*self.intervals[metric], self.get("n"))
+        if caveat:  # this group's interval claims less than the measured coverage
+            note = {**note, "meets_target": False,
+                    "coverage": f"{note['coverage']}; {caveat}",
+                    "text": f"{note['text']}; {caveat}"}
+        return {**note, "caveat": caveat,
                 "replicates": int(self.interval_replicates.get(metric, 0)),
                 "ci_low_mcse": lo, "ci_high_mcse": hi}
 
@@ -216,6 +222,20 @@ class CalibrationResult:
         if self.ci is not None:
             out.attrs["ci"] = dict(self.ci)
             out.attrs["intervals"] = self.interval_notes()
+            if self.grouped:  # one column a metric: what each group's interval lacks
+                out.attrs["interval_caveats"] = self.interval_caveats()
+        return out
+
+    def interval_caveats(self) -> dict[Any, dict[str, str]]:
+        """Group key -> metric -> what that group's interval cannot claim (no spread,
+        fewer rows than the coverage study's; :func:`calreport.interval_rules.
+        interval_caveat`), for the groups and metrics that have one."""
+        out: dict[Any, dict[str, str]] = {}
+        for g in self.groups:
+            got = {m: c for m in self.metrics
+                   if (c := g.interval_facts(m).get("caveat", ""))}
+            if got:
+                out[g.key] = got
         return out
 
     def interval_notes(self) -> dict[str, dict[str, Any]]:
@@ -225,8 +245,9 @@ class CalibrationResult:
         for g in [*self.groups, *([self.overall] if self.overall else [])]:
             for m in self.metrics:
                 f = g.interval_facts(m)
-                if f and m not in notes:
-                    notes[m] = {k: v for k, v in f.items() if not k.endswith("_mcse")}
+                if f and m not in notes:  # the metric's, not one group's caveat
+                    notes[m] = {**{k: v for k, v in f.items() if not k.endswith("_mcse")},
+                                **interval_note(m, f["method"]), "caveat": ""}
         return notes
 
     # --------------------------------------------------------------------- JSON
@@ -245,6 +266,7 @@ class CalibrationResult:
                         entry["ci_method"] = facts["method"]
                         entry["ci_one_sided"] = facts["one_sided"]
                         entry["ci_coverage"] = facts["coverage"]
+                        entry["ci_caveat"] = facts["caveat"]
                         entry["ci_replicates"] = facts["replicates"]
                         entry["ci_low_mcse"] = _num(facts["ci_low_mcse"])
                         entry["ci_high_mcse"] = _num(facts["ci_high_mcse"])

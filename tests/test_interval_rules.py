@@ -117,3 +117,54 @@ def test_one_sided_bounds_print_as_bounds():
     assert _fmt_ci(0.2471, 0.25, "corp_unc") == "≥ 0.2471"
     assert _fmt_ci(0.01, 0.0332, "ece", "percentile") == "0.0100 to 0.0332"
     assert REGISTRY["ece"].interval.method == "upper"
+
+
+def test_an_interval_of_no_spread_or_below_the_studys_sizes_says_so_in_every_output():
+    # 15 correct predictions out of 15: accuracy 1 in every resample, an interval
+    # [1, 1]; the coverage study measured 300 and 3,000 rows.  The exact 95 % lower
+    # bound of 15/15 is 0.78: the interval must not pass as a measured 95 % one.
+    rng = np.random.default_rng(0)
+    p = np.r_[rng.uniform(0.7, 0.95, 8), rng.uniform(0.05, 0.3, 7)]
+    df = pd.DataFrame({"y": (p > 0.5).astype(int), "p": p})
+    acc = df.calib(y="y", proba="p")
+    s = acc.summary(["accuracy", "ece"], ci=0.95, seed=0)
+    assert (s.loc["accuracy", "ci_low"], s.loc["accuracy", "ci_high"]) == (1.0, 1.0)
+    cov = s.loc["accuracy", "coverage"]
+    assert "no spread: every resample gave the same value" in cov
+    assert "coverage not measured below 300 rows (this group: 15)" in cov
+    res = acc.evaluate(["accuracy"], ci=0.95, seed=0)
+    entry = res.to_dict()["groups"][0]["metrics"]["accuracy"]
+    assert entry["ci_caveat"].startswith("no spread") and "below 300 rows" in entry["ci_caveat"]
+    (gate,) = res.check(["accuracy.ci_low<0.9"])
+    assert not gate.failed and "no spread" in gate.note
+    md = acc.report(metrics=["accuracy"], ci=0.95, seed=0, timestamp="2026-01-01").to_markdown()
+    assert ("The intervals' coverage was measured on groups of 300 and 3,000 rows; these "
+            "15 rows are fewer, where it is not known.") in md
+    assert "(1.0000 to 1.0000; no spread: every resample gave the same value" in md
+    # 3,000 rows with spread: no caveat
+    big = pd.DataFrame({"p": rng.random(3000)})
+    big["y"] = (rng.random(3000) < big["p"]).astype(int)
+    assert big.calib(y="y", proba="p").evaluate(["accuracy"], ci=0.95, seed=0).to_dict()[
+        "groups"][0]["metrics"]["accuracy"]["ci_caveat"] == ""
+
+
+def test_a_grouped_summary_and_the_cli_name_the_groups_whose_intervals_claim_less(tmp_path,
+                                                                                   capsys):
+    from calreport.cli import main
+
+    rng = np.random.default_rng(0)
+    p = np.r_[rng.uniform(0.7, 0.95, 8), rng.uniform(0.05, 0.3, 7), rng.random(400)]
+    y = np.r_[(p[:15] > 0.5).astype(int), (rng.random(400) < p[15:]).astype(int)]
+    df = pd.DataFrame({"y": y, "p": p, "g": ["small"] * 15 + ["big"] * 400})
+    s = df.groupby("g").calib(y="y", proba="p").summary(["accuracy", "ece"], ci=0.95, seed=0)
+    caveats = s.attrs["interval_caveats"]
+    assert set(caveats) == {"small"} and set(caveats["small"]) == {"accuracy", "ece"}
+    assert caveats["small"]["accuracy"].startswith("no spread")
+    csv = tmp_path / "d.csv"
+    df.to_csv(csv, index=False)
+    assert main(["summary", str(csv), "--y", "y", "--proba", "p", "--by", "g", "--ci", "0.95",
+                 "--metrics", "accuracy,ece"]) == 0
+    out = capsys.readouterr().out
+    assert ("group small: coverage not measured below 300 rows (this group: 15) "
+            "(accuracy, ece)") in out
+    assert "group big" not in out

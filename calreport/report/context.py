@@ -21,7 +21,7 @@ from calreport import references
 from calreport._version import __version__
 from calreport.bootstrap.intervals import REFIT_REPLICATES
 from calreport.compare import Comparison
-from calreport.interval_rules import base_method
+from calreport.interval_rules import STUDY, base_method, size_caveat, spread_caveat
 from calreport.metrics import local, risk
 from calreport.plotting import BAND_COLORS, BAND_FILLS, pool_profiles
 from calreport.profile import ConfidenceProfile
@@ -374,7 +374,8 @@ def _metric_tables(result: CalibrationResult, facts: list[dict[str, Any]],
             lo, hi = g.intervals.get(m, (math.nan, math.nan))
             h = sampled["by_group"].get(g.name, {}).get(m, math.nan)
             cells.append({"value": _value(g, m, f), "ci_low": lo, "ci_high": hi,
-                          "sampling_error": None if math.isnan(h) else h})
+                          "sampling_error": None if math.isnan(h) else h,
+                          "caveat": spread_caveat(lo, hi)})
         rows.append({"name": m, "label": spec.label, "direction": spec.direction,
                      "target": spec.target, "cells": cells,
                      "sampling_note": sampled["notes"].get(m, ""),
@@ -385,7 +386,14 @@ def _metric_tables(result: CalibrationResult, facts: list[dict[str, Any]],
     for start in range(0, len(columns), width):
         tables.append({"columns": [c[0] for c in columns[start:start + width]],
                        "rows": [dict(r, cells=r["cells"][start:start + width]) for r in rows]})
-    return {"tables": tables, "partial": many, "n_groups": len(facts)}
+    # the coverage study's sizes, said once for the columns below them
+    small = [f"{name} ({g.get('n'):,.0f} rows)" for name, g, _ in columns
+             if notes and size_caveat(g.get("n"))]
+    sizes = " and ".join(f"{k:,}" for k in sorted(STUDY["sizes"]))
+    size_note = ("" if not small else f"Intervals of {', '.join(small)}: their coverage "
+                 f"was measured on groups of {sizes} rows, not at these sizes.")
+    return {"tables": tables, "partial": many, "n_groups": len(facts),
+            "size_note": size_note}
 
 
 #: Metrics whose printed value is the verdict's own (one set of numbers per verdict):

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from calreport.interval_rules import STUDY, interval_note, size_caveat, spread_caveat
 from calreport.metrics import risk
 from calreport.metrics.multiplicity import ADJUSTMENTS
 from calreport.plotting import _base, band_key
@@ -144,6 +145,7 @@ def group_facts(g: Any, prof: ConfidenceProfile | None, eps: float,
         "n_for_power": n_power,
         "sample_size_text": sample_size_text(final, n_power, _f(g.get("n")),
                                              _f(_get(r, "power", math.nan))),
+        "interval_size_note": size_caveat(_f(g.get("n"))) if g.intervals else "",
         "normal_valid": method == "normal",
         "csr": csr,
         "csr_ci": csr_ci,
@@ -237,6 +239,20 @@ def csr_reading(csr: float, p_risk: float) -> str:
     return "1 = as often wrong as claimed; above 1, wrong more often"
 
 
+def _size_note(groups: list[dict[str, Any]]) -> str:
+    """Page 1's word on groups below the coverage study's sizes ("" when none)."""
+    small = [g for g in groups if g.get("interval_size_note")]
+    if not small:
+        return ""
+    sizes = " and ".join(f"{k:,}" for k in sorted(STUDY["sizes"]))
+    which = ", ".join(f"{g['name']}: {g['n']:,.0f}" for g in small[:6])
+    more = f" and {len(small) - 6} more" if len(small) > 6 else ""
+    return (f"The intervals' coverage was measured on groups of {sizes} rows; "
+            + (f"{len(small)} of {len(groups)} groups have fewer rows ({which}{more})"
+               if len(groups) > 1 else f"these {small[0]['n']:,.0f} rows are fewer")
+            + ", where it is not known.")
+
+
 def sort_key(facts: Mapping[str, Any]) -> tuple[int, float, str]:
     """Most severe band first, then highest P_risk, then name."""
     p = facts["p_risk"]
@@ -311,6 +327,7 @@ def overall_story(overall: Mapping[str, Any] | None, groups: list[dict[str, Any]
         "head": head, "family_text": family_text, "n_tests": n_tests, "adjust": adjust,
         "plain": plain, "plain_family": plain_family,
         "csr_reading": "" if head is None else csr_reading(head["csr"], head["p_risk"]),
+        "interval_size_note": _size_note(groups),
         "counts": [{"band": b, "label": labels[b], "count": counts[b]} for b in BAND_ORDER],
         "worst": [g for g in ranked[:worst]] if n > 1 else [],
         "certainty": {"n_certain": n_certain, "n_wrong": n_wrong,
@@ -452,7 +469,12 @@ def _measured_text(a: Mapping[str, Any], name: str) -> str:
 
 
 def _below_nominal(g: Any, metric: str) -> str:
-    """The measured coverage of ``metric``'s interval where it fell below nominal (what
-    the report prints beside the interval); empty where it covers."""
+    """What the report prints beside one of a group's intervals: the measured coverage
+    where it fell below nominal, and no spread (:func:`spread_caveat`); empty where it
+    covers.  The group's size caveat is printed once, not beside each interval."""
     facts = g.interval_facts(metric)
-    return "" if not facts or facts["meets_target"] else facts["coverage"].lower()
+    if not facts:
+        return ""
+    note = interval_note(metric, facts["method"])
+    parts = [] if note["meets_target"] else ["interval " + note["coverage"].lower()]
+    return "; ".join([*parts, *filter(None, [spread_caveat(*g.intervals[metric])])])
