@@ -60,7 +60,7 @@ COLUMNS = ("baseline", "value", "difference", "ci_low", "ci_high", "p_value")
 #: Metrics whose difference gets a p-value: means of per-row terms over the same rows
 #: (CSR is ``sum w (1 - correct) / (1 - c) / sum w``: the shared weights make the
 #: difference one weighted mean of row differences).
-TESTED = ("csr", "log_loss")
+TESTED = ("csr", "log_loss", "top_label_log_loss")
 _TEST = ("paired z-test on per-row differences (Diebold-Mariano form; weighted mean of "
          "row differences, sandwich standard error with n/(n-1)), two-sided")
 #: Metrics whose interval is the Wald interval of :func:`paired_z_test`
@@ -70,9 +70,9 @@ _TEST = ("paired z-test on per-row differences (Diebold-Mariano form; weighted m
 #: intervals missed a true 0 in up to 10, 19 and 16 % of null runs, the Wald interval
 #: in at most 4.2 %; log loss's percentile interval missed in up to 7.4 %, its Wald
 #: interval in at most 6.4 % (:data:`COVERAGE`).
-WALD = ("csr", "log_loss")
-_INTERVAL = ("CSR and log loss: the Wald interval of the paired z-test, difference +- z "
-             "SE with the test's sandwich standard error (z the normal quantile of the "
+WALD = ("csr", "log_loss", "top_label_log_loss")
+_INTERVAL = ("CSR and the log losses: the Wald interval of the paired z-test, difference "
+             "+- z SE with the test's sandwich standard error (z the normal quantile of the "
              "level), so it excludes 0 exactly when the p-value is below 1 - level; other "
              "metrics: paired bootstrap percentile interval of the difference, every "
              "replicate resampling the row keys once and evaluating every model on those "
@@ -84,8 +84,9 @@ COVERAGE = ("in benchmarks/compare_size.py (500 runs a cell, 200 to 5,000 rows, 
             "Wald interval of the CSR difference missed the true 0 in 2.6-4.2 % of runs, "
             "as often as the z-test rejected it (the paired percentile interval it "
             "replaces: 5.2-9.6 %); for log loss the Wald interval missed in 3.6-6.4 % of "
-            "runs in every cell (percentile: 4.2-7.4 %).  Caveat for CSR: between two "
-            "different calibrated models, one sharper, its interval missed the true 0 in "
+            "runs in every cell (percentile: 4.2-7.4 %; a binary model's top-label log "
+            "loss is its log loss).  Caveat for CSR: between two different calibrated "
+            "models, one sharper, its interval missed the true 0 in "
             "7.8-9.6 % of runs (mildly sharper) and 24-33 % (very confident, many "
             "confidences above 0.99), and so did every other interval tried and the "
             "z-test: a sharp model has a sample CSR usually below its expected value "
@@ -102,8 +103,8 @@ class Comparison:
     table : pandas.DataFrame
         Index (model, metric); columns ``baseline``, ``value``, ``difference``
         (value - baseline), ``ci_low``, ``ci_high`` (interval of the difference: for
-        CSR and log loss the Wald interval of the z-test, else the paired bootstrap
-        percentile interval) and ``p_value`` (CSR and log loss only, else NaN).
+        CSR and the log losses the Wald interval of the z-test, else the paired
+        bootstrap percentile interval) and ``p_value`` (:data:`TESTED` only, else NaN).
     bands : pandas.DataFrame
         Index model; columns ``baseline_band``, ``band`` and ``change``
         ("better", "same", "worse"), unadjusted bands of each model's own rows.
@@ -415,9 +416,10 @@ def compare_groups(
     ``difference = metric(model) - metric(baseline)`` on the same rows.  Replicate
     ``b`` draws one multinomial resample of the ``N`` row keys and evaluates every
     model on it; a metric's interval is the percentile interval of the replicate
-    differences.  The p-values of CSR and log loss come from
-    :func:`paired_z_test` on the per-row terms (``(1 - correct) / (1 - c)`` and
-    ``-log p_true``, clipped as the metrics clip them); their intervals are that
+    differences.  The p-values of CSR and the log losses (:data:`TESTED`) come from
+    :func:`paired_z_test` on the per-row terms (``(1 - correct) / (1 - c)``,
+    ``-log p_true`` and ``-log`` of the top-label probability of the outcome, clipped
+    as the metrics clip them); their intervals are that
     test's Wald interval (:func:`wald_interval`), which excludes 0 exactly when its
     p-value is below ``1 - ci``.  Measured size and coverage: :data:`COVERAGE`.
 
@@ -457,17 +459,20 @@ def compare_groups(
     n_refit = min(int(n_boot), REFIT_REPLICATES) if refit and refitting else 0
     reps = _replicates(profiles, s, batched, refitting if n_refit else [], int(n_boot),
                        n_refit, master, progress)
-    terms = {k: row_columns(p, s, keep=set(TESTED)) for k, p in profiles.items()}
+    # a tested metric is the weighted mean of one per-row column (its registry entry's)
+    column = {m: REGISTRY[m].interval.columns[0] for m in TESTED}
+    terms = {k: row_columns(p, s, keep=set(column.values())) for k, p in profiles.items()}
     others = [k for k in keys if k != baseline]
     same = {k: _identical(profiles[k], profiles[baseline]) for k in others}
     rows, reasons = [], {}
     for key in others:
         for m in names:
             base_val, val = results[baseline].values[m], results[key].values[m]
-            tested = m in TESTED and m in terms[key] and m in terms[baseline]
+            col = column.get(m)
+            tested = col is not None and col in terms[key] and col in terms[baseline]
             p_val = math.nan
             if tested:
-                diff, se, p_val = paired_z_test(terms[key][m], terms[baseline][m],
+                diff, se, p_val = paired_z_test(terms[key][col], terms[baseline][col],
                                                 profiles[key].sample_weight)
             why = _undefined(m, results, key, baseline)
             if why:

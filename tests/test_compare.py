@@ -187,6 +187,32 @@ def test_csr_and_log_loss_intervals_are_the_z_tests_wald_interval(weighted):
     assert "percentile" in out.methods["interval"] and "Wald" in out.methods["interval"]
 
 
+def test_one_quantity_gets_one_interval_the_top_label_log_loss_of_binary_models():
+    # binary input: the top-label log loss is the log loss, row by row, so its
+    # difference, interval and p-value are the log loss's (they were two intervals)
+    out = _compare(_binary(weight=True), roles={"y": "y", "proba": "p", "weight": "w"},
+                   metrics=["log_loss", "top_label_log_loss"])
+    ll, top = (out.table.loc[("M1", m)] for m in ("log_loss", "top_label_log_loss"))
+    for col in ("difference", "ci_low", "ci_high", "p_value"):
+        assert top[col] == pytest.approx(ll[col], rel=1e-12), col
+    # multiclass: its own row terms, -log of the top-label probability of the outcome
+    df = _multiclass()
+    out = _compare(df, baseline="T0", roles={"y": "y", "proba": ["p_0", "p_1", "p_2"]},
+                   metrics=["top_label_log_loss"])
+    terms = []
+    for m in ("T0", "T1"):
+        part = df[df.model == m].sort_values("row")
+        proba = part[["p_0", "p_1", "p_2"]].to_numpy()
+        conf = np.clip(proba.max(axis=1), np.finfo(float).eps, 1 - np.finfo(float).eps)
+        ok = proba.argmax(axis=1) == part["y"].to_numpy()
+        terms.append(-np.log(np.where(ok, conf, 1 - conf)))
+    d, se, p = paired_z_test(terms[1], terms[0], None)
+    row = out.table.loc[("T1", "top_label_log_loss")]
+    assert (row["difference"], row["p_value"]) == pytest.approx((d, p), rel=1e-9)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(wald_interval(d, se)[:2],
+                                                            rel=1e-9)
+
+
 def test_csr_of_a_model_against_itself_is_zero_with_interval_zero_zero():
     df = _binary(n=80, models=1, weight=True)
     twin = df.assign(model="M0 again")
