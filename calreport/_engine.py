@@ -21,6 +21,7 @@ import pandas as pd
 from calreport import _warnings
 from calreport._grouping import Group, Split
 from calreport._segmented import SegmentedValues, all_groups
+from calreport._warnings import UndefinedMetricWarning
 from calreport.bootstrap import bootstrap_intervals, group_seed
 from calreport.bootstrap import intervals as _iv
 from calreport.bootstrap.intervals import refit_by_default
@@ -37,10 +38,6 @@ from calreport.settings import Settings
 from calreport.summary import SummaryResult, summarize
 
 __all__ = ["UndefinedMetricWarning", "evaluate", "per_group"]
-
-
-class UndefinedMetricWarning(UserWarning):
-    """A metric is NaN on this data (the message says why)."""
 
 
 class Collector:

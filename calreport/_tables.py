@@ -117,7 +117,8 @@ def classification_series(prof: ConfidenceProfile, average: str) -> pd.Series:
     for form, conf in (("classical", None), ("cw", prof.conf)):
         res = weighted.classification_metrics(prof.y_true, prof.y_pred, conf, n_classes=k,
                                               average=average,
-                                              sample_weight=prof.sample_weight)
+                                              sample_weight=prof.sample_weight,
+                                              class_names=prof.classes)
         for name in ("accuracy", "precision", "recall", "specificity", "f1",
                      "balanced_accuracy", "mcc"):
             out[(form, name)] = float(res[name])

@@ -14,7 +14,11 @@ import os
 import sys
 import warnings
 
-__all__ = ["caller_outside_package", "user_stacklevel", "warn"]
+__all__ = ["UndefinedMetricWarning", "caller_outside_package", "user_stacklevel", "warn"]
+
+class UndefinedMetricWarning(UserWarning):
+    """A metric is NaN on this data, or left out of an average (the message says why)."""
+
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from sklearn import metrics as skm
 
+from calreport._warnings import UndefinedMetricWarning
 from calreport.metrics import weighted
 
 
@@ -84,9 +85,17 @@ def test_cw_confusion_definition5_by_hand():
 def test_undefined_ratios_are_nan_and_skipped():
     out = weighted.classification_metrics([0, 0, 1], [0, 0, 0], n_classes=3, average=None)
     assert math.isnan(out["precision"][1]) and math.isnan(out["recall"][2])
-    macro = weighted.classification_metrics([0, 0, 1], [0, 0, 0], n_classes=3)
-    # precision of class 0 is 2/3; classes 1 and 2 are never predicted -> left out
+    # precision of class 0 is 2/3; classes 1 and 2 are never predicted -> left out, and
+    # the warning says which (class 2 has no label either: no recall)
+    with pytest.warns(UndefinedMetricWarning) as got:
+        macro = weighted.classification_metrics([0, 0, 1], [0, 0, 0], n_classes=3,
+                                                class_names=["a", "b", "c"])
     assert macro["precision"] == pytest.approx(2 / 3)
+    (w,) = got
+    assert str(w.message).startswith(
+        "Undefined for some classes, left out of the macro mean: precision (class b, c); "
+        "recall (class c)")
+    assert w.filename == __file__  # the caller's line
 
 
 def test_weight_invariances():

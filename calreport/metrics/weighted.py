@@ -17,6 +17,7 @@ import numpy as np
 
 from calreport import _labels as lab
 from calreport import _validate as v
+from calreport import _warnings
 
 __all__ = [
     "ConfusionCounts",
@@ -363,6 +364,7 @@ def classification_metrics(
     n_classes: int,
     average: str | None = "macro",
     sample_weight: Any = None,
+    class_names: Any = None,
 ) -> dict[str, Any]:
     """Precision, recall, specificity, F1, per-class accuracy, balanced accuracy and MCC.
 
@@ -380,6 +382,9 @@ def classification_metrics(
         over classes; micro = from the summed counts; weighted = by support (by cwP in
         the confidence-weighted form); None = per-class arrays.
     sample_weight : array-like, optional
+    class_names : sequence, optional
+        The label of each class code, named in the warning of a class left out of a
+        mean (default: the codes).
 
     Returns
     -------
@@ -392,8 +397,10 @@ def classification_metrics(
     Notes
     -----
     A ratio with a zero denominator (e.g. precision of a class never predicted) is
-    NaN and is left out of macro and weighted means (scikit-learn instead reports 0
-    with a warning by default).  Proposition 14: ``sum_k cwAcc^(k) = (K - 2) + 2 cwA``.
+    NaN and is left out of macro and weighted means, with an
+    :class:`~calreport._warnings.UndefinedMetricWarning` naming the metric and the
+    classes (scikit-learn instead reports 0 with a warning by default).
+    Proposition 14: ``sum_k cwAcc^(k) = (K - 2) + 2 cwA``.
 
     Examples
     --------
@@ -435,8 +442,13 @@ def classification_metrics(
         )
     else:
         support = cts.p
+        left_out = []
         for name, arr in per.items():
             ok = ~np.isnan(arr)
+            if not ok.all():
+                names = [str(c if class_names is None else class_names[c])
+                         for c in np.flatnonzero(~ok)]
+                left_out.append(f"{name} (class {', '.join(names)})")
             if not ok.any():
                 out[name] = math.nan
             elif average == "macro":
@@ -444,6 +456,13 @@ def classification_metrics(
             else:
                 sw = support[ok]
                 out[name] = float((arr[ok] * sw).sum() / sw.sum()) if sw.sum() > 0 else math.nan
+        if left_out:
+            _warnings.warn(
+                f"Undefined for some classes, left out of the {average} mean: "
+                f"{'; '.join(left_out)} (a class never predicted has no precision, one "
+                "absent from the labels no recall).  scikit-learn counts them as 0 with "
+                "zero_division=0; average=None gives the per-class values.",
+                _warnings.UndefinedMetricWarning)
     has = cts.p > 0
     out["balanced_accuracy"] = float(recall[has].mean()) if has.any() else math.nan
     s = m.sum()
