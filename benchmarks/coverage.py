@@ -4,7 +4,7 @@ Simulates data with a known truth, computes every summary metric's interval by e
 method from the same bootstrap replicates (percentile, basic, the one-sided upper and
 lower bounds, and the analytic interval where one is defined) and counts how often
 each contains the true value.  Its table goes into ``benchmarks/RESULTS.md`` and the
-per-cell coverages into ``calreport/_coverage_data.py``, from which every output
+per-cell coverages into ``calreport/coverage.json``, from which every output
 states the measured coverage beside the interval.
 
 Setups (12 cells: 3 kinds x calibrated/miscalibrated x n = 300 and 3,000):
@@ -28,11 +28,11 @@ Usage::
 
     python benchmarks/coverage.py                    # 200 runs a cell, B = 200
     python benchmarks/coverage.py --quick            # a smoke run
-    python benchmarks/coverage.py --write            # also RESULTS.md and the data module
+    python benchmarks/coverage.py --write            # also RESULTS.md and the data file
     python benchmarks/coverage.py --metrics NAME --add   # a new metric, in the same setup
 
 ``--add`` measures only ``--metrics`` with the study's stored settings and adds their
-rows to the data module (the other metrics' rows stay as measured) and their table to
+rows to the data file (the other metrics' rows stay as measured) and their table to
 RESULTS.md under "Interval coverage, added metrics".
 """
 
@@ -42,7 +42,6 @@ import argparse
 import json
 import math
 import multiprocessing as mp
-import pprint
 import re
 import sys
 import time
@@ -53,10 +52,9 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from calreport import _coverage_data
 from calreport.bootstrap import bootstrap_intervals
 from calreport.bootstrap.intervals import analytic_intervals
-from calreport.interval_rules import read_interval
+from calreport.interval_rules import CELLS, COVERAGE, STUDY, read_interval
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY
 from calreport.settings import Settings
@@ -287,16 +285,15 @@ def exclusions(rows: list[dict]) -> str:
 
 
 def add_rows(rows: list[dict], args: argparse.Namespace, seconds: float) -> None:
-    """``--add``: the measured metrics' rows into the data module beside the stored
+    """``--add``: the measured metrics' rows into the data file beside the stored
     ones, and their table into RESULTS.md's "Interval coverage, added metrics"."""
     runs = _runs(rows)
-    if set(runs) != set(_coverage_data.CELLS) or min(runs.values()) < _coverage_data.STUDY[
-            "runs"]:
+    if set(runs) != set(CELLS) or min(runs.values()) < STUDY["runs"]:
         raise SystemExit(f"--add measured the cells {sorted(runs)} with at least "
-                         f"{min(runs.values())} runs, not the study's {_coverage_data.CELLS}")
-    stored = {m: {k: {c: x for c, x in zip(_coverage_data.CELLS, vals, strict=True)
+                         f"{min(runs.values())} runs, not the study's {CELLS}")
+    stored = {m: {k: {c: x for c, x in zip(CELLS, vals, strict=True)
                       if x is not None} for k, vals in by.items()}
-              for m, by in _coverage_data.COVERAGE.items()}
+              for m, by in COVERAGE.items()}
     added = sorted({r["metric"] for r in rows})
     for m in added:
         stored.pop(m, None)
@@ -318,11 +315,28 @@ def add_rows(rows: list[dict], args: argparse.Namespace, seconds: float) -> None
     path.write_text(new, encoding="utf-8")
 
 
+def data_json(study: dict, cells: list[str], cov: dict) -> str:
+    """The text of ``calreport/coverage.json``: valid JSON with one line a metric and
+    method, so that a re-measured coverage shows in a diff as the line that changed."""
+    dump = json.dumps
+    metrics = []
+    for m in sorted(cov):
+        methods = [f"      {dump(k)}: [{', '.join(dump(cov[m][k].get(c)) for c in cells)}]"
+                   for k in METHODS if k in cov[m]]
+        metrics.append(f"    {dump(m)}: {{\n" + ",\n".join(methods) + "\n    }")
+    lines = ["{", '  "study": {',
+             ",\n".join(f"    {dump(k)}: {dump(study[k])}" for k in sorted(study)),
+             "  },", '  "cells": [', ",\n".join(f"    {dump(c)}" for c in cells), "  ],",
+             '  "coverage": {', ",\n".join(metrics), "  }", "}"]
+    return "\n".join(lines) + "\n"
+
+
 def write_data(rows: list[dict], args: argparse.Namespace,
                stored: dict | None = None) -> None:
-    """``calreport/_coverage_data.py``: the per-cell coverages the outputs quote, as
-    ``COVERAGE[metric][method]`` = one value a cell of ``CELLS`` (None: not measured);
-    ``stored``: rows kept from the data module (``--add``), with its study."""
+    """``calreport/coverage.json``: the per-cell coverages the outputs quote, as
+    ``coverage[metric][method]`` = one value a cell of ``cells`` (null: not measured),
+    with the ``study`` settings; ``stored``: rows kept from the stored data (``--add``),
+    with its study."""
     runs = _runs(rows)
     cells = sorted(runs, key=lambda c: (KINDS.index(c.split()[0]), c))
     cov: dict = dict(stored or {})
@@ -333,25 +347,9 @@ def write_data(rows: list[dict], args: argparse.Namespace,
              "kinds": list(args.kinds), "truth_n": args.truth_n, "seed": args.seed,
              "command": "python benchmarks/coverage.py --write"}
     if stored is not None:
-        study = dict(_coverage_data.STUDY)
-    lines = ['"""Measured coverage of every interval (fractions), by metric, method and '
-             'setup.', "", "Generated by ``python benchmarks/coverage.py --write``; do not "
-             "edit.  Read through", ":func:`calreport.interval_rules.coverage`.", '"""',
-             "# ruff: noqa: E501  (one line a metric and method: generated data)", "",
-             f"STUDY = {pprint.pformat(study, width=88)}", "",
-             f"CELLS = {pprint.pformat(tuple(cells), width=88)}", "", "COVERAGE = {"]
-    for m in sorted(cov):
-        lines.append(f"    {m!r}: {{")
-        for k in METHODS:
-            if k in cov[m]:
-                vals = ", ".join("None" if c not in cov[m][k] else f"{cov[m][k][c]:.3f}"
-                                 for c in cells)
-                lines.append(pprint.pformat({k: f"({vals})"}, width=120)[1:-1]
-                             .replace("'(", "(").replace(")'", ")").join(["        ", ","]))
-        lines.append("    },")
-    lines.append("}")
-    (ROOT / "calreport" / "_coverage_data.py").write_text("\n".join(lines) + "\n",
-                                                          encoding="utf-8")
+        study = dict(STUDY)
+    (ROOT / "calreport" / "coverage.json").write_text(data_json(study, cells, cov),
+                                                      encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -373,15 +371,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip", nargs="+", default=[],
                     help="cells to leave out, as kind:calibration:n (e.g. measured earlier)")
     ap.add_argument("--write", action="store_true",
-                    help="replace the RESULTS.md section and calreport/_coverage_data.py")
+                    help="replace the RESULTS.md section and calreport/coverage.json")
     ap.add_argument("--add", action="store_true",
                     help="measure only --metrics in the stored study's setup and add them to "
-                         "the data module and RESULTS.md (the other rows stay)")
+                         "the data file and RESULTS.md (the other rows stay)")
     args = ap.parse_args(argv)
     if args.add:
         if not args.metrics:
             ap.error("--add needs --metrics: the metrics to measure and add")
-        study = _coverage_data.STUDY
+        study = STUDY
         vars(args).update(reps=int(study["runs"]), sizes=list(study["sizes"]),
                           kinds=list(study["kinds"]), n_boot=int(study["n_boot"]),
                           truth_n=int(study["truth_n"]), seed=int(study["seed"]))

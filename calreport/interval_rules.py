@@ -28,8 +28,8 @@ its Monte Carlo standard error, from the order statistics of the replicates: the
 below it).
 
 The measured coverage of each metric's interval comes from the project's coverage
-study (``benchmarks/coverage.py``), which writes :mod:`calreport._coverage_data`;
-:func:`coverage` reads it and :func:`coverage_text` states it.
+study (``benchmarks/coverage.py``), which writes ``calreport/coverage.json`` (read once,
+at import); :func:`coverage` reads it and :func:`coverage_text` states it.
 
 Examples
 --------
@@ -44,14 +44,14 @@ Examples
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from calreport._coverage_data import CELLS, COVERAGE, STUDY
 
 __all__ = [
     "INTERVAL_METHODS",
@@ -77,6 +77,18 @@ ONE_SIDED = ("upper", "lower")
 #: A two-sided method meets its target when every cell of the study is within this
 #: many points of the nominal level; a one-sided bound when none is further below.
 TOLERANCE = 0.03
+
+_DATA = json.loads(Path(__file__).with_name("coverage.json").read_text(encoding="utf-8"))
+#: The coverage study's settings (runs a cell, bootstrap replicates, sizes, seed).
+STUDY: dict[str, Any] = _DATA["study"]
+#: The study's setups, in the order of every row of :data:`COVERAGE`.
+CELLS: tuple[str, ...] = tuple(_DATA["cells"])
+#: Measured coverage (fraction) by metric and method: one value a cell of :data:`CELLS`,
+#: None where the metric was not measured there.
+COVERAGE: dict[str, dict[str, tuple[float | None, ...]]] = {
+    metric: {method: tuple(row) for method, row in by.items()}
+    for metric, by in _DATA["coverage"].items()}
+del _DATA
 
 
 @dataclass(frozen=True)

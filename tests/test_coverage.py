@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from calreport import _coverage_data
-from calreport.interval_rules import ONE_SIDED, coverage, coverage_text
+from calreport.interval_rules import COVERAGE, ONE_SIDED, STUDY, coverage, coverage_text
 from calreport.registry import REGISTRY
 
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "coverage.py"
@@ -77,9 +76,9 @@ def test_every_default_interval_was_measured_and_a_shortfall_is_said(metric):
         assert c.low >= 0.92 or not c.meets_target
 
 
-def test_the_data_module_is_the_study_output():
-    assert _coverage_data.STUDY["runs"] >= 200
-    assert set(_coverage_data.STUDY["sizes"]) == {300, 3000}
-    missing = set(WITH_INTERVAL) - {"lcs", "tce_bpm", "eci"} - set(_coverage_data.COVERAGE)
+def test_the_data_file_is_the_study_output():
+    assert STUDY["runs"] >= 200
+    assert set(STUDY["sizes"]) == {300, 3000}
+    missing = set(WITH_INTERVAL) - {"lcs", "tce_bpm", "eci"} - set(COVERAGE)
     assert not missing, (f"no measured coverage of {sorted(missing)}: run `python "
                          f"benchmarks/coverage.py --metrics {' '.join(sorted(missing))} --add`")

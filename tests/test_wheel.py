@@ -93,7 +93,7 @@ def test_wheel_ships_templates_and_renders_a_report(tmp_path):
     for needed in ("calreport/templates/report.html.j2", "calreport/templates/base.html.j2",
                    "calreport/templates/macros.html.j2", "calreport/templates/report.md.j2",
                    "calreport/templates/report.css", "calreport/py.typed",
-                   "calreport/datasets/breast_cancer.csv.gz"):
+                   "calreport/datasets/breast_cancer.csv.gz", "calreport/coverage.json"):
         assert needed in names
     assert not any(n.startswith("templates/") or n.startswith("tests/") for n in names)
 
