@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from calreport._cli_parser import EXIT_GATE_FAILED, EXIT_OK, UsageError, parse_gate
-from calreport._result_display import refit_note
+from calreport._result_display import refit_note, result_text
 from calreport._roles import resolve_roles
 from calreport.datasets import load_breast_cancer
 from calreport.registry import COUNT_COLUMNS, REGISTRY
@@ -167,9 +167,12 @@ def run_summary(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(_plain(result.to_dict()), allow_nan=False, indent=2)
                          + "\n")
     else:
-        with pd.option_context("display.max_rows", 200, "display.max_columns", 60,
-                               "display.width", 200):
-            print(res)
+        # grouped: metrics down, groups across (value [ci_low, ci_high]); --format csv
+        # keeps every statistic
+        shown = result_text(result) if result.grouped else res
+        with pd.option_context("display.max_rows", 500, "display.max_columns", 60,
+                               "display.width", 200, "display.max_colwidth", 60):
+            print(shown)
         if note := refit_note(result, "--refit"):
             print(f"\n{note[0].upper()}{note[1:]}.")
         if result.grouped and result.ci is not None:

@@ -12,7 +12,7 @@ import math
 from collections import Counter
 from typing import Any
 
-__all__ = ["MAX_HTML_GROUPS", "result_html", "result_repr", "sampled_parts",
+__all__ = ["MAX_HTML_GROUPS", "result_html", "result_repr", "result_text", "sampled_parts",
            "sampling_error"]
 
 #: Groups shown as columns of the HTML table; ``summary()`` holds all of them.
@@ -156,20 +156,53 @@ def _number(x: float) -> str:
     return f"{x:.4g}"
 
 
-def _cell(result: Any, g: Any, metric: str) -> str:
+def _cell_text(result: Any, g: Any, metric: str) -> tuple[str, str]:
+    """A cell's text, ``value [ci_low, ci_high]`` or ``value ± h``, and why it is NaN
+    or how it reads (empty when plain)."""
     value = g.get(metric)
     text = _number(value)
     if result.ci is not None and metric in g.intervals:
         lo, hi = g.get(metric, "ci_low"), g.get(metric, "ci_high")
-        text += f" [{_number(lo)}, {_number(hi)}]"
+        if not (math.isnan(lo) and math.isnan(hi)):  # no interval: the value alone
+            text += f" [{_number(lo)}, {_number(hi)}]"
     why = g.reasons.get(metric)
     h = sampling_error(result, g, metric)
     if h is not None and not math.isnan(h):
         text += f" ± {_number(h)}"
         note = result.data["sampling_error"]["notes"].get(metric, "")
         why = f"{why}; {note}" if why else note
+    return text, why or ""
+
+
+def _cell(result: Any, g: Any, metric: str) -> str:
+    text, why = _cell_text(result, g, metric)
     title = f' title="{html.escape(why)}"' if why else ""
     return f"<td{title}>{html.escape(text)}</td>"
+
+
+def result_text(result: Any) -> Any:
+    """The table a terminal shows for a grouped result: metrics by group, as text.
+
+    The rows of :func:`result_html` (the risk band, the counts, every metric) and its
+    cells, ``value [ci_low, ci_high]``, for every group: a metric reads down a column
+    instead of across five columns of statistics (``summary()`` keeps those).
+
+    Examples
+    --------
+    >>> import pandas as pd, calreport
+    >>> df = pd.DataFrame({"y": [0, 1, 1, 0] * 30, "p": [0.2, 0.7, 0.9, 0.4] * 30,
+    ...                    "g": ["a", "b"] * 60})
+    >>> t = result_text(df.groupby("g").calib(y="y", proba="p").evaluate(["accuracy"]))
+    >>> list(t.columns), t.loc["accuracy"].tolist()
+    (['a', 'b', 'overall'], ['1', '1', '1'])
+    """
+    import pandas as pd  # lazy: pandas
+
+    shown = [*result.groups, *([result.overall] if result.overall is not None else [])]
+    rows = {"risk band": [g.band for g in shown]}
+    for metric in result.columns:
+        rows[metric] = [_cell_text(result, g, metric)[0] for g in shown]
+    return pd.DataFrame(rows, index=[str(g.name) for g in shown]).T.rename_axis("metric")
 
 
 def result_html(result: Any) -> str:

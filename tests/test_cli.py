@@ -30,6 +30,23 @@ def test_summary_table(csv_file, capsys):
     assert "csr" in out and "accuracy" in out
 
 
+def test_grouped_summary_table_reads_a_metric_down_a_column(csv_file, capsys):
+    # every metric a row, every group a column, "value [ci_low, ci_high]": CSR and
+    # P_risk are on screen, not cut from a frame of 175 columns of statistics
+    assert main(["summary", str(csv_file), "--by", "model", "--ci", "0.95",
+                 "--n-boot", "50"]) == EXIT_OK
+    out = capsys.readouterr().out
+    lines = {ln.split()[0]: ln for ln in out.splitlines() if ln.strip()}
+    assert lines["metric"].split() == ["metric"]
+    assert out.splitlines()[0].split() == ["a", "b"]
+    acc = lines["accuracy"]
+    assert acc.count("[") == 2  # a value with its interval in each group
+    for m in ("csr", "p_risk", "ece", "risk"):
+        assert m in lines, m
+    assert "[" not in lines["p_risk"]  # no interval: the value alone, not [NaN, NaN]
+    assert "..." not in out
+
+
 def test_summary_json_by_group(csv_file, capsys):
     code = main(["summary", str(csv_file), "--by", "model", "--format", "json",
                  "--metrics", "accuracy,csr"])
