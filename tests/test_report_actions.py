@@ -281,3 +281,17 @@ def test_cli_compare_json_and_report_sections(tmp_path, frame):
     text = md.read_text()
     assert "What recalibration would do" in text and "Paired comparison against" in text
     assert main(["report", *base, "--compare", "calibrated", "-o", str(md)]) == EXIT_USAGE
+
+
+def test_the_error_list_shows_the_confidence_csr_counted():
+    # an error above 1 - eps is counted at 1 - eps; its row says so beside the raw value
+    p = np.r_[np.full(50, 0.9), 1 - 6.4e-10, 0.2]
+    y = np.r_[np.ones(45), np.zeros(5), 0, 1].astype(int)
+    with pytest.warns(UserWarning):
+        rep = pd.DataFrame({"y": y, "p": p}).calib(y="y", proba="p").report(
+            ci=None, timestamp=TS)
+    md = rep.to_markdown()
+    assert "| 50 | 1 − 6.4e−10 (counted as 1 − 1.0e−08) |" in md
+    assert "| 45 | 0.900000 |" in md
+    (top,) = [r for r in rep.context["drivers"][0]["rows"] if r["row"] == "50"]
+    assert top["contribution"] == pytest.approx(1 / (52 * 1e-8), rel=1e-6)

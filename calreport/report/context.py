@@ -463,6 +463,8 @@ def _drivers(name: str, prof: ConfidenceProfile, labels: Sequence[Any] | None, k
     order = wrong[np.argsort(-contrib[wrong], kind="stable")][:k]
     rows = [{"row": str(labels[i]) if labels is not None else str(i),
              "confidence": float(prof.conf[i]),
+             # CSR counts a confidence above 1 - eps at 1 - eps (risk.clip_confidence)
+             "counted_as": (1.0 - eps) if prof.conf[i] > 1.0 - eps else None,
              "y_true": _label(prof, prof.y_true, i), "y_pred": _label(prof, prof.y_pred, i),
              "contribution": float(contrib[i]),
              "share": float(contrib[i] / total) if total > 0 else math.nan}
