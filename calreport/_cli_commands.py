@@ -114,7 +114,7 @@ def _summary_kwargs(args: argparse.Namespace, gates: Sequence[Any]) -> dict[str,
                 and REGISTRY[g.metric].interval.kind == "refit" for g in gates)
     refit = True if args.refit is None and gated else args.refit
     return dict(metrics=metrics, n_bins=args.n_bins, strategy=args.strategy, tau=args.tau,
-                view=args.view, group_kind=args.group_kind,
+                view=args.view, group_kind=args.group_kind, ci_method=args.ci_method,
                 adjust=None if args.adjust == "none" else args.adjust,
                 **({} if refit is None else {"refit": refit}))
 
@@ -195,11 +195,14 @@ def run_summary(args: argparse.Namespace) -> int:
 def run_compare(args: argparse.Namespace) -> int:
     if not args.by:
         raise UsageError("compare needs --by, the column naming the models")
-    if args.fail_on or args.group_kind != "subgroups" or args.adjust != "holm":
-        raise UsageError("--fail-on, --group-kind and --adjust are not used by compare")
+    if (args.fail_on or args.group_kind != "subgroups" or args.adjust != "holm"
+            or args.ci_method is not None):
+        raise UsageError("--fail-on, --group-kind, --adjust and --ci-method are not used by "
+                         "compare (its intervals: the Wald interval of the paired z-test for "
+                         "CSR and the log losses, the paired percentile bootstrap else)")
     df = _read(args.file)
     kw = {k: val for k, val in _summary_kwargs(args, []).items()
-          if k not in ("group_kind", "adjust")}
+          if k not in ("group_kind", "adjust", "ci_method")}
     out = _accessor(df, args).compare(_baseline(df, args, args.baseline),
                                       row_id=args.row_id, ci=args.ci or 0.95,
                                       n_boot=args.n_boot, seed=args.seed, **kw)

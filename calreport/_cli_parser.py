@@ -85,6 +85,10 @@ def _add_columns(p: argparse.ArgumentParser, metric_options: bool = True) -> Non
     o.add_argument("--ci", type=float, help="confidence level of bootstrap intervals, e.g. 0.95")
     o.add_argument("--n-boot", type=int, default=1000,
                    help="bootstrap replicates of the intervals (default 1000)")
+    o.add_argument("--ci-method", choices=CI_METHODS,
+                   help="interval method of every metric (default: each metric's own: the "
+                   "percentile bootstrap, a one-sided upper bound for calibration errors); "
+                   "each method's measured coverage is printed beside its intervals")
     o.add_argument("--seed", type=_seed, default=0, help=_SEED_HELP)
     o.add_argument("--fail-on", action="append", default=[],
                    help="gate, e.g. 'p_risk>0.99', 'band>=evidence' or "
@@ -107,6 +111,11 @@ def _add_columns(p: argparse.ArgumentParser, metric_options: bool = True) -> Non
                    "gates read the adjusted values")
     o.add_argument("--allow-undefined", action="store_true",
                    help="skip groups where a gated metric is undefined instead of exit 2")
+
+
+#: ``--ci-method`` choices: :data:`calreport.interval_rules.INTERVAL_METHODS`, written
+#: here so that ``--help`` imports nothing heavy (a test keeps the two equal).
+CI_METHODS = ("percentile", "basic", "upper", "lower", "analytic")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -444,9 +444,10 @@ def build_profile(df: pd.DataFrame, roles: Roles, *, normalize_weights: bool = T
         na = s.isna().to_numpy()
         if na.any():
             if roles.missing == "raise":
-                first = int(np.flatnonzero(na)[0])
-                raise v.missing_values_error(_name(col), int(na.sum()), df.index[first],
-                                             labels=is_label, position=first)
+                at = np.flatnonzero(na)[:5].tolist()
+                raise v.missing_values_error(_name(col), int(na.sum()),
+                                             [(df.index[i], i) for i in at],
+                                             labels=is_label)
             any_na = na if any_na is None else (any_na | na)
     # int32 positions below 2**31 rows (half the bytes of the default integer)
     keep = np.arange(n, dtype=np.int32 if n < 2**31 else np.intp)

@@ -396,18 +396,26 @@ def not_a_column_name_error(value: Any, role: str, columns: Sequence[Any]) -> Ty
     )
 
 
-def missing_values_error(name: str, count: int, first_label: Any, *,
-                         labels: bool = False, position: int | None = None) -> ValueError:
-    """The error for missing values in a role column (``first_label``: index label;
-    ``position``: its row position, named too since an index may repeat labels)."""
+def missing_values_error(name: str, count: int, rows: Sequence[tuple[Any, int]], *,
+                         labels: bool = False) -> ValueError:
+    """The error for missing values in a role column, naming the first rows
+    (``rows``: up to five ``(index label, row position)`` pairs; the position too, since
+    an index may repeat labels).
+
+    Examples
+    --------
+    >>> print(str(missing_values_error("p", 3, [(5, 5), (9, 8), ("x", 11)]))[:78])
+    `p` has 3 missing values (NaN/None at index labels 5, 9, 'x'; row positions 5,
+    """
     what = "missing label" if labels else "missing value"
-    if isinstance(first_label, np.generic):  # 3, not np.int64(3)
-        first_label = first_label.item()
-    at = f"index label {first_label!r}"
-    if position is not None:
-        at += f", row position {position}"
+    shown = [(lab.item() if isinstance(lab, np.generic) else lab, pos) for lab, pos in rows]
+    first = ("" if len(shown) >= count else "first " if len(shown) == 1
+             else f"first {len(shown)} ")
+    at = (f"{first}at index label{'s' if len(shown) > 1 else ''} "
+          f"{', '.join(repr(lab) for lab, _ in shown)}; row position"
+          f"{'s' if len(shown) > 1 else ''} {', '.join(str(pos) for _, pos in shown)}")
     return ValueError(
-        f"`{name}` has {_plural(count, what)} (NaN/None; first at {at}). Drop or impute "
+        f"`{name}` has {_plural(count, what)} (NaN/None {at}). Drop or impute "
         "those rows first, or pass missing='drop' to the accessor to drop them (the "
         "count is reported)."
     )

@@ -30,7 +30,7 @@ __all__ = ["EXIT_GATE_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "build_par
 _FLAGS = {"y": "--y", "proba": "--proba", "pred": "--pred", "conf": "--conf",
           "correct": "--correct", "weight": "--weight", "pos_label": "--pos-label",
           "classes": "--classes", "threshold": "--threshold", "missing": "--missing",
-          "weights": "--weights"}
+          "weights": "--weights", "ci_method": "--ci-method"}
 # a mapping (proba={class: column}) has no flag and is left as it is
 _KEYWORD = re.compile(r"\b(" + "|".join(_FLAGS) + r")=(?!\{)(\[[^\]]*\]|'[^']*'|"
                       r"\"[^\"]*\"|[^\s,;)]+?)(?=[\s,;)]|\.(?:\s|$)|$)")
@@ -60,7 +60,10 @@ def _cli_wording(message: str) -> str:
             value = value.strip("'\"")
         return f"{_FLAGS[m.group(1)]} {value}"
 
-    return _KEYWORD.sub(flag, message)
+    # the flag goes to the command, not to a Python object; a pointer to a Python call
+    # becomes the command that prints the same
+    message = _KEYWORD.sub(flag, message).replace(" to the accessor", "")
+    return message.replace("see risk()", "see the risk verdict (calreport report)")
 
 
 def _drop_python_calls(message: str) -> str:

@@ -290,3 +290,29 @@ def test_gate_on_a_count_column_with_chosen_metrics(tmp_path, capsys):
     assert main(["summary", str(path), "--weight", "w", "--metrics", "ece",
                  "--fail-on", "n_eff>10"]) == EXIT_GATE_FAILED
     assert "n_eff>10" in capsys.readouterr().err
+
+
+def test_ci_method_flag_is_the_librarys_option(csv_file, capsys):
+    from calreport._cli_parser import CI_METHODS
+    from calreport.interval_rules import INTERVAL_METHODS
+
+    assert CI_METHODS == INTERVAL_METHODS
+    assert main(["summary", str(csv_file), "--ci", "0.9", "--n-boot", "40", "--metrics",
+                 "ece", "--ci-method", "percentile", "--format", "json"]) == EXIT_OK
+    entry = json.loads(capsys.readouterr().out)["groups"][0]["metrics"]["ece"]
+    assert entry["ci_method"].startswith("percentile")
+    # the advice of a refused gate names the flag the command has
+    assert main(["summary", str(csv_file), "--fail-on", "ece.ci_low>0.01"]) == EXIT_USAGE
+    assert "--ci-method percentile" in capsys.readouterr().err
+    assert main(["compare", str(csv_file), "--by", "model", "--baseline", "a",
+                 "--row-id", "y_true", "--ci-method", "basic"]) == EXIT_USAGE
+    assert "--ci-method are not used by compare" in capsys.readouterr().err
+
+
+def test_library_messages_speak_the_command_line():
+    from calreport.cli import _cli_wording
+
+    assert _cli_wording("pass missing='drop' to the accessor to drop them") == (
+        "pass --missing drop to drop them")
+    assert _cli_wording("judged as certainty claims, see risk().") == (
+        "judged as certainty claims, see the risk verdict (calreport report).")

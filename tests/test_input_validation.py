@@ -317,7 +317,7 @@ def test_mixed_types_across_label_columns():
 # ------------------------------------------------------------------ sample weights
 @pytest.mark.parametrize(("bad", "match"), [
     (-1.0, r"`w` has 2 negative values \(first at position 1: -1.0\)"),
-    (np.nan, r"`w` has 2 missing values .*first at index label 1"),
+    (np.nan, r"`w` has 2 missing values \(NaN/None at index labels 1, 3; row positions 1, 3\)"),
     (np.inf, r"`w` has 2 infinite values \(first at position 1: inf\)"),
 ])
 def test_bad_weights_named_and_counted(bad, match):
