@@ -262,6 +262,7 @@ def _write_outputs(report: Any, outputs: Sequence[str], json_out: str | None) ->
             report.save(target)
         except OSError as exc:
             raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
+        print(f"wrote {target}", file=sys.stderr)
 
 
 def _report_result(acc: Any, rep: Any, **kw: Any) -> Any:

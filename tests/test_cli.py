@@ -316,3 +316,12 @@ def test_library_messages_speak_the_command_line():
         "pass --missing drop to drop them")
     assert _cli_wording("judged as certainty claims, see risk().") == (
         "judged as certainty claims, see the risk verdict (calreport report).")
+
+
+def test_every_file_written_is_named(csv_file, tmp_path, capsys):
+    out, js = tmp_path / "r.md", tmp_path / "r"
+    assert main(["report", str(csv_file), "-o", str(out), "--json", str(js), "--n-boot",
+                 "20", "--metrics", "accuracy,csr"]) == EXIT_OK
+    err = capsys.readouterr().err
+    assert f"wrote {out}" in err and f"wrote {js}.json" in err
+    assert (tmp_path / "r.json").exists()

@@ -372,3 +372,12 @@ def test_note_never_reads_csr_below_one_as_reassurance_beside_a_high_p_risk():
     calm = risk.risk_summary([0.6] * 50, [1] * 32 + [0] * 18, method="normal")
     assert calm.csr < 1 and calm.p_risk < 0.5
     assert "weigh no more than calibration predicts" in calm.p_risk_note
+
+
+def test_a_reason_prints_no_signed_zero():
+    from calreport.metrics.bands import band_and_reason
+
+    _, why = band_and_reason(0.3, 0.9, "normal", 0.99, -0.004, 0.0, 0.0, math.nan, 1e-8)
+    assert "z 0.00)" in why and "-0.00" not in why
+    _, why = band_and_reason(0.3, 0.9, "normal", 0.9, -0.5, 0.0, 0.0, math.nan, 1e-8)
+    assert "z -0.50)" in why

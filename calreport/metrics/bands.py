@@ -138,8 +138,9 @@ def band_and_reason(p: float, power: float, method: str, csr_value: float, z: fl
     """
     band = decide_band(p, power, n_cert, n_cw)
     what = f"adjusted P_risk ({adjusted})" if adjusted else "P_risk"
+    z_text = f"{z:.2f}".replace("-0.00", "0.00")  # no signed zero
     facts = (f"{what} {p:.1%} ({method.replace('_', ' ')}; CSR {csr_value:.3g}, "
-             f"z {z:.2f})" if not math.isnan(p) else "")
+             f"z {z_text})" if not math.isnan(p) else "")
     cert = (f"{n_cert:g} certainty claim(s) (confidence >= 1 - {eps:g}), {n_cw:g} wrong"
             if n_cert else "")
     if n_cw > 0:
