@@ -295,3 +295,13 @@ def test_the_error_list_shows_the_confidence_csr_counted():
     assert "| 45 | 0.900000 |" in md
     (top,) = [r for r in rep.context["drivers"][0]["rows"] if r["row"] == "50"]
     assert top["contribution"] == pytest.approx(1 / (52 * 1e-8), rel=1e-6)
+
+
+def test_page_one_counts_alternatives_as_the_same_rows_scored_again(frame):
+    acc = frame.groupby("model").calib(y="y", proba="p")
+    md = acc.report(metrics=METRICS, ci=None, timestamp=TS,
+                    group_kind="alternatives").to_markdown()
+    assert "**What it rests on:** 2 alternatives scoring the same 400 rows, 800 predictions" \
+        " in all" in md
+    sub = acc.report(metrics=METRICS, ci=None, timestamp=TS).to_markdown()
+    assert "**What it rests on:** 800 predictions in 2 groups" in sub

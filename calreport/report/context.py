@@ -434,6 +434,9 @@ def _data(result: CalibrationResult, facts: list[dict[str, Any]],
         "n_rows": total("n"), "n_errors": total("n_errors"), "n_dropped": total("n_dropped"),
         "n_no_group_key": int(d.get("n_no_group_key") or 0),
         "n_clipped": total("n_clipped"), "n_groups": len(facts),
+        # alternative models of the same rows: the rows each one scored, when equal
+        "rows_each": (facts[0]["n"] if result.family.get("group_kind") == "alternatives"
+                      and len({f["n"] for f in facts}) == 1 else None),
         "group_label": d.get("group_label"), "grouped": result.grouped,
         "classes": None if classes is None else [str(c) for c in classes],
         "positive_class": None if d.get("positive_class") is None
