@@ -210,6 +210,8 @@ def _sampling_lines(result: Any, errors: dict[str, Any]) -> str:
 def _exact_errors(context: dict[str, Any], state: StatsState, result: Any, k: int,
                   max_groups: int) -> None:
     """Replace sample-based error counts and lists of the context by exact ones."""
+    from calreport.report.drivers import error_row  # lazy: matplotlib, as build_report
+
     i_w, i_ok = SCALARS.index("one"), SCALARS.index("correct")
     states = {None if not result.grouped else key: state for key in state.keys}
     by_name: dict[str, tuple[StatsState, int]] = {}
@@ -240,15 +242,13 @@ def _exact_errors(context: dict[str, Any], state: StatsState, result: Any, k: in
         if top is not None:
             order = np.lexsort((top["conf"], top["u"]))[:k]
             for i in order.tolist():
-                contrib = float(top["size"][i]) / float(sc[i_w])
-                rows.append({
-                    "row": str(top["row"][i]), "confidence": float(top["conf"][i]),
-                    "y_true": None if classes is None or "y_true" not in top
+                rows.append(error_row(
+                    str(top["row"][i]), float(top["conf"][i]),
+                    None if classes is None or "y_true" not in top
                     else str(classes[int(top["y_true"][i])]),
-                    "y_pred": None if classes is None or "y_pred" not in top
+                    None if classes is None or "y_pred" not in top
                     else str(classes[int(top["y_pred"][i])]),
-                    "contribution": contrib,
-                    "share": contrib / total if total > 0 else math.nan})
+                    float(top["size"][i]) / float(sc[i_w]), total, st.config.eps))
         drivers.append({"group": f["name"], "rows": rows, "n_errors": errors[f["name"]],
                         "csr": total, "share_top": (sum(r["contribution"] for r in rows) / total
                                                     if total > 0 else math.nan),

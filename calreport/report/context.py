@@ -28,6 +28,7 @@ from calreport.profile import ConfidenceProfile
 from calreport.recalibration import RecalibrationResult
 from calreport.registry import COUNT_LABELS, REGISTRY, shown_in
 from calreport.report.actions import comparison_section, recalibration_section
+from calreport.report.drivers import error_list
 from calreport.report.exporters import SCHEMA_VERSION, Report
 from calreport.report.figures import build_figures
 from calreport.report.formatting import _fmt_count, _fmt_metric
@@ -196,7 +197,7 @@ def build_report(
         "metric_tables": _metric_tables(result, facts, overall),
         "band_rule": risk_rule(),
         "data": _data(result, facts, profs, data_notes),
-        "drivers": [_drivers(f["name"], profs[f["name"]], labels.get(f["name"]), top_errors,
+        "drivers": [error_list(f["name"], profs[f["name"]], labels.get(f["name"]), top_errors,
                              eps) for f in flagged[:max_driver_groups] if f["name"] in profs],
         "n_flagged": len(flagged),
         "row_label_name": str(row_label_name),
@@ -451,36 +452,6 @@ def _data(result: CalibrationResult, facts: list[dict[str, Any]],
         "has_labels": bool(first is not None and first.has_labels),
     }
 
-
-def _drivers(name: str, prof: ConfidenceProfile, labels: Sequence[Any] | None, k: int,
-             eps: float) -> dict[str, Any]:
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        contrib = np.asarray(risk.csr_contributions(prof.conf, prof.correct,
-                                                    sample_weight=prof.sample_weight,
-                                                    eps=eps), float)
-    total = float(contrib.sum())
-    wrong = np.flatnonzero(contrib > 0)
-    order = wrong[np.argsort(-contrib[wrong], kind="stable")][:k]
-    rows = [{"row": str(labels[i]) if labels is not None else str(i),
-             "confidence": float(prof.conf[i]),
-             # CSR counts a confidence above 1 - eps at 1 - eps (risk.clip_confidence)
-             "counted_as": (1.0 - eps) if prof.conf[i] > 1.0 - eps else None,
-             "y_true": _label(prof, prof.y_true, i), "y_pred": _label(prof, prof.y_pred, i),
-             "contribution": float(contrib[i]),
-             "share": float(contrib[i] / total) if total > 0 else math.nan}
-            for i in order.tolist()]
-    return {"group": name, "rows": rows, "n_errors": int(wrong.size), "csr": total,
-            "share_top": float(contrib[order].sum() / total) if total > 0 else math.nan,
-            "k": len(rows), "has_labels": prof.has_labels}
-
-
-def _label(prof: ConfidenceProfile, codes: np.ndarray | None, i: int) -> str | None:
-    if codes is None or prof.classes is None:
-        return None
-    return str(prof.classes[int(codes[i])])
 
 
 def _methods(result: CalibrationResult) -> dict[str, Any]:
