@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -165,6 +165,10 @@ def test_extreme_weights_no_warning(scale):
         st.lists(st.floats(0.1, 10.0), min_size=n, max_size=n))),
     st.floats(min_value=-200, max_value=200),
 )
+# weights equal but for the last bit: scaled and normalised again, the error sizes of
+# the 0.25 rows differed by one bit, split a tie group and changed the Monte Carlo draws
+@example(([0.5, 0.5, 0.5, 0.25, 0.25], [False] * 5, [0.1, 0.1, 0.1, 0.1, 0.10000000000000002]),
+         1.0)
 def test_verdict_invariant_to_weight_scale(data, log10_scale):
     """z, P_risk and the band do not change when all weights are multiplied by 10**s."""
     conf, correct, w = map(np.asarray, data)

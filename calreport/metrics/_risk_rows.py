@@ -387,8 +387,15 @@ def _tie_sort(atom: np.ndarray, c: np.ndarray, by_c: bool) -> tuple[np.ndarray, 
     else:
         order = np.lexsort((atom, c))
         sc, sa = c[order], atom[order]
-        new[1:] = (sc[1:] != sc[:-1]) | (sa[1:] != sa[:-1])
+        # error sizes equal but for their last bits are one tie group: importance
+        # weights scaled by 10 and normalised again differ there, and the groups decide
+        # the Monte Carlo's draws (P_risk must not depend on the weights' scale)
+        new[1:] = (sc[1:] != sc[:-1]) | (np.abs(sa[1:] - sa[:-1]) > _TIE_REL * sa[1:])
     return order, new
+
+
+#: Relative difference below which two error sizes of one confidence are one tie group.
+_TIE_REL = 1e-13
 
 
 #: Buckets of the hash screen of :func:`_lattice_ratio`.
