@@ -15,7 +15,7 @@ import numpy as np
 
 from calreport import _labels as lab
 from calreport._roles import build_profile, resolve_roles
-from calreport.interval_rules import interval_note
+from calreport.interval_rules import interval_caveat, interval_note
 from calreport.profile import ConfidenceProfile
 from calreport.stats import StatsConfig, StatsState
 from calreport.stats import finish as _finish
@@ -23,7 +23,8 @@ from calreport.stats.config import normalise_key
 from calreport.stats.sampled import dropped_metrics
 
 __all__ = ["FrameSpec", "add_states", "frame_profile", "frame_state", "group_counts",
-           "group_index", "interval_notes", "resolve_spec", "summary_frame", "table_attrs"]
+           "group_index", "interval_caveats", "interval_notes", "resolve_spec", "summary_frame",
+           "table_attrs"]
 
 _ROLE_NAMES = ("y", "proba", "pred", "conf", "correct", "weight")
 
@@ -203,7 +204,22 @@ def table_attrs(table: _finish.MetricTable, by: Sequence[Hashable]) -> dict[str,
     out["view"], out["no_interval"] = table.view, table.settings.get("intervals")
     if table.intervals:
         out["intervals"] = interval_notes(table)
+        out["interval_caveats"] = interval_caveats(table)
     out["reasons"] = {k: r for k, r in table.reasons.items()}
+    return out
+
+
+def interval_caveats(table: _finish.MetricTable) -> dict[Any, dict[str, str]]:
+    """Group key -> metric -> what that group's interval cannot claim, as
+    ``CalibrationResult.interval_caveats`` gives them for the pandas path
+    (:func:`calreport.interval_rules.interval_caveat`)."""
+    n = table.values.get("n", np.full(len(table.keys), np.nan))
+    out: dict[Any, dict[str, str]] = {}
+    for gi, key in enumerate(table.keys):
+        got = {m: c for m, (lo, hi) in table.intervals.items()
+               if (c := interval_caveat(float(lo[gi]), float(hi[gi]), float(n[gi])))}
+        if got:
+            out[key] = got
     return out
 
 

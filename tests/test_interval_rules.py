@@ -168,3 +168,20 @@ def test_a_grouped_summary_and_the_cli_name_the_groups_whose_intervals_claim_les
     assert ("group small: coverage not measured below 300 rows (this group: 15) "
             "(accuracy, ece)") in out
     assert "group big" not in out
+
+
+def test_the_out_of_core_summary_names_the_same_caveats():
+    from calreport import Accumulator
+
+    rng = np.random.default_rng(0)
+    p = np.r_[rng.uniform(0.7, 0.95, 8), rng.uniform(0.05, 0.3, 7), rng.random(400)]
+    y = np.r_[(p[:15] > 0.5).astype(int), (rng.random(400) < p[15:]).astype(int)]
+    df = pd.DataFrame({"y": y, "p": p, "g": ["small"] * 15 + ["big"] * 400})
+    acc = Accumulator(y="y", proba="p", by="g", classes=[0, 1], n_boot=200).update(df)
+    ooc = acc.summary(ci=0.95).attrs["interval_caveats"]
+    pan = df.groupby("g").calib(y="y", proba="p").summary(ci=0.95, seed=0).attrs[
+        "interval_caveats"]
+    for m in ("accuracy", "csr", "brier"):
+        assert ooc["small"][m] == pan["small"][m], m
+    assert ooc["small"]["accuracy"].startswith("no spread")
+    assert "accuracy" not in ooc.get("big", {})
