@@ -18,6 +18,7 @@ from calreport._cli_parser import EXIT_GATE_FAILED, EXIT_OK, UsageError, parse_g
 from calreport._result_display import refit_note, result_text
 from calreport._roles import resolve_roles
 from calreport.datasets import load_breast_cancer
+from calreport.interval_rules import NO_SPREAD, size_caveat, spread_caveat
 from calreport.registry import COUNT_COLUMNS, REGISTRY
 from calreport.result import UndefinedGateError, _plain, check
 
@@ -181,14 +182,13 @@ def run_summary(args: argparse.Namespace) -> int:
             for m, note in result.interval_notes().items():
                 print(f"  {m}: {note['method']}, {note['coverage']}, "
                       f"{note['replicates']} replicates")
-            for key, caveats in result.interval_caveats().items():
-                # one line a group and caveat, naming its metrics
-                by_text: dict[str, list[str]] = {}
-                for m, text in caveats.items():
-                    for part in text.split("; "):
-                        by_text.setdefault(part, []).append(m)
-                for text, ms in by_text.items():
-                    print(f"  group {key}: {text} ({', '.join(ms)})")
+            for g in result.groups:  # one line a group and caveat, naming its metrics
+                with_ci = [m for m in result.metrics if m in g.intervals]
+                flat = [m for m in with_ci if spread_caveat(*g.intervals[m])]
+                if flat:
+                    print(f"  group {g.key}: {NO_SPREAD} ({', '.join(flat)})")
+                if with_ci and (small := size_caveat(g.get("n"))):
+                    print(f"  group {g.key}: {small} ({', '.join(with_ci)})")
     return _gate_exit(result, gates, args.allow_undefined)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from calreport import _labels as lab
 from calreport._roles import build_profile, resolve_roles
-from calreport.interval_rules import interval_caveat, interval_note
+from calreport.interval_rules import STUDY_MIN_ROWS, interval_caveat, interval_note
 from calreport.profile import ConfidenceProfile
 from calreport.stats import StatsConfig, StatsState
 from calreport.stats import finish as _finish
@@ -214,12 +214,16 @@ def interval_caveats(table: _finish.MetricTable) -> dict[Any, dict[str, str]]:
     ``CalibrationResult.interval_caveats`` gives them for the pandas path
     (:func:`calreport.interval_rules.interval_caveat`)."""
     n = table.values.get("n", np.full(len(table.keys), np.nan))
+    lows = np.column_stack([lo for lo, _ in table.intervals.values()])
+    highs = np.column_stack([hi for _, hi in table.intervals.values()])
+    # screen every group and metric at once; words only for the few flagged
+    flagged = ((np.isfinite(lows) & (lows == highs)) | (n < STUDY_MIN_ROWS)[:, None])
+    names = list(table.intervals)
     out: dict[Any, dict[str, str]] = {}
-    for gi, key in enumerate(table.keys):
-        got = {m: c for m, (lo, hi) in table.intervals.items()
-               if (c := interval_caveat(float(lo[gi]), float(hi[gi]), float(n[gi])))}
-        if got:
-            out[key] = got
+    for gi in np.flatnonzero(flagged.any(axis=1)).tolist():
+        out[table.keys[gi]] = {
+            names[j]: interval_caveat(float(lows[gi, j]), float(highs[gi, j]), float(n[gi]))
+            for j in np.flatnonzero(flagged[gi]).tolist()}
     return out
 
 

@@ -55,7 +55,9 @@ import numpy as np
 
 __all__ = [
     "INTERVAL_METHODS",
+    "NO_SPREAD",
     "ONE_SIDED",
+    "STUDY_MIN_ROWS",
     "Bounds",
     "Coverage",
     "Interval",
@@ -68,6 +70,7 @@ __all__ = [
     "read_interval",
     "size_caveat",
     "spread_caveat",
+    "study_sizes",
 ]
 
 #: Interval methods a user can ask for (``ci_method=``).
@@ -337,10 +340,27 @@ def spread_caveat(low: float, high: float) -> str:
     >>> spread_caveat(0.2, 0.3)
     ''
     """
-    if math.isfinite(low) and low == high:
-        return ("no spread: every resample gave the same value, so the interval does not "
-                "show the uncertainty")
-    return ""
+    return NO_SPREAD if math.isfinite(low) and low == high else ""
+
+
+#: What :func:`spread_caveat` says of an interval whose ends are equal.
+NO_SPREAD = ("no spread: every resample gave the same value, so the interval does not show "
+             "the uncertainty")
+
+
+#: The smallest group of the coverage study: below it, no interval's coverage is known.
+STUDY_MIN_ROWS = min(STUDY["sizes"])
+
+
+def study_sizes() -> str:
+    """The group sizes of the coverage study, as printed (``"300 and 3,000"``).
+
+    Examples
+    --------
+    >>> study_sizes()
+    '300 and 3,000'
+    """
+    return " and ".join(f"{k:,}" for k in sorted(STUDY["sizes"]))
 
 
 def size_caveat(n: float) -> str:
@@ -352,9 +372,8 @@ def size_caveat(n: float) -> str:
     >>> size_caveat(15)
     'coverage not measured below 300 rows (this group: 15)'
     """
-    smallest = min(STUDY.get("sizes") or [0])
-    if math.isfinite(n) and n < smallest:
-        return f"coverage not measured below {smallest:,} rows (this group: {n:,.0f})"
+    if math.isfinite(n) and n < STUDY_MIN_ROWS:
+        return f"coverage not measured below {STUDY_MIN_ROWS:,} rows (this group: {n:,.0f})"
     return ""
 
 

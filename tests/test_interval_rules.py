@@ -168,6 +168,8 @@ def test_a_grouped_summary_and_the_cli_name_the_groups_whose_intervals_claim_les
     assert ("group small: coverage not measured below 300 rows (this group: 15) "
             "(accuracy, ece)") in out
     assert "group big" not in out
+    (flat,) = [ln for ln in out.splitlines() if "group small: no spread" in ln]
+    assert flat.endswith("(accuracy)")
 
 
 def test_the_out_of_core_summary_names_the_same_caveats():

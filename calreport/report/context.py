@@ -21,7 +21,7 @@ from calreport import references
 from calreport._version import __version__
 from calreport.bootstrap.intervals import REFIT_REPLICATES
 from calreport.compare import Comparison
-from calreport.interval_rules import STUDY, base_method, size_caveat, spread_caveat
+from calreport.interval_rules import base_method, size_caveat, spread_caveat, study_sizes
 from calreport.metrics import local, risk
 from calreport.plotting import BAND_COLORS, BAND_FILLS, pool_profiles
 from calreport.profile import ConfidenceProfile
@@ -390,9 +390,8 @@ def _metric_tables(result: CalibrationResult, facts: list[dict[str, Any]],
     # the coverage study's sizes, said once for the columns below them
     small = [f"{name} ({g.get('n'):,.0f} rows)" for name, g, _ in columns
              if notes and size_caveat(g.get("n"))]
-    sizes = " and ".join(f"{k:,}" for k in sorted(STUDY["sizes"]))
     size_note = ("" if not small else f"Intervals of {', '.join(small)}: their coverage "
-                 f"was measured on groups of {sizes} rows, not at these sizes.")
+                 f"was measured on groups of {study_sizes()} rows, not at these sizes.")
     return {"tables": tables, "partial": many, "n_groups": len(facts),
             "size_note": size_note}
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from calreport.interval_rules import STUDY, interval_note, size_caveat, spread_caveat
+from calreport.interval_rules import interval_note, size_caveat, spread_caveat, study_sizes
 from calreport.metrics import risk
 from calreport.metrics.multiplicity import ADJUSTMENTS
 from calreport.plotting import _base, band_key
@@ -244,10 +244,9 @@ def _size_note(groups: list[dict[str, Any]]) -> str:
     small = [g for g in groups if g.get("interval_size_note")]
     if not small:
         return ""
-    sizes = " and ".join(f"{k:,}" for k in sorted(STUDY["sizes"]))
     which = ", ".join(f"{g['name']}: {g['n']:,.0f}" for g in small[:6])
     more = f" and {len(small) - 6} more" if len(small) > 6 else ""
-    return (f"The intervals' coverage was measured on groups of {sizes} rows; "
+    return (f"The intervals' coverage was measured on groups of {study_sizes()} rows; "
             + (f"{len(small)} of {len(groups)} groups have fewer rows ({which}{more})"
                if len(groups) > 1 else f"these {small[0]['n']:,.0f} rows are fewer")
             + ", where it is not known.")
