@@ -233,10 +233,14 @@ def csr_reading(csr: float, p_risk: float) -> str:
     'below 1, its mean under calibration, yet abo'
     """
     if csr <= 1.0 and p_risk > 0.5:
-        return ("below 1, its mean under calibration, yet above most of its values under "
-                "calibration: rows of confidence near 1 skew that distribution, so P_risk "
-                "decides")
+        return SKEWED_READING
     return "1 = as often wrong as claimed; above 1, wrong more often"
+
+
+#: :func:`csr_reading` of a CSR below 1 that P_risk finds high (a skewed null).
+SKEWED_READING = ("below 1, its mean under calibration, yet above most of its values "
+                  "under calibration: rows of confidence near 1 skew that distribution, "
+                  "so P_risk decides")
 
 
 def _size_note(groups: list[dict[str, Any]]) -> str:
@@ -365,9 +369,8 @@ def next_steps(groups: list[dict[str, Any]], story: Mapping[str, Any],
         # "above 1"
         skewed = any(g.get("csr", math.inf) <= 1.0 for g in over)
         why = ("Wrong more often than the confidence claims (CSR high against its spread "
-               "under calibration"
-               + ("; where CSR is below 1, its mean under calibration, rows of confidence "
-                  "near 1 skew its distribution and P_risk decides" if skewed else "") + ")")
+               "under calibration" + (f"; where CSR is {SKEWED_READING}" if skewed else "")
+               + ")")
         advice = {a["name"]: a for a in recalibration or ()}
         if advice and all(g["name"] in advice for g in over):
             steps.extend(_measured_steps(over, advice, why, grouped, names))
