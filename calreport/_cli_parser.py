@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--subject", help="what is audited (model name, data set)")
     r.add_argument("--recalibrate", action="store_true",
                    help="add 'What recalibration would do' (every method cross-fitted per "
-                   "group) and name the measured best method in the next steps")
+                   "group) and name the recommended method in the next steps")
     r.add_argument("--compare", metavar="BASELINE",
                    help="add a paired comparison of every --by group against this one "
                    "(needs --row-id)")

@@ -314,7 +314,7 @@ class _Base(MetricMethods, TableMethods):
             Multiplicity adjustment of the groups' verdicts; None opts out.
         recalibrate : bool or RecalibrationResult, default False
             Add "What recalibration would do" (:meth:`recalibrate`, or its result)
-            and name each overconfident group's measured best method in the next steps.
+            and name each overconfident group's recommended method in the next steps.
         compare : group key or Comparison, optional
             Add a paired comparison of every group against this baseline group on the
             rows named by ``row_id`` (:meth:`compare`), or the given comparison.

@@ -152,6 +152,10 @@ _ENTRIES = (
               "Strictly Proper Scoring Rules, Prediction, and Estimation",
               "Journal of the American Statistical Association 102(477), 359-378",
               doi="10.1198/016214506000001437"),
+    Reference("Hastie2009", ("Hastie, T.", "Tibshirani, R.", "Friedman, J."), 2009,
+              "The Elements of Statistical Learning: Data Mining, Inference, and "
+              "Prediction (2nd ed.)", "Springer, New York",
+              doi="10.1007/978-0-387-84858-7"),
     Reference("GneitingBalabdaoui2007", ("Gneiting, T.", "Balabdaoui, F.", "Raftery, A. E."),
               2007, "Probabilistic Forecasts, Calibration and Sharpness",
               "Journal of the Royal Statistical Society, Series B 69(2), 243-268",

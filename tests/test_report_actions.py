@@ -1,7 +1,7 @@
 """The report's action sections: "What recalibration would do" and the paired comparison.
 
 The sections print what ``recalibrate()`` and ``compare()`` return (one set of
-numbers), the next steps name the measured best method, and the CLI writes both.
+numbers), the next steps name the recommended method, and the CLI writes both.
 """
 
 from __future__ import annotations
@@ -92,9 +92,9 @@ def test_next_steps_name_the_measured_best_method(advised):
     assert [g["name"] for g in over] == ["overconfident"]
     steps = [s for s in rep.context["next_steps"] if s["action"].startswith("Recalibrate")]
     assert len(steps) == 1
-    assert METHODS[best][0] in steps[0]["action"]
+    assert METHODS[best].label in steps[0]["action"]
     assert "group overconfident" in steps[0]["action"]
-    assert "measured best method" in steps[0]["why"]
+    assert "advisor's recommendation" in steps[0]["why"]
 
 
 def test_next_steps_without_the_advisor_point_to_it(frame):
@@ -113,7 +113,7 @@ def _facts(name: str, band: str) -> dict:
 
 def _advice(name: str, method: str, diff: float, ci: tuple, before: str, after: str,
             fix: dict | None = None) -> dict:
-    return {"name": name, "recommended": method, "recommended_label": METHODS[method][0],
+    return {"name": name, "recommended": method, "recommended_label": METHODS[method].label,
             "log_loss_diff": diff, "log_loss_diff_ci": list(ci),
             "established": method != "none" and ci[1] < 0,
             "band_before": {"band": before, "band_label": before},
@@ -126,7 +126,7 @@ def test_next_steps_hand_worked():
               _advice("B", "none", 0.0, (0.0, 0.0), "evidence", "evidence"),
               _advice("C", "isotonic", -0.0015, (-0.016, 0.014), "evidence", "evidence",
                       {"label": "temperature scaling", "band_label": "undetermined",
-                       "log_loss_diff": 0.002})]
+                       "log_loss_diff": 0.002, "log_loss_diff_ci": [-0.004, 0.008]})]
     steps = vd.next_steps(groups, {}, False, advice)
     actions = [s["action"] for s in steps]
     assert actions[0] == ("Recalibrate group A on held-out data with beta calibration, then "
@@ -136,7 +136,15 @@ def test_next_steps_hand_worked():
     assert actions[1].startswith("Review the model itself in group B")
     assert "isotonic regression" in actions[2]
     assert "so the gain is not established" in steps[2]["why"]
-    assert "temperature scaling would make it 'undetermined'" in steps[2]["why"]
+    assert ("temperature scaling would make the verdict 'undetermined' at a log-loss "
+            "change of 0.0020 (paired interval −0.0040 to 0.0080)") in steps[2]["why"]
+    # no method recommended, one would improve the verdict: the review step names it
+    advice[1]["band_fix"] = {"label": "Platt scaling", "band_label": "undetermined",
+                             "log_loss_diff": 0.003, "log_loss_diff_ci": [-0.001, 0.007]}
+    review = vd.next_steps(groups, {}, False, advice)[1]
+    assert review["action"].endswith("no recalibration method tried lowers the log loss "
+                                     "beyond noise.")
+    assert "Platt scaling would make the verdict 'undetermined'" in review["why"]
     # advice missing for an overconfident group: the generic step, nothing invented
     generic = vd.next_steps(groups, {}, False, advice[:1])
     assert "report(recalibrate=True)" in generic[0]["why"]

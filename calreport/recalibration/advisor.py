@@ -31,8 +31,8 @@ from calreport.recalibration.result import TABLE_METRICS, RecalibrationResult
 from calreport.settings import Settings
 from calreport.summary import summarize
 
-__all__ = ["DEFAULT_METHODS", "INTERVAL_COVERAGE", "TABLE_METRICS", "coverage_note",
-           "recalibrate"]
+__all__ = ["DEFAULT_METHODS", "INTERVAL_COVERAGE", "RECOMMENDATION_RULE", "TABLE_METRICS",
+           "coverage_note", "recalibrate"]
 
 #: Every method, "none" (no recalibration) first.
 DEFAULT_METHODS = tuple(METHODS)
@@ -60,6 +60,15 @@ INTERVAL_COVERAGE = (
     "the fitted calibrators held fixed and misses their variability; read the ECE, CSR, cwA "
     "and AUC intervals as too narrow (causes and tables: benchmarks/RESULTS.md)."
 )
+
+
+#: How the recommendation is chosen, in the words every output uses.
+RECOMMENDATION_RULE = (
+    "The recommended method is the simplest (fewest fitted parameters) of those whose "
+    "out-of-fold log loss (a strictly proper score) cannot be told apart from the lowest "
+    "by its paired interval, among the methods that lower it without making the verdict "
+    "worse; no recalibration when no method's gain is established and none improves the "
+    "verdict.")
 
 
 def coverage_note(ci: float, n_boot: int) -> str:
@@ -179,12 +188,26 @@ def _group_table(profile: ConfidenceProfile, key: Hashable, methods: list[str], 
             rows[m][f"{k}_diff_low"], rows[m][f"{k}_diff_high"] = float(lo), float(hi)
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "method"
-    recommended, reason = _recommend(table, ci)
+    recommended, reason = _recommend(table, ci, reps)
     return table, recommended, reason
 
 
-def _recommend(table: pd.DataFrame, ci: float) -> tuple[str, str]:
-    """Best log-loss improvement among the methods whose band is not worse than none's."""
+def _excess_interval(reps: Mapping[str, Mapping[str, np.ndarray]], method: str, best: str,
+                     ci: float) -> tuple[float, float]:
+    """Paired-bootstrap interval of ``log_loss(method) - log_loss(best)`` (same rows)."""
+    d = reps[method]["log_loss"] - reps[best]["log_loss"]
+    d = d[np.isfinite(d)]
+    if not d.size:
+        return math.nan, math.nan
+    alpha = (1.0 - ci) / 2.0
+    lo, hi = np.quantile(d, [alpha, 1.0 - alpha])
+    return float(lo), float(hi)
+
+
+def _recommend(table: pd.DataFrame, ci: float,
+               reps: Mapping[str, Mapping[str, np.ndarray]]) -> tuple[str, str]:
+    """The simplest method whose log loss cannot be told apart from the lowest, among
+    those whose band is not worse than none's (see :func:`recalibrate`)."""
     base = table.loc["none"]
     sev0 = BAND_SEVERITY[base["band"]]
     worse = [m for m in table.index if BAND_SEVERITY[table.loc[m, "band"]] > sev0]
@@ -193,7 +216,7 @@ def _recommend(table: pd.DataFrame, ci: float) -> tuple[str, str]:
     excluded = ""
     if worse:
         excluded = (" Excluded for a worse risk band: "
-                    + ", ".join(f"{METHODS[m][0]} ({BANDS[table.loc[m, 'band']][0]})"
+                    + ", ".join(f"{METHODS[m].label} ({BANDS[table.loc[m, 'band']][0]})"
                                 for m in worse) + ".")
     if ok.empty:
         return "none", ("No method lowers the out-of-fold log loss "
@@ -201,17 +224,43 @@ def _recommend(table: pd.DataFrame, ci: float) -> tuple[str, str]:
                         f"than '{BANDS[base['band']][0]}': keep the scores as they are."
                         + excluded)
     best = str(ok["log_loss_diff"].idxmin())
-    r = table.loc[best]
+    b = table.loc[best]
+    level = f"{ci:.0%} paired-bootstrap interval"
+    # the methods the intervals cannot tell from the best; no recalibration among them
+    # when no method's gain is established and none improves the scores' band
+    tied = [m for m in ok.index if m == best or _excess_interval(reps, m, best, ci)[0] <= 0]
+    if not (ok["log_loss_diff_high"] < 0).any() and \
+            sev0 <= min(BAND_SEVERITY[band] for band in ok["band"]):
+        tied.append("none")
+    pick = min(tied, key=lambda m: (METHODS[m].parameters, table.loc[m, "log_loss_diff"]))
+    others = [METHODS[m].label for m in tied if m not in (pick, best)]
+    alike = (f" Also not told apart from the lowest: {', '.join(others)}." if others else "")
+    if pick == "none":
+        return "none", (
+            f"Keep the scores as they are: the largest out-of-fold gain, "
+            f"{METHODS[best].label}'s {-b['log_loss_diff']:.4g} of log loss "
+            f"({base['log_loss']:.4g} -> {b['log_loss']:.4g}; {level} of the change "
+            f"[{b['log_loss_diff_low']:.3g}, {b['log_loss_diff_high']:.3g}]), is not "
+            f"established (the interval includes 0), no other method's is, and none "
+            f"improves the risk band ('{BANDS[base['band']][0]}'): no recalibration is the "
+            f"simplest choice." + alike + excluded)
+    r = table.loc[pick]
     sure = ("" if r["log_loss_diff_high"] < 0 else
             "; the interval includes 0, so the gain is not established")
-    reason = (f"{METHODS[best][0]} lowers the out-of-fold log loss by "
-              f"{-r['log_loss_diff']:.4g} ({base['log_loss']:.4g} -> {r['log_loss']:.4g}; "
-              f"{ci:.0%} paired-bootstrap interval of the change "
-              f"[{r['log_loss_diff_low']:.3g}, {r['log_loss_diff_high']:.3g}]{sure}), "
-              f"the largest gain among the methods that keep the risk band at or below "
-              f"'{BANDS[base['band']][0]}' (it gives '{BANDS[r['band']][0]}', CSR "
-              f"{base['csr']:.3g} -> {r['csr']:.3g})." + excluded)
-    return best, reason
+    gain = (f"{METHODS[pick].label} lowers the out-of-fold log loss by "
+            f"{-r['log_loss_diff']:.4g} ({base['log_loss']:.4g} -> {r['log_loss']:.4g}; "
+            f"{level} of the change "
+            f"[{r['log_loss_diff_low']:.3g}, {r['log_loss_diff_high']:.3g}]{sure})")
+    keep = (f"among the methods that keep the risk band at or below "
+            f"'{BANDS[base['band']][0]}' (it gives '{BANDS[r['band']][0]}', CSR "
+            f"{base['csr']:.3g} -> {r['csr']:.3g})")
+    if pick == best:
+        return best, (f"{gain}, the largest gain {keep}." + alike + excluded)
+    lo, hi = _excess_interval(reps, pick, best, ci)
+    return pick, (
+        f"{gain}: the simplest method whose log loss cannot be told apart from the "
+        f"lowest, {METHODS[best].label}'s {b['log_loss']:.4g} ({level} of the "
+        f"excess [{lo:.3g}, {hi:.3g}] includes 0), {keep}." + alike + excluded)
 
 
 def recalibrate(
@@ -269,10 +318,21 @@ def recalibrate(
     folds.  A difference is ``metric(method) - metric(none)`` on the same rows; its
     interval is the percentile interval of the same difference over ``n_boot``
     resamples of the rows, the same resampled rows for both methods.  The
-    recommendation is the method with the largest out-of-fold decrease of the log loss
-    (a strictly proper score; Gneiting & Raftery 2007) among those whose risk band is
-    no more severe than that of the scores as they are (no evidence < undetermined <
-    evidence < risky), or "none".
+    recommendation considers the methods that lower the out-of-fold log loss (a
+    strictly proper score; Gneiting & Raftery 2007) and whose risk band is no more
+    severe than that of the scores as they are (no evidence < undetermined < evidence
+    < risky).  Of these, the one with the lowest log loss and every method whose
+    paired interval of the excess over it includes 0 cannot be told apart on these
+    rows, and neither can no recalibration when no method's gain is established (every
+    interval of the change includes 0) and none improves the scores' band.
+    The simplest of them is recommended (fewest fitted parameters,
+    :attr:`~calreport.recalibration.crossfit.Method.parameters`; then the lower log
+    loss), as the one-standard-error rule prefers the simplest model within noise of
+    the best (Hastie, Tibshirani & Friedman 2009, Section 7.10): which of several
+    equally good methods has the lowest point estimate changes with the folds (the
+    seed), the simplest of them seldom does (``benchmarks/recalibration.py``).  The
+    intervals' coverage is below nominal (:data:`INTERVAL_COVERAGE`), so the set of
+    methods told apart is, if anything, too large.
 
     The intervals' measured coverage (:data:`INTERVAL_COVERAGE`) is in
     ``options["coverage"]`` and printed with the table.
@@ -286,6 +346,9 @@ def recalibrate(
     Gneiting, T. & Raftery, A. E. (2007). Strictly Proper Scoring Rules, Prediction,
     and Estimation. Journal of the American Statistical Association 102(477),
     359-378. doi:10.1198/016214506000001437.
+
+    Hastie, T., Tibshirani, R. & Friedman, J. (2009). The Elements of Statistical
+    Learning, 2nd ed. Springer. doi:10.1007/978-0-387-84858-7. Section 7.10.
 
     Examples
     --------

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -16,18 +17,34 @@ from calreport.recalibration.parametric import (
 )
 from calreport.recalibration.venn_abers import VennAbersCalibrator
 
-__all__ = ["METHODS", "canonical_order", "cross_fit", "make_calibrator", "stratified_folds"]
+__all__ = ["METHODS", "Method", "canonical_order", "cross_fit", "make_calibrator",
+           "stratified_folds"]
 
-#: Method name -> (label, factory of a calibrator given the multiclass reduction).
-METHODS: dict[str, tuple[str, Callable[[str], Calibrator]]] = {
-    "none": ("no recalibration", lambda mc: IdentityCalibrator()),
-    "platt": ("Platt scaling", lambda mc: PlattCalibrator(multiclass=mc)),
-    "temperature": ("temperature scaling", lambda mc: TemperatureScaling()),
-    "beta": ("beta calibration", lambda mc: BetaCalibrator(multiclass=mc)),
-    "isotonic": ("isotonic regression", lambda mc: IsotonicCalibrator(multiclass=mc)),
-    "venn_abers": ("inductive Venn-Abers", lambda mc: VennAbersCalibrator(multiclass=mc)),
-    "risk_aware_isotonic": ("risk-aware isotonic (Jeffreys one-sigma plateaus)",
-                            lambda mc: RiskAwareIsotonicCalibrator(multiclass=mc)),
+class Method(NamedTuple):
+    """A recalibration method: its label, its calibrator and how many parameters it fits."""
+
+    label: str
+    #: a new, unfitted calibrator given the multiclass reduction
+    factory: Callable[[str], Calibrator]
+    #: parameters fitted per calibrated column (``inf``: a step function whose steps
+    #: grow with the rows); the advisor prefers the simplest of methods it cannot tell
+    #: apart
+    parameters: float
+
+
+#: Method name -> :class:`Method`.
+METHODS: dict[str, Method] = {
+    "none": Method("no recalibration", lambda mc: IdentityCalibrator(), 0),
+    "platt": Method("Platt scaling", lambda mc: PlattCalibrator(multiclass=mc), 2),
+    "temperature": Method("temperature scaling", lambda mc: TemperatureScaling(), 1),
+    "beta": Method("beta calibration", lambda mc: BetaCalibrator(multiclass=mc), 3),
+    "isotonic": Method("isotonic regression",
+                       lambda mc: IsotonicCalibrator(multiclass=mc), math.inf),
+    "venn_abers": Method("inductive Venn-Abers",
+                         lambda mc: VennAbersCalibrator(multiclass=mc), math.inf),
+    "risk_aware_isotonic": Method("risk-aware isotonic (Jeffreys one-sigma plateaus)",
+                                  lambda mc: RiskAwareIsotonicCalibrator(multiclass=mc),
+                                  math.inf),
 }
 
 
@@ -42,7 +59,7 @@ def make_calibrator(method: str, multiclass: str = "ovr") -> Calibrator:
     if method not in METHODS:
         raise ValueError(f"Unknown recalibration method {method!r}; choose from "
                          f"{list(METHODS)}.")
-    return METHODS[method][1](multiclass)
+    return METHODS[method].factory(multiclass)
 
 
 def canonical_order(P: np.ndarray, codes: np.ndarray, w: np.ndarray | None) -> np.ndarray:

@@ -89,7 +89,7 @@ eps, progress
         True: run the recalibration advisor on the same groups
         (``accessor.recalibrate(seed=seed, n_bins=n_bins, eps=eps,
         p_risk_method=p_risk_method)``, every method) and add "What recalibration
-        would do"; the next steps then name each overconfident group's measured best
+        would do"; the next steps then name each overconfident group's recommended
         method.  A result of ``recalibrate()`` is used as given.
     compare : group key or Comparison, optional
         A group key: the baseline of a paired comparison of every group on the rows

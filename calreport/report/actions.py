@@ -15,7 +15,7 @@ from typing import Any
 from calreport.compare import Comparison
 from calreport.metrics.bands import BANDS
 from calreport.recalibration import RecalibrationResult
-from calreport.recalibration.advisor import BAND_SEVERITY
+from calreport.recalibration.advisor import BAND_SEVERITY, RECOMMENDATION_RULE
 from calreport.recalibration.crossfit import METHODS
 from calreport.registry import REGISTRY, shown_in
 
@@ -63,7 +63,8 @@ def recalibration_section(res: RecalibrationResult, names: Mapping[Hashable, str
     dict
         ``groups`` (name, recommended method and label, reason, log-loss change and
         interval, bands before and after; ``rows``: one per method), ``shown``
-        (groups with a printed table), ``options`` and ``coverage``.
+        (groups with a printed table), ``options``, ``coverage`` and ``rule`` (how
+        the recommendation is chosen).
     """
     table = res.table
     keys = list(res.recommended.index) if res.grouped else [None]
@@ -76,7 +77,7 @@ def recalibration_section(res: RecalibrationResult, names: Mapping[Hashable, str
         reason = str(res.reason[key] if res.grouped else res.reason)
         rows = []
         for method, r in part.iterrows():
-            row = {"method": str(method), "label": METHODS[str(method)][0],
+            row = {"method": str(method), "label": METHODS[str(method)].label,
                    "recommended": str(method) == best, **_band(str(r["band"]))}
             for m in RECAL_METRICS[:-1]:
                 row[m] = _float(r[m])
@@ -94,7 +95,7 @@ def recalibration_section(res: RecalibrationResult, names: Mapping[Hashable, str
             BAND_SEVERITY[chosen["band"]] == BAND_SEVERITY[none["band"]] else None
         groups.append({
             "name": names.get(key, str(key)), "recommended": best,
-            "recommended_label": METHODS[best][0], "reason": reason,
+            "recommended_label": METHODS[best].label, "reason": reason,
             "log_loss_before": none["log_loss"], "log_loss_after": chosen["log_loss"],
             "log_loss_diff": chosen["log_loss_diff"],
             "log_loss_diff_ci": chosen["log_loss_diff_ci"],
@@ -113,8 +114,8 @@ def recalibration_section(res: RecalibrationResult, names: Mapping[Hashable, str
         "options": {"n_splits": opts.get("n_splits"), "n_boot": opts.get("n_boot"),
                     "ci": opts.get("ci"), "seed": opts.get("seed"),
                     "multiclass": opts.get("multiclass"),
-                    "methods": [METHODS[m][0] for m in opts.get("methods", [])]},
-        "coverage": str(opts.get("coverage") or ""),
+                    "methods": [METHODS[m].label for m in opts.get("methods", [])]},
+        "coverage": str(opts.get("coverage") or ""), "rule": RECOMMENDATION_RULE,
     }
 
 

@@ -99,8 +99,8 @@ def build_report(
         A folder searched before the packaged templates.
     recalibration : RecalibrationResult, optional
         The advisor's result on the same groups (``df.calib.recalibrate()``): adds
-        "What recalibration would do", and the next steps name each group's measured
-        best method.
+        "What recalibration would do", and the next steps name each group's recommended
+        method.
     comparison : Comparison, optional
         A paired comparison of the groups (``compare(baseline, row_id=...)``): adds
         the section "Paired comparison".

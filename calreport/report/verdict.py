@@ -345,7 +345,7 @@ def next_steps(groups: list[dict[str, Any]], story: Mapping[str, Any],
 
     ``recalibration``: the advisor's per-group advice (the report's "What
     recalibration would do"); with it, the recalibration step names each
-    overconfident group's measured best method instead of a generic one.
+    overconfident group's recommended method instead of a generic one.
     """
 
     def names(gs: list[dict[str, Any]]) -> str:
@@ -436,12 +436,16 @@ def _measured_steps(over: list[dict[str, Any]], advice: Mapping[str, Any], why: 
         where = f" in {which}" if grouped else ""
         found = why + where + "."
         if method == "none":
+            fixes = "; ".join(_fix_text(advice[g["name"]]["band_fix"],
+                                        g["name"] if len(gs) > 1 else "")
+                              for g in gs[:3] if advice[g["name"]].get("band_fix"))
             steps.append({
                 "action": f"Review the model itself{where}: no recalibration method tried "
-                          "helps.",
-                "why": found + " Out of fold, no method lowered the log loss without "
-                               "making the verdict worse (see 'What recalibration would "
-                               "do')."})
+                          "lowers the log loss beyond noise.",
+                "why": found + " Out of fold, no method lowered the log loss beyond the "
+                               "noise of its interval without making the verdict worse "
+                               "(see 'What recalibration would do')"
+                               + (f"; {fixes}." if fixes else ".")})
             continue
         measured = "; ".join(_measured_text(advice[g["name"]],
                                             g["name"] if len(gs) > 1 else "")
@@ -450,8 +454,9 @@ def _measured_steps(over: list[dict[str, Any]], advice: Mapping[str, Any], why: 
             "action": f"Recalibrate{' ' + which if grouped else ''} on held-out data with "
                       f"{advice[gs[0]['name']]['recommended_label']}, then re-run this "
                       "audit.",
-            "why": f"{found} It is the measured best method (see 'What recalibration "
-                   f"would do'): {measured}."})
+            "why": f"{found} It is the advisor's recommendation, the simplest method "
+                   f"whose out-of-fold log loss cannot be told apart from the lowest (see "
+                   f"'What recalibration would do'): {measured}."})
     return steps
 
 
@@ -465,9 +470,17 @@ def _measured_text(a: Mapping[str, Any], name: str) -> str:
             + f") and the verdict becomes '{a['band_after']['band_label']}'")
     fix = a.get("band_fix")
     if a["band_after"]["band"] == a["band_before"]["band"] and fix:
-        text += (f"; {fix['label']} would make it '{fix['band_label']}' at a log-loss "
-                 f"change of {_num(fix['log_loss_diff'])}")
+        text += "; " + _fix_text(fix)
     return text
+
+
+def _fix_text(fix: Mapping[str, Any], name: str = "") -> str:
+    """The method that would improve a group's verdict, and what it costs in log loss."""
+    low, high = fix["log_loss_diff_ci"]
+    return ((f"{name}: " if name else "")
+            + f"{fix['label']} would make the verdict '{fix['band_label']}' at a log-loss "
+            f"change of {_num(fix['log_loss_diff'])} (paired interval {_num(low)} to "
+            f"{_num(high)})")
 
 
 def _below_nominal(g: Any, metric: str) -> str:
