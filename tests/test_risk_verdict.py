@@ -12,6 +12,7 @@ import math
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -300,6 +301,37 @@ def test_no_power_is_undetermined():
     assert r.n_for_power > 10 * 30
     big = risk.risk_summary(np.full(3000, 0.99), np.arange(3000) >= 25, seed=0)
     assert big.band == "no_evidence" and big.power > 0.9
+
+
+def test_rows_for_power_agree_with_the_power():
+    """A few rows near certainty inflate the normal approximation of the rows needed
+    (23,888 here) while the simulated power is already 100 %: the verdict states at
+    most the rows there are, never a count that contradicts its own power."""
+    rng = np.random.default_rng(0)
+    conf = np.r_[np.full(5, 1 - 1e-6), rng.uniform(0.6, 0.95, 1000)]
+    ok = rng.random(conf.size) < conf
+    r = risk.risk_summary(conf, ok, seed=0)
+    assert r.p_risk_method == "monte_carlo" and r.power >= 0.8
+    assert risk.rows_for_power(conf) > 20 * conf.size  # the approximation alone
+    assert r.n_for_power == conf.size
+    # the out-of-core verdict (merged sums) states the same
+    acc = calreport.Accumulator(y="y", proba="p")
+    acc.update(pd.DataFrame({"y": ok.astype(int), "p": conf}))
+    assert acc.risk()["n_for_power"] == conf.size
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(20, 400), st.integers(0, 5))
+def test_power_and_rows_for_power_never_contradict(seed, n, near):
+    rng = np.random.default_rng(seed)
+    conf = np.r_[np.full(near, 1 - 1e-7), rng.uniform(0.5, 0.99, n)]
+    ok = rng.random(conf.size) < conf
+    r = risk.risk_summary(conf, ok, seed=0)
+    below = r.n - r.n_certain
+    if r.power >= 0.8:
+        assert r.n_for_power <= below
+    elif not math.isnan(r.power):
+        assert math.isnan(r.n_for_power) or r.n_for_power > below
 
 
 def test_normal_power_matches_simulation():

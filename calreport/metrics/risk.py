@@ -79,6 +79,7 @@ from calreport.metrics.bands import (
 from calreport.metrics.bands import band_of_p as _band_of_p  # noqa: F401
 from calreport.metrics.risk_power import (
     _rows_for_power,
+    agreeing_rows_for_power,
     rows_for_power,
     rows_for_power_from_sums,
 )
@@ -277,7 +278,10 @@ class RiskResult:
         times as frequent as the confidences claim (of the rows below certainty).
     n_for_power : float
         Rows like the ones below certainty needed for 80 % of that power
-        (:func:`rows_for_power`).
+        (:func:`rows_for_power`), made to agree with ``power``
+        (:func:`~calreport.metrics.risk_power.agreeing_rows_for_power`): at most the
+        rows there are when ``power`` is 80 % or more, NaN when the approximation
+        contradicts a lower ``power``.
     lindeberg_ratio, null_skewness, lattice_ratio : float
         Validity statistics of the normal approximation (see :func:`normal_validity`).
     n_sim : int
@@ -538,7 +542,8 @@ def verdict(*, csr_value: float, sigma: float, z: float, test: NullTest, power: 
         p_risk_note=verdict_note(csr_value, test.p_risk, z, test),
         method_reason=test.reason, band_reason=reason, weights=weights,
         n_eff=n_eff, n_certain=n_certain, n_certain_wrong=n_certain_wrong,
-        certain_error_upper=upper, power=power, n_for_power=n_for_power,
+        certain_error_upper=upper, power=power,
+        n_for_power=agreeing_rows_for_power(n_for_power, power, n - n_certain),
         lindeberg_ratio=test.lindeberg_ratio, null_skewness=test.skewness,
         lattice_ratio=test.lattice_ratio, n_sim=test.n_sim, p_risk_se=test.se,
     )

@@ -16,7 +16,7 @@ from scipy import special
 
 from calreport.metrics._risk_rows import EPS, POWER_RHO, _null_moments, _rows
 
-__all__ = ["rows_for_power", "rows_for_power_from_sums"]
+__all__ = ["agreeing_rows_for_power", "rows_for_power", "rows_for_power_from_sums"]
 
 
 def rows_for_power(conf: Any, correct: Any = None, *, sample_weight: Any = None,
@@ -87,3 +87,32 @@ def rows_for_power_from_sums(*, denom: float, var0: float, mean1: float, var1: f
         return math.inf
     k = ((math.sqrt(var0) + float(special.ndtri(power)) * math.sqrt(var1)) / gap) ** 2
     return k * count
+
+
+def agreeing_rows_for_power(approx: float, power: float, rows: float,
+                            target: float = 0.8) -> float:
+    """The rows for ``target`` power as a verdict states them: the normal approximation
+    ``approx`` made to agree with the test's own ``power`` at the ``rows`` there are.
+
+    The test's power is computed as its P_risk is (by simulation where the normal
+    approximation of the null fails), so the two can disagree: a few rows near
+    certainty inflate ``approx`` a thousandfold while the simulated power is already
+    100 %.  Where the power reaches ``target``, the rows there are suffice: at most
+    ``rows``.  Where it does not but ``approx`` says fewer rows suffice, the
+    approximation is wrong for these rows and no count is given (NaN).
+
+    Examples
+    --------
+    >>> agreeing_rows_for_power(143_523.0, 1.0, 1_005.0)
+    1005.0
+    >>> agreeing_rows_for_power(811.0, 0.47, 228.0)
+    811.0
+    >>> agreeing_rows_for_power(150.0, 0.6, 228.0)
+    nan
+    """
+    if math.isnan(power) or math.isnan(approx):
+        return approx
+    if power >= target:
+        return min(approx, rows)
+    return approx if approx > rows else math.nan
+
