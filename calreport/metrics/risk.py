@@ -20,29 +20,11 @@ from calreport import _labels as lab
 from calreport import _validate as v
 
 __all__ = [
-    "BANDS",
-    "BAND_RULE",
-    "EPS",
-    "N_SIM",
-    "POWER_MIN",
-    "P_EVIDENCE",
-    "P_RISKY",
-    "ClippedConfidenceWarning",
-    "RiskResult",
-    "band_label",
-    "certain_error_upper",
-    "clip_confidence",
-    "csr",
-    "csr_contributions",
-    "decide_band",
-    "normal_validity",
-    "p_risk",
-    "risk_band",
-    "risk_summary",
-    "rows_for_power",
-    "rows_for_power_from_sums",
-    "sigma_csr",
-    "z_csr",
+    "BANDS", "BAND_RULE", "EPS", "N_SIM", "POWER_MIN", "P_EVIDENCE", "P_RISKY",
+    "ClippedConfidenceWarning", "RiskResult", "band_label", "certain_error_upper",
+    "clip_confidence", "csr", "csr_contributions", "decide_band", "normal_validity",
+    "p_risk", "risk_band", "risk_summary", "rows_for_power", "rows_for_power_from_sums",
+    "sigma_csr", "z_csr",
 ]
 
 from calreport.metrics._risk_null import (
@@ -278,10 +260,7 @@ class RiskResult:
         times as frequent as the confidences claim (of the rows below certainty).
     n_for_power : float
         Rows like the ones below certainty needed for 80 % of that power
-        (:func:`rows_for_power`), made to agree with ``power``
-        (:func:`~calreport.metrics.risk_power.agreeing_rows_for_power`): at most the
-        rows there are when ``power`` is 80 % or more, NaN when the approximation
-        contradicts a lower ``power``.
+        (:func:`rows_for_power`), agreeing with ``power`` (:func:`agreeing_rows_for_power`).
     lindeberg_ratio, null_skewness, lattice_ratio : float
         Validity statistics of the normal approximation (see :func:`normal_validity`).
     n_sim : int
