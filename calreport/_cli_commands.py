@@ -217,10 +217,7 @@ def run_compare(args: argparse.Namespace) -> int:
         data = comparison_section(out, {}, args.row_id, metrics=None)
         print(json.dumps(to_jsonable(data), indent=2, allow_nan=False, ensure_ascii=False))
         return EXIT_OK
-    with pd.option_context("display.max_rows", 500, "display.max_columns", 20,
-                           "display.width", 200, "display.float_format", "{:.4g}".format):
-        print(out.table, out.bands, out.methods["interval"],
-              "p-values: " + out.methods["test"], sep="\n\n")
+    print(out.to_text(full=True, refit_flag="--refit"))
     return EXIT_OK
 
 

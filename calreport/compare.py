@@ -147,19 +147,40 @@ class Comparison:
         return self.table[self.table.index.get_level_values(1).isin(keep)] if keep \
             else self.table
 
-    def __repr__(self) -> str:
+    def _missing(self, metrics: Sequence[str], refit_flag: str) -> list[str]:
+        """Why the intervals of these metrics are missing: one line per reason."""
+        by: dict[str, dict[str, None]] = {}
+        for (_, metric), why in self.reasons.items():
+            if metric in metrics:
+                why = why.removeprefix("no interval: ").replace(
+                    "no interval for this metric", "the metric has none")
+                by.setdefault(why.replace("refit=True", refit_flag), {})[metric] = None
+        return [f"{', '.join(ms)}: {why}" for why, ms in by.items()]
+
+    def to_text(self, *, full: bool = False, refit_flag: str = "refit=True") -> str:
+        """The comparison as printed: the table (``full``: every metric, else the
+        headline ones), the bands, why an interval is missing, how the intervals and
+        p-values are obtained and their measured coverage.  ``refit_flag``: how the
+        reader asks for the refitted intervals (the CLI's ``--refit``)."""
         head = (f"Paired comparison against baseline {self.baseline!r}: {self.n_rows:,} "
                 f"rows, {self.n_boot:,} paired bootstrap replicates, seed {self.seed}, "
                 f"{self.ci:.0%} intervals")
+        rows = self.table if full else self._headline()
         with pd.option_context("display.float_format", "{:.4g}".format,
-                               "display.width", 120):
-            head_rows = self._headline()
-            body = head_rows.to_string()
+                               "display.width", 200, "display.max_rows", 1000):
+            body = rows.to_string()
             bands = self.bands.to_string()
-        more = "" if len(head_rows) == len(self.table) else "\n(all metrics: .table)"
+        missing = self._missing(list(dict.fromkeys(rows.index.get_level_values(1))),
+                                refit_flag)
+        more = "" if len(rows) == len(self.table) else "\n(all metrics: .table)"
         return (f"{head}\n{body}\n\nRisk bands\n{bands}\n\n"
-                f"Intervals: {self.methods['interval']}\np-values: {self.methods['test']}\n"
+                + ("No interval (NaN):\n" + "\n".join(f"  {m}" for m in missing) + "\n"
+                   if missing else "")
+                + f"Intervals: {self.methods['interval']}\np-values: {self.methods['test']}\n"
                 f"Measured: {self.methods['coverage']}{more}")
+
+    def __repr__(self) -> str:
+        return self.to_text()
 
     def _repr_html_(self) -> str:
         head = (f"<p><b>Paired comparison against baseline "
@@ -167,8 +188,11 @@ class Comparison:
                 f"{self.n_boot:,} paired bootstrap replicates, seed {self.seed}, "
                 f"{self.ci:.0%} intervals.</p>")
         fmt = "{:.4g}".format
+        missing = self._missing(list(dict.fromkeys(self.table.index.get_level_values(1))),
+                                "refit=True")
         return (head + self.table.to_html(float_format=fmt, na_rep="")
                 + "<p>Risk bands</p>" + self.bands.to_html()
+                + "".join(f"<p>No interval: {_escape(m)}</p>" for m in missing)
                 + f"<p>Intervals: {_escape(self.methods['interval'])}</p>"
                 + f"<p>p-values: {_escape(self.methods['test'])}</p>"
                 + f"<p>Measured: {_escape(self.methods['coverage'])}</p>")

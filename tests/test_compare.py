@@ -491,9 +491,16 @@ def test_cli_compare(tmp_path, capsys):
     expected = _compare(df, metrics=["csr", "log_loss"], n_boot=50, seed=0)
     assert float(lines[2].split(",")[4]) == pytest.approx(
         expected.table.loc[("M1", "log_loss"), "difference"], rel=1e-12)
-    assert main([*base, "--baseline", "M0", "--metrics", "csr,ece"]) == 0
+    assert main([*base, "--baseline", "M0", "--metrics", "csr,ece,lcs,p_risk"]) == 0
     printed = capsys.readouterr().out
     assert "baseline_band" in printed and "paired z-test" in printed
+    # what the library prints: the measured coverage, and why an interval is missing,
+    # in the CLI's words
+    assert printed.rstrip().endswith(_compare(df, metrics=["csr", "ece", "lcs", "p_risk"],
+                                              n_boot=50, seed=0).to_text().split(
+        "\nMeasured: ")[1].split("\n")[0])
+    assert "No interval (NaN):\n" in printed and "pass --refit" in printed
+    assert "p_risk: the metric has none" in printed
     assert main([*base, "--baseline", "nope"]) == 2
     assert "`baseline`='nope' is not a group" in capsys.readouterr().err
     assert main(["compare", str(path), "--baseline", "M0", "--row-id", "row"]) == 2
