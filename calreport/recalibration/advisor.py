@@ -330,7 +330,7 @@ def recalibrate(
     loss), as the one-standard-error rule prefers the simplest model within noise of
     the best (Hastie, Tibshirani & Friedman 2009, Section 7.10): which of several
     equally good methods has the lowest point estimate changes with the folds (the
-    seed), the simplest of them seldom does (``benchmarks/recalibration.py``).  The
+    seed), the simplest of them seldom does (``benchmarks/advisor_stability.py``).  The
     intervals' coverage is below nominal (:data:`INTERVAL_COVERAGE`), so the set of
     methods told apart is, if anything, too large.
 

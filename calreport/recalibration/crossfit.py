@@ -26,9 +26,9 @@ class Method(NamedTuple):
     label: str
     #: a new, unfitted calibrator given the multiclass reduction
     factory: Callable[[str], Calibrator]
-    #: parameters fitted per calibrated column (``inf``: a step function whose steps
-    #: grow with the rows); the advisor prefers the simplest of methods it cannot tell
-    #: apart
+    #: parameters fitted per calibrated column (one in all for temperature scaling;
+    #: ``inf``: a step function whose steps grow with the rows); the advisor prefers
+    #: the simplest of the methods it cannot tell apart
     parameters: float
 
 
