@@ -83,13 +83,13 @@ def platt_by_labels(df: pd.DataFrame, n_boot: int) -> tuple[float, str]:
     group, not on the methods)."""
     from calreport.recalibration import PlattCalibrator, crossfit
 
-    label, default = crossfit.METHODS["platt"]
-    crossfit.METHODS["platt"] = (label, lambda mc: PlattCalibrator(multiclass=mc,
-                                                                   targets="labels"))
+    default = crossfit.METHODS["platt"]
+    crossfit.METHODS["platt"] = default._replace(
+        factory=lambda mc: PlattCalibrator(multiclass=mc, targets="labels"))
     try:
         t = accessor(df).recalibrate(["platt"], n_boot=n_boot, seed=0).table
     finally:
-        crossfit.METHODS["platt"] = (label, default)
+        crossfit.METHODS["platt"] = default
     return float(t.loc["platt", "csr"]), str(t.loc["platt", "band"])
 
 
