@@ -40,7 +40,13 @@ import pandas as pd
 from calreport import references
 from calreport._finishers import row_columns
 from calreport._grouping import Split
-from calreport._paired_test import COVERAGE, paired_z_test, wald_interval
+from calreport._paired_test import (
+    COVERAGE,
+    COVERAGE_BINARY,
+    COVERAGE_MULTICLASS,
+    paired_z_test,
+    wald_interval,
+)
 from calreport._progress import Steps
 from calreport.bootstrap import spawn_seeds
 from calreport.bootstrap.intervals import REFIT_REPLICATES, refit_by_default
@@ -52,8 +58,9 @@ from calreport.result import BAND_SEVERITY
 from calreport.settings import Settings
 from calreport.summary import SummaryResult, summarize
 
-__all__ = ["COLUMNS", "TESTED", "WALD", "Comparison", "compare_groups",
-           "comparison_settings", "paired_z_test", "wald_interval"]
+__all__ = ["COLUMNS", "COVERAGE", "COVERAGE_BINARY", "COVERAGE_MULTICLASS", "TESTED", "WALD",
+           "Comparison", "compare_groups", "comparison_settings", "paired_z_test",
+           "wald_interval"]
 
 #: Columns of :attr:`Comparison.table`.
 COLUMNS = ("baseline", "value", "difference", "ci_low", "ci_high", "p_value")
@@ -432,7 +439,8 @@ def compare_groups(
     ``-log p_true`` and ``-log`` of the top-label probability of the outcome, clipped
     as the metrics clip them); their intervals are that
     test's Wald interval (:func:`wald_interval`), which excludes 0 exactly when its
-    p-value is below ``1 - ci``.  Measured size and coverage: :data:`COVERAGE`.
+    p-value is below ``1 - ci``.  Measured size and coverage: :data:`COVERAGE`
+    (a comparison prints the part for its models, binary or multiclass).
 
     References
     ----------
@@ -505,7 +513,9 @@ def compare_groups(
           _band_change(results[baseline].risk.band, results[k].risk.band))
          for k in others], columns=["model", "baseline_band", "band", "change"]
     ).set_index("model")
-    methods = {"interval": _INTERVAL, "test": _TEST, "coverage": COVERAGE,
+    multiclass = (profiles[baseline].n_classes or 2) > 2
+    methods = {"interval": _INTERVAL, "test": _TEST,
+               "coverage": COVERAGE_MULTICLASS if multiclass else COVERAGE_BINARY,
                "band": "each model's own risk band on the shared rows (not adjusted for "
                        "the number of models)",
                "refit": (f"refitting metrics: {n_refit} of the same replicates"
