@@ -41,9 +41,9 @@ COVERAGE_BINARY = (
     "percentile intervals (200 replicates in the study; compare()'s default is 1,000): "
     "accuracy, Brier and AUC missed the true difference in 5.4-7.8 %, 3.2-7.4 % and "
     "3.8-7.8 % of runs (above 6 % in 7, 5 and 3 of 12 cells; worst: 7.8 % for accuracy "
-    "at 5,000 rows and for AUC at 1,000 rows, alike models), ECE's the true 0 of the "
-    "population binned ECE in at most 0.2 % of runs between alike models and 0.2-4.6 % "
-    "between different ones")
+    "at 5,000 rows and for AUC at 1,000 rows, alike models); ECE's interval missed the "
+    "true 0 of the population binned ECE in at most 0.2 % of runs between alike models "
+    "and 0.2-4.6 % between different ones")
 #: The same for multiclass models (3 and 10 classes); compare() prints it when the
 #: models have more than two classes.
 COVERAGE_MULTICLASS = (
