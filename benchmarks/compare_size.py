@@ -1,8 +1,9 @@
 """Size of the paired comparison's tests and intervals under a null, and its time.
 
-Nulls: equally calibrated binary models of the same rows.  Row ``i`` has a shared
-component ``c_i`` and two private ones ``u_i, v_i`` (all standard normal) and the
-outcome ``y_i = 1[a c_i + s_A u_i + s_B v_i + e_i > 0]``, ``e_i`` standard normal.
+Binary nulls (``--study binary``, section ``compare``): equally calibrated binary
+models of the same rows.  Row ``i`` has a shared component ``c_i`` and two private
+ones ``u_i, v_i`` (all standard normal) and the outcome
+``y_i = 1[a c_i + s_A u_i + s_B v_i + e_i > 0]``, ``e_i`` standard normal.
 Model A sees ``x_A = a c + s_A u``, model B sees ``x_B = a c + s_B v``; each predicts
 its exact conditional probability (``Phi(x_A / sqrt(s_B^2 + 1))`` and
 ``Phi(x_B / sqrt(s_A^2 + 1))``), so both are calibrated and positively correlated
@@ -39,8 +40,39 @@ the reverse), and its median width relative to the Wald interval.  Then the time
 a full comparison (every batched metric, ``refit=False``; and the refitting metrics
 at 2,000 rows).
 
-Usage: ``python benchmarks/compare_size.py [--runs 500] [--boot 200] [--seed 0]
-[--quick] [--no-timing]``; writes the ``compare`` section of RESULTS.md.
+Multiclass nulls (``--study multiclass``, section ``compare_multiclass``): two
+exactly calibrated, correlated k-class models (k = 3 and 10) of the same rows.  The
+class ``y`` is uniform; the shared class scores are ``c = mu e_y + N(0, I_k)``; model
+A sees ``x_A = c + s_A N(0, I_k)``, model B ``x_B = c + s_B N(0, I_k)`` (independent
+private noise).  Given ``y``, ``x_A ~ N(mu e_y, (1 + s_A^2) I_k)``, so A's exact
+posterior is ``softmax(mu x_A / (1 + s_A^2))`` in closed form (B's likewise): both
+are calibrated, and correlated through ``c`` and the shared outcome.  Regimes per k:
+"mild" and "confident" (s_A = s_B = 1; mu chosen so that in "confident" about 70 % of
+the top-label confidences exceed 0.99): exchangeable, every true difference 0;
+"unequal-mild" and "unequal-confident" (same mu, s_A = 1.5, s_B = 0.5: B sharper),
+whose true differences come from a paired Monte Carlo over ``--truth-rows`` (10
+million) rows of each metric's expected row term given the two predictions (a
+calibrated model's expected CSR term is ``(1 - c) / (1 - clip(c))``, its expected log
+loss the entropy of its prediction, its expected accuracy ``c``, its expected Brier
+``1 - sum p^2``), with the standard error of the mean row difference; the macro
+one-vs-rest AUC's truth is each class's population AUC with the class's probability
+as the event's chance (standard error from 10 batches); ECE's truth is 0 (the
+population binned ECE of a calibrated model is 0 for any fixed bins).  Each run calls
+``compare("A", row_id="row", metrics=[top_label_log_loss, log_loss, csr, accuracy,
+brier, ece, auc], n_boot=B)`` through the accessor and records whether compare()'s
+interval misses the truth and, for the tested metrics, whether the z-test rejects 0.
+
+Other metrics (``--study other``, section ``compare_other``): the binary regimes
+above, compare()'s paired bootstrap percentile intervals of accuracy, Brier, ECE and
+AUC; true differences by numerical integration over each model's probit score (ECE:
+0, as above; in the exchangeable regimes every difference is 0).
+
+Every share is given with a 95 % Wilson interval; cells above 6 % are marked.
+
+Usage: ``python benchmarks/compare_size.py [--study binary multiclass other]
+[--runs 500] [--boot 200] [--seed 0] [--truth-rows 10000000] [--quick] [--no-timing]``;
+``--study binary`` writes the ``compare`` section of RESULTS.md, ``multiclass`` the
+``compare_multiclass`` one, ``other`` the ``compare_other`` one (default: all three).
 """
 
 from __future__ import annotations
@@ -49,6 +81,7 @@ import argparse
 import math
 import os
 import time
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -336,6 +369,333 @@ def timing_table(quick: bool) -> str:
     return table(["rows", "models", "metrics", "seconds (B = 1000)"], rows)
 
 
+# ------------------------------------------------------------------ multiclass nulls
+#: regime -> (mu, s_A, s_B) per number of classes k (the shared noise has s_c = 1).
+MC_REGIMES = {
+    3: {"mild": (1.5, 1.0, 1.0), "confident": (4.0, 1.0, 1.0),
+        "unequal-mild": (1.5, 1.5, 0.5), "unequal-confident": (4.0, 1.5, 0.5)},
+    10: {"mild": (2.0, 1.0, 1.0), "confident": (5.0, 1.0, 1.0),
+         "unequal-mild": (2.0, 1.5, 0.5), "unequal-confident": (5.0, 1.5, 0.5)},
+}
+#: compare()'s tested metrics (Wald interval and z-test), then percentile-interval ones.
+MC_METRICS = ("top_label_log_loss", "log_loss", "csr", "accuracy", "brier", "ece", "auc")
+#: The percentile-interval metrics of the binary study.
+OTHER_METRICS = ("accuracy", "brier", "ece", "auc")
+TESTED = ("top_label_log_loss", "log_loss", "csr")
+LABEL = {"top_label_log_loss": "top-label log loss", "log_loss": "log loss", "csr": "CSR",
+         "accuracy": "accuracy", "brier": "Brier", "ece": "ECE", "auc": "AUC"}
+
+
+def mc_scores(n: int, k: int, regime: str, rng: np.random.Generator
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Outcomes and the two models' exact posteriors of ``n`` rows with ``k`` classes."""
+    mu, sa, sb = MC_REGIMES[k][regime]
+    y = rng.integers(0, k, n)
+    c = rng.standard_normal((n, k))
+    c[np.arange(n), y] += mu
+    xa = c + sa * rng.standard_normal((n, k))
+    xb = c + sb * rng.standard_normal((n, k))
+    # given y, x ~ N(mu e_y, (1 + s^2) I): the posterior is softmax(mu x / (1 + s^2))
+    pa = special.softmax(mu * xa / (1.0 + sa * sa), axis=1)
+    pb = special.softmax(mu * xb / (1.0 + sb * sb), axis=1)
+    return y, pa, pb
+
+
+def mc_frame(n: int, k: int, regime: str, rng: np.random.Generator) -> pd.DataFrame:
+    """Two exactly calibrated, correlated k-class models of the same rows (long format)."""
+    y, pa, pb = mc_scores(n, k, regime, rng)
+    df = pd.DataFrame(np.concatenate([pa, pb]), columns=[f"p{j}" for j in range(k)])
+    df.insert(0, "y", np.tile(y, 2))
+    df.insert(0, "row", np.tile(np.arange(n), 2))
+    df.insert(0, "model", np.repeat(["A", "B"], n))
+    return df
+
+
+def expected_terms(p: np.ndarray) -> dict[str, np.ndarray]:
+    """Each metric's expected row term given a calibrated model's prediction ``p``
+    (rows of class probabilities), clipped as the metrics clip."""
+    from calreport.metrics import risk, scoring
+
+    conf = p.max(axis=1)
+    one, zero = np.ones(conf.size, bool), np.zeros(conf.size, bool)
+    c_clip, _ = risk.clip_confidence(conf, eps=CSR_EPS, warn=False)
+    pc = np.clip(p, scoring.LOG_LOSS_EPS, 1.0 - scoring.LOG_LOSS_EPS)
+    return {"csr": (1.0 - conf) / (1.0 - c_clip),
+            "log_loss": -(p * np.log(pc)).sum(axis=1),
+            "top_label_log_loss": conf * scoring.top_label_log_terms(conf, one)
+            + (1.0 - conf) * scoring.top_label_log_terms(conf, zero),
+            "accuracy": conf, "brier": 1.0 - (p * p).sum(axis=1)}
+
+
+def _soft_auc(score: np.ndarray, q: np.ndarray) -> float:
+    """Population AUC of ``score`` for an event of probability ``q`` given the row:
+    sum over pairs of q_i (1 - q_j) [s_i > s_j] over the sum of q_i (1 - q_j), i != j."""
+    order = np.argsort(score, kind="stable")
+    q = q[order]
+    neg_below = np.cumsum(1.0 - q) - (1.0 - q)  # negatives' mass strictly before i
+    num = float((q * neg_below).sum())
+    den = float(q.sum() * (1.0 - q).sum() - (q * (1.0 - q)).sum())
+    return num / den
+
+
+def mc_truths(k: int, regime: str, rows: int, seq: np.random.SeedSequence
+              ) -> dict[str, tuple[float, float]]:
+    """True difference B - A of every metric and its Monte Carlo standard error.
+
+    Exchangeable regimes: 0 exactly.  Otherwise a Monte Carlo over ``rows`` rows of
+    each metric's expected row term given the predictions (the model is calibrated, so
+    e.g. a row's expected CSR term is ``(1 - c) / (1 - clip(c))``, its expected log loss
+    the entropy of its prediction), paired on the same rows; the standard error from
+    the row differences.  ECE: 0 (a calibrated model's population binned ECE is 0, for
+    any fixed bins).  AUC (macro one-vs-rest): the population AUC of each class's
+    probability for the event y = class, whose chance given the row is that
+    probability, on all rows at once; its standard error from 10 batches.
+    """
+    _, sa, sb = MC_REGIMES[k][regime]
+    if sa == sb:
+        return {m: (0.0, 0.0) for m in MC_METRICS}
+    rng = np.random.default_rng(seq)
+    chunk, done = 500_000, 0
+    sums = {m: [0.0, 0.0] for m in MC_METRICS if m not in ("ece", "auc")}
+    n_auc = min(k, 3)  # classes are exchangeable: the macro AUC is each class's AUC
+    cols: dict[str, list[np.ndarray]] = {"sa": [], "sb": []}
+    while done < rows:
+        m_rows = min(chunk, rows - done)
+        _, pa, pb = mc_scores(m_rows, k, regime, rng)
+        ta, tb = expected_terms(pa), expected_terms(pb)
+        for m in sums:
+            d = tb[m] - ta[m]
+            sums[m][0] += float(d.sum())
+            sums[m][1] += float((d * d).sum())
+        cols["sa"].append(pa[:, :n_auc].copy())
+        cols["sb"].append(pb[:, :n_auc].copy())
+        done += m_rows
+    out = {}
+    for m, (s1, s2) in sums.items():
+        mean = s1 / rows
+        out[m] = (mean, math.sqrt(max(s2 / rows - mean * mean, 0.0) / rows))
+    out["ece"] = (0.0, 0.0)
+    sa_all, sb_all = np.concatenate(cols["sa"]), np.concatenate(cols["sb"])
+
+    def auc(p: np.ndarray, idx: slice) -> float:
+        return float(np.mean([_soft_auc(p[idx, j], p[idx, j]) for j in range(n_auc)]))
+
+    full = auc(sb_all, slice(None)) - auc(sa_all, slice(None))
+    step = rows // 10
+    batches = [auc(sb_all, slice(i * step, (i + 1) * step))
+               - auc(sa_all, slice(i * step, (i + 1) * step)) for i in range(10)]
+    out["auc"] = (full, float(np.std(batches, ddof=1)) / math.sqrt(10))
+    return out
+
+
+def binary_truths(regime: str) -> dict[str, tuple[float, float]]:
+    """True difference B - A of accuracy, Brier, ECE and AUC in a binary regime, by
+    numerical integration over each model's probit score ``t ~ N(0, tau^2)`` (with
+    ``P(y = 1 | t) = Phi(t)``) on a fine grid; error below 1e-9."""
+    a, sa, sb = REGIMES[regime]
+    if sa == sb:
+        return {m: (0.0, 0.0) for m in OTHER_METRICS}
+    tau_a = math.sqrt((a * a + sa * sa) / (sb * sb + 1.0))
+    tau_b = math.sqrt((a * a + sb * sb) / (sa * sa + 1.0))
+
+    def metrics(tau: float) -> dict[str, float]:
+        t = np.linspace(-14.0 * tau, 14.0 * tau, 400_001)
+        f = stats.norm.pdf(t, scale=tau)
+        p1 = special.ndtr(t)
+        acc = integrate.trapezoid(np.maximum(p1, 1.0 - p1) * f, t)
+        brier = integrate.trapezoid(p1 * (1.0 - p1) * f, t)
+        f1, f0 = p1 * f, (1.0 - p1) * f
+        g0 = integrate.cumulative_trapezoid(f0, t, initial=0.0)
+        auc = integrate.trapezoid(f1 * g0, t) / (integrate.trapezoid(f1, t)
+                                                 * integrate.trapezoid(f0, t))
+        return {"accuracy": acc, "brier": brier, "auc": auc, "ece": 0.0}
+
+    ma, mb = metrics(tau_a), metrics(tau_b)
+    return {m: (mb[m] - ma[m], 0.0) for m in OTHER_METRICS}
+
+
+def run_null(frame: Any, roles: dict[str, Any], metrics: tuple[str, ...],
+             truth: dict[str, tuple[float, float]], runs: int, boot: int,
+             seq: np.random.SeedSequence) -> dict[str, list[int]]:
+    """Per metric: [misses of the truth by compare()'s interval, z-test rejections of
+    0, runs with an interval]."""
+    rng = np.random.default_rng(seq)
+    hits = {m: [0, 0, 0] for m in metrics}
+    for r in range(runs):
+        df = frame(rng)
+        out = df.groupby("model").calib(**roles).compare(
+            "A", row_id="row", metrics=list(metrics), n_boot=boot, seed=r, progress=False)
+        for m in metrics:
+            row = out.table.loc[("B", m)]
+            lo, hi = float(row["ci_low"]), float(row["ci_high"])
+            if math.isnan(lo) or math.isnan(hi):
+                continue
+            h = hits[m]
+            h[2] += 1
+            h[0] += not (lo <= truth[m][0] <= hi)
+            h[1] += bool(row["p_value"] < 1.0 - LEVEL)
+    return hits
+
+
+def _truth_text(value: float, se: float) -> str:
+    if value == 0.0 and se == 0.0:
+        return "0"
+    return f"{value:.3g}" + (f" (MC se {se:.1g})" if se > 0 else "")
+
+
+def _flag(k: int, n: int) -> str:
+    """Rate with its Wilson interval, bold when it exceeds the 6 % caveat line."""
+    text = _rate(k, n, True) if n else "n/a"
+    return f"**{text}**" if n and k / n > 0.06 else text
+
+
+NewResults = list[tuple[str, str, int, dict[str, tuple[float, float]], dict[str, list[int]]]]
+
+
+def new_table(results: NewResults, what: str) -> str:
+    rows = []
+    for regime, k, n, truth, hits in results:
+        for m, (miss, rej, valid) in hits.items():
+            test = ""
+            if m in TESTED:
+                test = _rate(rej, valid, True) if truth[m][0] == 0.0 else \
+                    f"({_rate(rej, valid)}: the truth is not 0)"
+            method = "Wald (z-test)" if m in TESTED else "percentile"
+            rows.append((regime, k, f"{n:,}", m, _truth_text(*truth[m]), method,
+                         _flag(miss, valid), test))
+    return table(["regime", what, "rows", "metric", "true difference B - A",
+                  "compare() interval", "misses the truth", "z-test p < 0.05"], rows)
+
+
+def new_reading(results: NewResults, label: str) -> str:
+    """The measured ranges per metric (exchangeable / different), and the cells above 6 %."""
+    parts, over = [], []
+    metrics = list(results[0][4]) if results else []
+    for m in metrics:
+        per = []
+        for kind in ("exchangeable", "different"):
+            rates = [h[m][0] / h[m][2] for reg, _, _, _, h in results if h[m][2]
+                     and reg.startswith("unequal") == (kind == "different")]
+            if rates:
+                per.append(f"{_span(rates)} ({kind})")
+        parts.append(f"{LABEL[m]} {', '.join(per)}")
+        over += [f"{LABEL[m]} {reg} {label}{k} {n:,} rows {h[m][0] / h[m][2]:.1%}"
+                 for reg, k, n, _, h in results if h[m][2] and h[m][0] / h[m][2] > 0.06]
+    text = "Reading: compare()'s interval missed the truth in " + "; ".join(parts) + "."
+    if over:
+        text += "  Cells above 6 %: " + "; ".join(over) + "."
+    return text
+
+
+def multiclass_study(args: argparse.Namespace, runs: int) -> str:
+    seq = np.random.SeedSequence([args.seed, 1])
+    cells = [(k, regime, n) for k in MC_REGIMES for regime in MC_REGIMES[k]
+             for n in (300, 3000)]
+    seqs = dict(zip(cells, seq.spawn(len(cells)), strict=True))
+    truth_seqs = dict(zip([(k, r) for k in MC_REGIMES for r in MC_REGIMES[k]],
+                          np.random.SeedSequence([args.seed, 3]).spawn(8), strict=True))
+    if args.quick:
+        cells = [(k, regime, 300) for k in MC_REGIMES for regime in MC_REGIMES[k]]
+    truth_rows = 1_000_000 if args.quick else args.truth_rows
+    truths_mc, results = {}, []
+    for k, regime, n in cells:
+        if (k, regime) not in truths_mc:
+            t0 = time.perf_counter()
+            truths_mc[k, regime] = mc_truths(k, regime, truth_rows, truth_seqs[k, regime])
+            print(f"<!-- truth k={k} {regime}: {time.perf_counter() - t0:.0f} s -->",
+                  flush=True)
+        t0 = time.perf_counter()
+        roles = {"y": "y", "proba": [f"p{j}" for j in range(k)]}
+        hits = run_null(lambda rng, n=n, k=k, regime=regime: mc_frame(n, k, regime, rng),
+                        roles, MC_METRICS, truths_mc[k, regime], runs, args.boot,
+                        seqs[k, regime, n])
+        results.append((regime, k, n, truths_mc[k, regime], hits))
+        print(f"<!-- {regime} k={k} n={n}: {runs} runs in "
+              f"{time.perf_counter() - t0:.0f} s -->", flush=True)
+        print(new_table(results[-1:], "classes") + "\n", flush=True)
+    share, clipped = {}, {}
+    for k in MC_REGIMES:
+        _, pa, _ = mc_scores(200_000, k, "confident", np.random.default_rng(0))
+        share[k] = float((pa.max(axis=1) > 0.99).mean())
+        _, _, pb = mc_scores(200_000, k, "unequal-confident", np.random.default_rng(0))
+        clipped[k] = float((pb.max(axis=1) > 1.0 - CSR_EPS).mean())
+    clip = ", ".join(f"{clipped[k]:.0%} at k = {k}" for k in clipped)
+    conf = ", ".join(f"k = {k}: mu = {MC_REGIMES[k]['confident'][0]:g}, "
+                     f"{share[k]:.0%} of top-label confidences above 0.99" for k in share)
+    mild = ", ".join(f"k = {k}: mu = {MC_REGIMES[k]['mild'][0]:g}" for k in MC_REGIMES)
+    return "\n\n".join([
+        "## Paired model comparison, multiclass: coverage under a null",
+        f"Machine: {machine()}.",
+        "Nulls: two exactly calibrated, positively correlated k-class models of the same "
+        "rows (see `benchmarks/compare_size.py`): the class y is uniform, the shared "
+        "class scores are c = mu e_y + N(0, I), model A sees c + s_A N(0, I), model B "
+        "c + s_B N(0, I), and each predicts its exact posterior softmax(mu x / (1 + "
+        f"s^2)).  'mild' ({mild}) and 'confident' ({conf}): s_A = s_B = 1, exchangeable, "
+        "every true difference 0.  'unequal-mild' and 'unequal-confident' (same mu): "
+        "s_A = 1.5, s_B = 0.5, B sharper (in 'unequal-confident' B gives "
+        f"{clip} of the rows a top-label confidence above 1 - 1e-8, where CSR "
+        "clips); true differences by a Monte Carlo of each "
+        f"metric's expected row term given the predictions over {truth_rows:,} rows "
+        "(with its Monte Carlo standard error, 'MC se'); a calibrated model's expected "
+        "CSR is 1, so the "
+        "true CSR difference is 0 up to the clipping of confidences at 1 - 1e-8; the "
+        "population binned ECE of a calibrated model is 0, so the true ECE difference is "
+        "0 in every regime.  Each run calls `df.groupby('model').calib(y='y', "
+        "proba=[...]).compare('A', row_id='row', metrics=[top_label_log_loss, log_loss, "
+        f"csr, accuracy, brier, ece, auc], n_boot={args.boot})` (compare()'s default is "
+        f"1,000; {args.boot} as in the binary study); {runs} runs per cell.  Rates with "
+        "95 % Wilson intervals; bold: above 6 %.",
+        new_table(results, "classes"),
+        new_reading(results, "k = "),
+        "ECE: compare()'s interval is the percentile interval of the difference of the "
+        "two sample ECEs.  A sample ECE is biased upward, by an amount that depends on "
+        "the model's sharpness, so between models of very different sharpness "
+        "('unequal-confident') the interval is centred on the difference of the biases "
+        "and excludes the population difference 0 in nearly every run; between alike "
+        "models the biases cancel and the interval is conservative.",
+    ])
+
+
+def other_study(args: argparse.Namespace, runs: int) -> str:
+    seq = np.random.SeedSequence([args.seed, 2])
+    cells = [(regime, n) for regime in REGIMES for n in (200, 1000, 5000)]
+    seqs = dict(zip(cells, seq.spawn(len(cells)), strict=True))
+    if args.quick:
+        cells = [(regime, 200) for regime in REGIMES]
+    results = []
+    for regime, n in cells:
+        t0 = time.perf_counter()
+        truth = binary_truths(regime)
+        hits = run_null(lambda rng, n=n, regime=regime: null_frame(n, regime, rng),
+                        {"y": "y", "proba": "p"}, OTHER_METRICS, truth, runs, args.boot,
+                        seqs[regime, n])
+        results.append((regime, "binary", n, truth, hits))
+        print(f"<!-- {regime} n={n}: {runs} runs in {time.perf_counter() - t0:.0f} s -->",
+              flush=True)
+        print(new_table(results[-1:], "classes") + "\n", flush=True)
+    return "\n\n".join([
+        "## Paired model comparison: the percentile intervals of the other metrics",
+        f"Machine: {machine()}.",
+        "Nulls: the binary regimes of the `compare` section (same generator, other "
+        "seeds).  True differences of accuracy, Brier and AUC by numerical integration "
+        "(0 in the exchangeable 'mild' and 'confident' regimes); ECE: the population "
+        "binned ECE (15 equal-width bins) of a calibrated model is 0, so the true ECE "
+        "difference is 0 in every regime, also between the two different models (the "
+        "sample ECE's upward bias is not part of the truth).  Each run calls "
+        "`df.groupby('model').calib(y='y', proba='p').compare('A', row_id='row', "
+        f"metrics=['accuracy', 'brier', 'ece', 'auc'], n_boot={args.boot})`: paired "
+        f"bootstrap percentile intervals from {args.boot} replicates (compare()'s default "
+        f"is 1,000); {runs} runs per cell.  Rates with 95 % Wilson intervals; bold: above "
+        "6 %.",
+        new_table(results, "classes"),
+        new_reading(results, ""),
+    ])
+
+
+
+STUDIES = ("binary", "multiclass", "other")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=500, help="simulated data sets per cell")
@@ -344,8 +704,30 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--quick", action="store_true", help="a few runs of three cells")
     ap.add_argument("--no-timing", action="store_true", help="skip the timing table")
     ap.add_argument("--no-write", action="store_true", help="print, leave RESULTS.md")
+    ap.add_argument("--study", nargs="+", choices=STUDIES, default=list(STUDIES),
+                    help="binary CSR / log loss (section compare), multiclass "
+                         "(compare_multiclass), the binary percentile intervals of "
+                         "accuracy, Brier, ECE, AUC (compare_other); default: all")
+    ap.add_argument("--truth-rows", type=int, default=10_000_000,
+                    help="Monte Carlo rows of the multiclass truths")
     args = ap.parse_args(argv)
     runs = 40 if args.quick else args.runs
+    for study, (section, fn) in (("multiclass", ("compare_multiclass", multiclass_study)),
+                                 ("other", ("compare_other", other_study))):
+        if study not in args.study:
+            continue
+        started = time.perf_counter()
+        body = fn(args, runs)
+        command = (f"`python benchmarks/compare_size.py --study {study} --runs "
+                   f"{args.runs} --boot {args.boot} --seed {args.seed}"
+                   f"{' --quick' if args.quick else ''}`")
+        body += f"\n\n{command}: {time.perf_counter() - started:.0f} s."
+        if args.no_write:
+            print(body)
+        else:
+            write_section(section, body)
+    if "binary" not in args.study:
+        return
     cells = [(regime, n) for regime in REGIMES for n in (200, 1000, 5000)]
     seqs = dict(zip(cells, np.random.SeedSequence(args.seed).spawn(len(cells)),
                     strict=True))
@@ -362,8 +744,8 @@ def main(argv: list[str] | None = None) -> None:
         print(size_table(results[-1:], runs) + "\n", flush=True)
     sizes, agree = size_table(results, runs), agreement_table(results, runs)
     print(sizes + "\n\n" + agree + "\n\n" + reading(results, runs) + "\n", flush=True)
-    command = (f"`python benchmarks/compare_size.py --runs {args.runs} --boot {args.boot} "
-               f"--seed {args.seed}{' --quick' if args.quick else ''}"
+    command = (f"`python benchmarks/compare_size.py --study binary --runs {args.runs} "
+               f"--boot {args.boot} --seed {args.seed}{' --quick' if args.quick else ''}"
                f"{' --no-timing' if args.no_timing else ''}`")
     parts = [
         "## Paired model comparison: size and coverage under a null, and time",

@@ -40,7 +40,13 @@ import pandas as pd
 from calreport import references
 from calreport._finishers import row_columns
 from calreport._grouping import Split
-from calreport._paired_test import paired_z_test, wald_interval
+from calreport._paired_test import (
+    COVERAGE,
+    COVERAGE_BINARY,
+    COVERAGE_MULTICLASS,
+    paired_z_test,
+    wald_interval,
+)
 from calreport._progress import Steps
 from calreport.bootstrap import spawn_seeds
 from calreport.bootstrap.intervals import REFIT_REPLICATES, refit_by_default
@@ -52,8 +58,9 @@ from calreport.result import BAND_SEVERITY
 from calreport.settings import Settings
 from calreport.summary import SummaryResult, summarize
 
-__all__ = ["COLUMNS", "TESTED", "WALD", "Comparison", "compare_groups",
-           "comparison_settings", "paired_z_test", "wald_interval"]
+__all__ = ["COLUMNS", "COVERAGE", "COVERAGE_BINARY", "COVERAGE_MULTICLASS", "TESTED", "WALD",
+           "Comparison", "compare_groups", "comparison_settings", "paired_z_test",
+           "wald_interval"]
 
 #: Columns of :attr:`Comparison.table`.
 COLUMNS = ("baseline", "value", "difference", "ci_low", "ci_high", "p_value")
@@ -69,7 +76,9 @@ _TEST = ("paired z-test on per-row differences (Diebold-Mariano form; weighted m
 #: are heavy-tailed for confident models: its percentile, BCa and bootstrap-t
 #: intervals missed a true 0 in up to 10, 19 and 16 % of null runs, the Wald interval
 #: in at most 4.2 %; log loss's percentile interval missed in up to 7.4 %, its Wald
-#: interval in at most 6.4 % (:data:`COVERAGE`).
+#: interval in at most 6.4 %.  Between alike multiclass models (3 and 10 classes) the
+#: Wald intervals of CSR, log loss and top-label log loss missed in 1.6-6.6, 3.2-5.8
+#: and 3.4-7.0 % of runs (:data:`COVERAGE`).
 WALD = ("csr", "log_loss", "top_label_log_loss")
 _INTERVAL = ("CSR and the log losses: the Wald interval of the paired z-test, difference "
              "+- z SE with the test's sandwich standard error (z the normal quantile of the "
@@ -77,21 +86,6 @@ _INTERVAL = ("CSR and the log losses: the Wald interval of the paired z-test, di
              "metrics: paired bootstrap percentile interval of the difference, every "
              "replicate resampling the row keys once and evaluating every model on those "
              "rows")
-#: What the size and coverage study (benchmarks/compare_size.py, 500 runs a cell) measured.
-COVERAGE = ("in benchmarks/compare_size.py (500 runs a cell, 200 to 5,000 rows, "
-            "95 % intervals) under nulls of two equally calibrated, correlated binary "
-            "models: when the two are alike (exchangeable, mildly or very confident) the "
-            "Wald interval of the CSR difference missed the true 0 in 2.6-4.2 % of runs, "
-            "as often as the z-test rejected it (the paired percentile interval it "
-            "replaces: 5.2-9.6 %); for log loss the Wald interval missed in 3.6-6.4 % of "
-            "runs in every cell (percentile: 4.2-7.4 %; a binary model's top-label log "
-            "loss is its log loss).  Caveat for CSR: between two different calibrated "
-            "models, one sharper, its interval missed the true 0 in "
-            "7.8-9.6 % of runs (mildly sharper) and 24-33 % (very confident, many "
-            "confidences above 0.99), and so did every other interval tried and the "
-            "z-test: a sharp model has a sample CSR usually below its expected value "
-            "(which rare errors at confidences near 1 carry), so a lower CSR of the "
-            "sharper model is weak evidence that it is less risky")
 
 
 @dataclass(frozen=True)
@@ -445,7 +439,8 @@ def compare_groups(
     ``-log p_true`` and ``-log`` of the top-label probability of the outcome, clipped
     as the metrics clip them); their intervals are that
     test's Wald interval (:func:`wald_interval`), which excludes 0 exactly when its
-    p-value is below ``1 - ci``.  Measured size and coverage: :data:`COVERAGE`.
+    p-value is below ``1 - ci``.  Measured size and coverage: :data:`COVERAGE`
+    (a comparison prints the part for its models, binary or multiclass).
 
     References
     ----------
@@ -518,7 +513,9 @@ def compare_groups(
           _band_change(results[baseline].risk.band, results[k].risk.band))
          for k in others], columns=["model", "baseline_band", "band", "change"]
     ).set_index("model")
-    methods = {"interval": _INTERVAL, "test": _TEST, "coverage": COVERAGE,
+    multiclass = (profiles[baseline].n_classes or 2) > 2
+    methods = {"interval": _INTERVAL, "test": _TEST,
+               "coverage": COVERAGE_MULTICLASS if multiclass else COVERAGE_BINARY,
                "band": "each model's own risk band on the shared rows (not adjusted for "
                        "the number of models)",
                "refit": (f"refitting metrics: {n_refit} of the same replicates"

@@ -13,7 +13,15 @@ from scipy import special
 
 import calreport  # noqa: F401  (registers the accessors)
 from calreport.bootstrap import bootstrap_replicates, spawn_seeds
-from calreport.compare import COLUMNS, COVERAGE, Comparison, paired_z_test, wald_interval
+from calreport.compare import (
+    COLUMNS,
+    COVERAGE,
+    COVERAGE_BINARY,
+    COVERAGE_MULTICLASS,
+    Comparison,
+    paired_z_test,
+    wald_interval,
+)
 from calreport.settings import Settings
 from calreport.summary import summarize
 
@@ -327,13 +335,52 @@ def test_seed_repeats_and_is_recorded():
     assert "paired" in frame.attrs["methods"]["interval"]
     assert "Wald" in frame.attrs["methods"]["interval"]
     assert "z-test" in frame.attrs["methods"]["test"]
-    assert frame.attrs["methods"]["coverage"] == COVERAGE
+    assert frame.attrs["methods"]["coverage"] == COVERAGE_BINARY  # binary models
     text = repr(a)
     assert "baseline 'M0'" in text and "Risk bands" in text
     # how the intervals were made and their measured rates are printed with the table
-    assert a.methods["interval"] in text and COVERAGE in text
+    assert a.methods["interval"] in text and COVERAGE_BINARY in text
     html = a._repr_html_()
-    assert "<table" in html and COVERAGE in html and "Wald interval" in html
+    assert "<table" in html and COVERAGE_BINARY in html and "Wald interval" in html
+
+
+
+def _study_cells(section: str) -> list[tuple[str, str, str, str, float]]:
+    """(regime, classes, rows, metric, miss rate in %) of a compare_size section."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "benchmarks" / "RESULTS.md").read_text()
+    body = text[text.index(f"<!-- begin:{section} -->"):text.index(f"<!-- end:{section} -->")]
+    cells = []
+    for line in body.splitlines():
+        parts = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(parts) == 8 and parts[0] in ("mild", "confident", "unequal-mild",
+                                            "unequal-confident"):
+            rate = float(parts[6].strip("*").split("%")[0])
+            cells.append((parts[0], parts[1], parts[2], parts[3], rate))
+    return cells
+
+
+def test_coverage_names_every_measured_cell_above_six_percent():
+    """COVERAGE quotes benchmarks/RESULTS.md: each multiclass Wald cell that missed the
+    truth in more than 6 % of runs is named with its rate (CSR's clipping cells as one
+    range), and the percentile intervals' counts of such cells are the measured ones."""
+    cells = _study_cells("compare_multiclass")
+    assert len(cells) == 2 * 4 * 2 * 7
+    for regime, _k, _n, metric, rate in cells:
+        if metric in ("top_label_log_loss", "log_loss", "csr") and rate > 6.0:
+            if metric == "csr" and regime == "unequal-confident":
+                assert rate > 60.0 and "63-78 %" in COVERAGE_MULTICLASS
+            else:
+                assert f"{rate:.1f} %" in COVERAGE_MULTICLASS, (regime, _k, _n, metric, rate)
+    binary = _study_cells("compare_other")
+    for study, n_cells, text in ((binary, 12, COVERAGE_BINARY),
+                                 (cells, 16, COVERAGE_MULTICLASS)):
+        over = [sum(r > 6.0 for *_, m, r in study if m == metric)
+                for metric in ("accuracy", "brier", "auc")]
+        assert sum(m == "auc" for *_, m, _ in study) == n_cells
+        assert f"above 6 % in {over[0]}, {over[1]} and {over[2]} of {n_cells} cells" \
+            in text, over
 
 
 # ------------------------------------------------------------------- pairing
@@ -473,6 +520,9 @@ def test_multiclass_intervals_and_bands():
     assert rows.loc["csr", "difference"] > 0  # sharpened by temperature 0.6
     assert 0.0 <= rows.loc["csr", "p_value"] < 0.05
     assert out.bands.loc["T1", "change"] in {"same", "worse", "better"}
+    # the measured coverage printed is the multiclass study's
+    assert out.methods["coverage"] == COVERAGE_MULTICLASS and COVERAGE_MULTICLASS in repr(out)
+    assert COVERAGE_BINARY in COVERAGE and COVERAGE_MULTICLASS in COVERAGE
 
 
 # ----------------------------------------------------------------------- CLI
