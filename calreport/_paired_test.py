@@ -16,8 +16,22 @@ import math
 import numpy as np
 from scipy import special
 
-__all__ = ["COVERAGE", "COVERAGE_BINARY", "COVERAGE_MULTICLASS", "paired_z_test",
-           "wald_interval"]
+__all__ = ["BELOW_NOMINAL_BINARY", "BELOW_NOMINAL_MULTICLASS", "COVERAGE", "COVERAGE_BINARY",
+           "COVERAGE_MULTICLASS", "paired_z_test", "wald_interval"]
+
+# Where compare()'s interval missed the truth far more often than 5 % in the study
+# (benchmarks/compare_size.py): between a model and a very confident, sharper one.
+_CSR_BINARY, _CSR_MULTICLASS, _ECE_MULTICLASS = "24-33 %", "63-78 %", "99-100 %"
+#: Metric -> its caveat, printed beside its interval when the models are binary.
+BELOW_NOMINAL_BINARY = {
+    "csr": f"missed the truth in {_CSR_BINARY} of study runs between a model and a very "
+           f"confident, sharper one"}
+#: The same for multiclass models.
+BELOW_NOMINAL_MULTICLASS = {
+    "csr": f"missed the truth in {_CSR_MULTICLASS} of study runs between a model and a "
+           f"very confident, sharper one",
+    "ece": f"missed the true 0 in {_ECE_MULTICLASS} of study runs between a model and a "
+           f"very confident, sharper one (the sample ECEs' biases differ)"}
 
 #: What the size and coverage study (benchmarks/compare_size.py, 500 runs a cell;
 #: sections ``compare``, ``compare_multiclass`` and ``compare_other`` of
@@ -34,7 +48,8 @@ COVERAGE_BINARY = (
     "interval missed in 3.6-6.4 % of runs in every cell (percentile: 4.2-7.4 %; a binary "
     "model's top-label log loss is its log loss).  Caveat for CSR: between two different "
     "calibrated models, one sharper, its interval missed the true 0 in 7.8-9.6 % of runs "
-    "(mildly sharper) and 24-33 % (very confident, many confidences above 0.99), and so "
+    "(mildly sharper) and " + _CSR_BINARY + " (very confident, many confidences above "
+    "0.99), and so "
     "did every other interval tried and the z-test: a sharp model has a sample CSR "
     "usually below its expected value (which rare errors at confidences near 1 carry), "
     "so a lower CSR of the sharper model is weak evidence that it is less risky.  Paired "
@@ -58,7 +73,8 @@ COVERAGE_MULTICLASS = (
     "4.8-6.4 % for log loss (above 6 %: 6.4 % at 10 classes, 3,000 rows, very "
     "confident).  Caveat for CSR: between a model and a sharper one its interval missed "
     "the truth in 6.4-9.0 % of runs at 3 classes, 300 rows and at 10 classes, 300 and "
-    "3,000 rows (5.4 % at 3 classes, 3,000 rows) when mildly sharper, and in 63-78 % when "
+    "3,000 rows (5.4 % at 3 classes, 3,000 rows) when mildly sharper, and in "
+    + _CSR_MULTICLASS + " when "
     "the sharper model gives 4-15 % of its rows a confidence above 1 - 1e-8, where CSR "
     "clips: a sharp model has a sample CSR usually below its expected value, so a lower "
     "CSR of the sharper model is weak evidence that it is less risky.  Paired percentile "
@@ -67,7 +83,8 @@ COVERAGE_MULTICLASS = (
     "runs (above 6 % in 7, 7 and 10 of 16 cells; worst: accuracy 9.4 % at 10 classes, "
     "3,000 rows, a model against a sharper one).  Caveat for ECE: its interval missed "
     "the true 0 of the population binned ECE in at most 0.2 % of runs between alike "
-    "models and 0.2-0.4 % between a model and a mildly sharper one, but in 99-100 % "
+    "models and 0.2-0.4 % between a model and a mildly sharper one, but in "
+    + _ECE_MULTICLASS + " "
     "between a model and a very confident, sharper one: it is an interval of the "
     "difference of the two sample ECEs, whose upward biases differ between models of "
     "different sharpness, so there an ECE difference is not evidence of a calibration "

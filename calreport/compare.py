@@ -41,6 +41,8 @@ from calreport import references
 from calreport._finishers import row_columns
 from calreport._grouping import Split
 from calreport._paired_test import (
+    BELOW_NOMINAL_BINARY,
+    BELOW_NOMINAL_MULTICLASS,
     COVERAGE,
     COVERAGE_BINARY,
     COVERAGE_MULTICLASS,
@@ -114,6 +116,9 @@ class Comparison:
         How the intervals, the p-values and the bands were obtained.
     reasons : dict
         (model, metric) -> why an interval or a p-value is NaN.
+    caveats : dict
+        metric -> where the coverage study measured its interval missing the truth far
+        more often than the level allows, printed beside it.
     """
 
     table: pd.DataFrame
@@ -125,13 +130,14 @@ class Comparison:
     seed: int
     methods: dict[str, str] = field(default_factory=dict)
     reasons: dict[tuple[Any, str], str] = field(default_factory=dict)
+    caveats: dict[str, str] = field(default_factory=dict)
 
     def to_frame(self) -> pd.DataFrame:
         """:attr:`table` with the bands, methods and seed in ``attrs``."""
         out = self.table.copy()
         out.attrs.update(baseline=self.baseline, n_rows=self.n_rows, ci=self.ci,
                          n_boot=self.n_boot, seed=self.seed, methods=dict(self.methods),
-                         reasons=dict(self.reasons),
+                         reasons=dict(self.reasons), caveats=dict(self.caveats),
                          bands=self.bands.to_dict(orient="index"))
         return out
 
@@ -167,9 +173,13 @@ class Comparison:
         missing = self._missing(list(dict.fromkeys(rows.index.get_level_values(1))),
                                 refit_flag)
         more = "" if len(rows) == len(self.table) else "\n(all metrics: .table)"
+        shown = set(rows.index.get_level_values(1))
+        caveats = [f"  {m}: {c}" for m, c in self.caveats.items() if m in shown]
         return (f"{head}\n{body}\n\nRisk bands\n{bands}\n\n"
                 + ("No interval (NaN):\n" + "\n".join(f"  {m}" for m in missing) + "\n"
                    if missing else "")
+                + ("Interval below its level in the study:\n" + "\n".join(caveats) + "\n"
+                   if caveats else "")
                 + f"Intervals: {self.methods['interval']}\np-values: {self.methods['test']}\n"
                 f"Measured: {self.methods['coverage']}{more}")
 
@@ -187,6 +197,8 @@ class Comparison:
         return (head + self.table.to_html(float_format=fmt, na_rep="")
                 + "<p>Risk bands</p>" + self.bands.to_html()
                 + "".join(f"<p>No interval: {_escape(m)}</p>" for m in missing)
+                + "".join(f"<p>Interval below its level in the study: {_escape(m)}: "
+                          f"{_escape(c)}</p>" for m, c in self.caveats.items())
                 + f"<p>Intervals: {_escape(self.methods['interval'])}</p>"
                 + f"<p>p-values: {_escape(self.methods['test'])}</p>"
                 + f"<p>Measured: {_escape(self.methods['coverage'])}</p>")
@@ -522,8 +534,9 @@ def compare_groups(
                          if n_refit else "refitting metrics: no interval (refit=False)"),
                "references": "; ".join(references.cite(k) for k in
                                        ("EfronTibshirani1993", "DieboldMariano1995"))}
+    caveats = BELOW_NOMINAL_MULTICLASS if multiclass else BELOW_NOMINAL_BINARY
     return Comparison(table, bands, baseline, n, float(ci), int(n_boot), seed, methods,
-                      reasons)
+                      reasons, {m: c for m, c in caveats.items() if m in names})
 
 
 def _identical(a: ConfidenceProfile, b: ConfidenceProfile) -> bool:

@@ -22,6 +22,7 @@ from calreport.compare import (
     paired_z_test,
     wald_interval,
 )
+from calreport.registry import REGISTRY
 from calreport.settings import Settings
 from calreport.summary import summarize
 
@@ -555,3 +556,28 @@ def test_cli_compare(tmp_path, capsys):
     assert "`baseline`='nope' is not a group" in capsys.readouterr().err
     assert main(["compare", str(path), "--baseline", "M0", "--row-id", "row"]) == 2
     assert "compare needs --by" in capsys.readouterr().err
+
+
+def test_intervals_below_their_level_are_marked_beside_them():
+    """The study's cells where an interval missed far more often than 5 % (CSR between
+    a model and a very confident, sharper one; multiclass ECE there too) are printed
+    beside the interval, in the repr, the CLI text and the report."""
+    from calreport._paired_test import BELOW_NOMINAL_BINARY, BELOW_NOMINAL_MULTICLASS
+    from calreport.report.actions import comparison_section
+
+    binary = _compare(_binary(n=150), metrics=["csr", "ece", "brier"], n_boot=30, seed=0)
+    assert binary.caveats == {"csr": BELOW_NOMINAL_BINARY["csr"]}
+    assert ("Interval below its level in the study:\n  csr: "
+            + BELOW_NOMINAL_BINARY["csr"]) in binary.to_text()
+    assert binary.to_frame().attrs["caveats"] == binary.caveats
+    # the rates are the ones the coverage statement quotes
+    assert "24-33 %" in BELOW_NOMINAL_BINARY["csr"] and "24-33 %" in COVERAGE_BINARY
+    multi = _compare(_multiclass(n=150), "T0", roles={"y": "y", "proba": ["p_0", "p_1", "p_2"]},
+                     metrics=["ece", "brier"], n_boot=30, seed=0)
+    assert multi.caveats == {"ece": BELOW_NOMINAL_MULTICLASS["ece"]}
+    assert "99-100 %" in multi.caveats["ece"] and "99-100 %" in COVERAGE_MULTICLASS
+    section = comparison_section(multi, {})
+    assert {r["metric"]: r["caveat"] for r in section["models"][0]["rows"]} == {
+        "ece": True, "brier": False}
+    assert section["caveats"] == [{"metric": "ece", "label": REGISTRY["ece"].label,
+                                   "text": BELOW_NOMINAL_MULTICLASS["ece"]}]

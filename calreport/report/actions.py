@@ -141,9 +141,10 @@ def comparison_section(cmp: Comparison, names: Mapping[Hashable, str],
     dict
         ``baseline``, ``n_rows``, ``ci``, ``n_boot``, ``seed``, ``row_id``,
         ``models`` (name, band change, ``rows``: metric, label, baseline value,
-        value, difference, interval, p-value, why an interval is missing) and
-        ``methods`` (how the intervals and p-values were obtained, and what was
-        measured of them).
+        value, difference, interval, p-value, why an interval is missing, whether
+        it has a caveat), ``caveats`` (metric, label and text of each interval the
+        coverage study found below its level, marked † beside it) and ``methods`` (how
+        the intervals and p-values were obtained, and what was measured of them).
     """
     table = cmp.table
     models = []
@@ -159,13 +160,18 @@ def comparison_section(cmp: Comparison, names: Mapping[Hashable, str],
                          "difference": _float(r["difference"]),
                          "ci": [_float(r["ci_low"]), _float(r["ci_high"])],
                          "p_value": _float(r["p_value"]),
-                         "reason": cmp.reasons.get((model, m), "")})
+                         "reason": cmp.reasons.get((model, m), ""),
+                         "caveat": bool(cmp.caveats.get(m))})
         b = cmp.bands.loc[model]
         models.append({"name": names.get(model, str(model)), "rows": rows,
                        "baseline_band": _band(str(b["baseline_band"])),
                        "band": _band(str(b["band"])), "change": str(b["change"])})
     keep = ("interval", "test", "coverage", "band")
+    shown = {r["metric"] for m in models for r in m["rows"]}
+    caveats = [{"metric": m, "label": REGISTRY[m].label if m in REGISTRY else m, "text": c}
+               for m, c in cmp.caveats.items() if m in shown]
     return {"baseline": names.get(cmp.baseline, str(cmp.baseline)), "n_rows": cmp.n_rows,
+            "caveats": caveats,
             "ci": cmp.ci, "n_boot": cmp.n_boot, "seed": cmp.seed,
             "row_id": None if row_id is None else str(row_id), "models": models,
             "methods": {k: str(cmp.methods[k]) for k in keep if k in cmp.methods}}
