@@ -60,9 +60,9 @@ from calreport.result import BAND_SEVERITY
 from calreport.settings import Settings
 from calreport.summary import SummaryResult, summarize
 
-__all__ = ["COLUMNS", "COVERAGE", "COVERAGE_BINARY", "COVERAGE_MULTICLASS", "TESTED", "WALD",
-           "Comparison", "compare_groups", "comparison_settings", "paired_z_test",
-           "wald_interval"]
+__all__ = ["BELOW_NOMINAL_BINARY", "BELOW_NOMINAL_MULTICLASS", "COLUMNS", "COVERAGE",
+           "COVERAGE_BINARY", "COVERAGE_MULTICLASS", "TESTED", "WALD", "Comparison",
+           "compare_groups", "comparison_settings", "paired_z_test", "wald_interval"]
 
 #: Columns of :attr:`Comparison.table`.
 COLUMNS = ("baseline", "value", "difference", "ci_low", "ci_high", "p_value")
