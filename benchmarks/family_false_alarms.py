@@ -121,10 +121,10 @@ def read_family(df: pd.DataFrame, seed: int, check: bool) -> Family:
     # BH on the same verdicts, re-simulating those near a level as the accessor does
     members = [df[df["g"] == g.key] for g in res.groups] + ([df] if pooled else [])
 
-    def again(i: int):
+    def again(i: int, n_sim: int):
         rows = members[i]
         return resimulated(verdicts[i], rows["confidence"].to_numpy(),
-                           rows["correct"].to_numpy(), eps=1e-8, seed=seed)
+                           rows["correct"].to_numpy(), eps=1e-8, seed=seed, n_sim=n_sim)
 
     bh = [v.band_adjusted for v in adjust_verdicts(verdicts, "bh", resimulate=again)]
     order = ("risky", "evidence", "undetermined", "no_evidence")

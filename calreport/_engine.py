@@ -252,24 +252,25 @@ def check_family_options(group_kind: str, adjust: str | None) -> None:
 
 
 def _resimulator(split: Split, s: Settings, rows_of: dict[str, Group]
-                 ) -> Callable[[GroupResult], Any]:
+                 ) -> Callable[[GroupResult, int], Any]:
     """A member's verdict simulated with more draws (None when it cannot draw more)."""
 
-    def again(g: GroupResult) -> Any:
+    def again(g: GroupResult, n_sim: int) -> Any:
         grp = rows_of.get(g.name)
         if grp is None or g.risk is None:
             return None
         prof = split.profile.take(grp.rows)
         return resimulated(g.risk, prof.conf, prof.correct, eps=s.eps, seed=s.mc_seed,
                            sample_weight=prof.sample_weight,
-                           weights=None if prof.sample_weight is None else prof.weights)
+                           weights=None if prof.sample_weight is None else prof.weights,
+                           n_sim=n_sim)
 
     return again
 
 
 def adjust_family(groups: list[GroupResult], total: GroupResult | None, *,
                   group_kind: str, adjust: str | None,
-                  resimulate: Callable[[GroupResult], Any] | None = None) -> dict[str, Any]:
+                  resimulate: Callable[[GroupResult, int], Any] | None = None) -> dict[str, Any]:
     """Adjust the verdicts of the groups (and pooled rows) in place; the family facts."""
     members = [g for g in groups if g.risk is not None]
     # the pooled rows of one group are that group: no second test
@@ -279,7 +280,7 @@ def adjust_family(groups: list[GroupResult], total: GroupResult | None, *,
         members.append(total)
     adjusted = adjust_verdicts(
         [g.risk for g in members], adjust,
-        None if resimulate is None else (lambda i: resimulate(members[i])))
+        None if resimulate is None else (lambda i, n: resimulate(members[i], n)))
     for g, r in zip(members, adjusted, strict=True):
         g.risk = r
     n_tests = max((r.n_tests for r in adjusted if r is not None), default=0)

@@ -38,7 +38,7 @@ from calreport.metrics.risk import (
     risk_summary,
 )
 
-__all__ = ["ADJUSTMENTS", "RESIM_CELLS", "RESIM_DRAWS", "adjust_p_values",
+__all__ = ["ADJUSTMENTS", "RESIM_CELLS", "RESIM_DRAWS", "RESIM_FIRST", "adjust_p_values",
            "adjust_verdicts", "family_headline", "p_value", "resimulated"]
 
 #: Adjustment methods: key -> description printed with the verdicts.
@@ -148,7 +148,7 @@ def adjust_p_values(p: Sequence[float], method: str = "holm") -> np.ndarray:
 
 
 def adjust_verdicts(verdicts: Sequence[RiskResult | None], method: str | None = "holm",
-                    resimulate: Callable[[int], RiskResult | None] | None = None
+                    resimulate: Callable[[int, int], RiskResult | None] | None = None
                     ) -> list[RiskResult | None]:
     """The verdicts of a family with P_risk adjusted for its size, and their bands.
 
@@ -159,11 +159,14 @@ def adjust_verdicts(verdicts: Sequence[RiskResult | None], method: str | None = 
     (``band_adjusted`` equal to ``band``).
 
     A simulated P_risk stops drawing once its *unadjusted* band is settled, so its
-    adjusted value can lie within Monte Carlo error of a level.  ``resimulate(i)``,
-    when given, returns member ``i``'s verdict simulated with more draws; its p-value
-    then enters the adjustment (the member's printed P_risk stays its own, and the
-    reason says how many draws the adjusted value rests on).  An adjusted value still
-    within 2 standard errors of a level says so.
+    adjusted value can lie within Monte Carlo error of a level.  ``resimulate(i,
+    n_sim)``, when given, returns member ``i``'s verdict simulated with ``n_sim`` draws
+    (fewer at its cap; None when it can draw no more).  Such a member is drawn again
+    with :data:`RESIM_FIRST` draws (or four times its own), then four times more each
+    time, until its adjusted value is no longer within 2 standard errors of a level or
+    the cap is reached; its p-value then enters the adjustment (the member's printed
+    P_risk stays its own, and the reason says how many draws the adjusted value rests
+    on).  An adjusted value still within 2 standard errors of a level says so.
 
     Examples
     --------
@@ -189,9 +192,15 @@ def adjust_verdicts(verdicts: Sequence[RiskResult | None], method: str | None = 
         near = [i for i, (v, q) in enumerate(zip(verdicts, adj, strict=True))
                 if v is not None and _near_threshold(v, 1.0 - float(q))]
         for i in near:
-            again = resimulate(i)
-            if again is not None and again.n_sim > basis[i].n_sim:
+            # four times the draws each time, until the adjusted band is settled or
+            # resimulate() can draw no more
+            n_sim = max(RESIM_FIRST, 4 * verdicts[i].n_sim)
+            while (again := resimulate(i, n_sim)) is not None \
+                    and again.n_sim > basis[i].n_sim:
                 basis[i], p[i] = again, p_value(again)
+                if not _near_threshold(again, 1.0 - float(adjust_p_values(p, method)[i])):
+                    break
+                n_sim *= 4
         if near:
             adj = adjust_p_values(p, method)
     m = int(np.count_nonzero(~np.isnan(adj)))
@@ -218,16 +227,19 @@ def adjust_verdicts(verdicts: Sequence[RiskResult | None], method: str | None = 
 #: at most this many Bernoulli draws in all (rows x draws): about a second.
 RESIM_DRAWS = 200_000
 RESIM_CELLS = 200_000_000
+#: Its first re-simulation draws this many times (four times more each next one).
+RESIM_FIRST = 12_500
 
 
 def resimulated(v: RiskResult, conf: np.ndarray, correct: np.ndarray, *, eps: float,
                 seed: int, sample_weight: np.ndarray | None = None,
-                weights: str | None = None) -> RiskResult | None:
+                weights: str | None = None, n_sim: int | None = None) -> RiskResult | None:
     """Verdict ``v`` of these rows simulated with more draws, for :func:`adjust_verdicts`.
 
-    Draws ``min(RESIM_DRAWS, RESIM_CELLS // rows)`` times; None when that is no more
-    than ``v`` already drew.  This is the ``resimulate`` rule of every grouped
-    evaluation (``evaluate``, ``summary``, reports and gates).
+    Draws ``n_sim`` times, at most ``min(RESIM_DRAWS, RESIM_CELLS // rows)`` (the cap,
+    also when ``n_sim`` is None); None when that is no more than ``v`` already drew.
+    This is the ``resimulate`` rule of every grouped evaluation (``evaluate``,
+    ``summary``, reports and gates).
 
     Examples
     --------
@@ -236,7 +248,8 @@ def resimulated(v: RiskResult, conf: np.ndarray, correct: np.ndarray, *, eps: fl
     >>> resimulated(v, conf, correct, eps=1e-8, seed=0).n_sim
     200000
     """
-    n_sim = int(min(RESIM_DRAWS, RESIM_CELLS // max(len(conf), 1)))
+    cap = int(min(RESIM_DRAWS, RESIM_CELLS // max(len(conf), 1)))
+    n_sim = cap if n_sim is None else min(int(n_sim), cap)
     if n_sim <= v.n_sim:
         return None
     kw = {} if weights is None else {"weights": weights}
