@@ -360,3 +360,27 @@ def test_bh_of_the_accessor_is_adjust_verdicts_with_its_resimulation():
     assert verdicts[0].n_sim == 16_000
     assert (plain[0], by_hand[0]) == ("evidence", "risky")
     assert "re-simulated with 100,000 draws" in bh.groups[0].risk.band_adjusted_reason
+
+
+def test_resimulation_draws_four_times_more_each_time_and_the_cap_once(monkeypatch):
+    """A member that stays near a level is drawn 12,500, 50,000 and 200,000 times (the
+    cap), once each; one that is settled at once is drawn 12,500 times only."""
+    from calreport.metrics import multiplicity
+
+    conf, ok = np.full(400, 0.9), np.r_[np.ones(340, bool), np.zeros(60, bool)]
+    v = risk.risk_summary(conf, ok, method="monte_carlo", n_sim=1000, seed=0)
+    calls = []
+
+    def again(i, n_sim):
+        calls.append((i, n_sim))
+        return resimulated(v, conf, ok, eps=1e-8, seed=0, n_sim=n_sim)
+
+    monkeypatch.setattr(multiplicity, "_near_threshold", lambda r, p: " (near)")
+    adjust_verdicts([v, v], "holm", resimulate=again)
+    assert calls == [(0, 12_500), (0, 50_000), (0, 200_000),
+                     (1, 12_500), (1, 50_000), (1, 200_000)]
+    calls.clear()
+    monkeypatch.setattr(multiplicity, "_near_threshold",
+                        lambda r, p: " (near)" if r.n_sim < 12_500 else "")
+    adjust_verdicts([v, v], "holm", resimulate=again)
+    assert calls == [(0, 12_500), (1, 12_500)]

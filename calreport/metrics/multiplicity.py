@@ -198,7 +198,9 @@ def adjust_verdicts(verdicts: Sequence[RiskResult | None], method: str | None = 
             while (again := resimulate(i, n_sim)) is not None \
                     and again.n_sim > basis[i].n_sim:
                 basis[i], p[i] = again, p_value(again)
-                if not _near_threshold(again, 1.0 - float(adjust_p_values(p, method)[i])):
+                capped = again.n_sim < n_sim or again.n_sim >= RESIM_DRAWS
+                if capped or not _near_threshold(again,
+                                                 1.0 - float(adjust_p_values(p, method)[i])):
                     break
                 n_sim *= 4
         if near:
