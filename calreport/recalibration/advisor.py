@@ -177,25 +177,20 @@ def _group_table(profile: ConfidenceProfile, key: Hashable, methods: list[str], 
     reps = paired_replicates(profiles, order, n_boot=n_boot, seed=boot_seed,
                              n_bins=settings.n_bins, eps=settings.eps)
     steps.done()
-    alpha = (1.0 - ci) / 2.0
     for m in methods:
         for k in BOOT_METRICS:
-            d = reps[m][k] - reps["none"][k]
             rows[m][f"{k}_diff"] = rows[m][k] - rows["none"][k]
-            finite = d[np.isfinite(d)]
-            lo, hi = (np.quantile(finite, [alpha, 1.0 - alpha]) if finite.size
-                      else (math.nan, math.nan))
-            rows[m][f"{k}_diff_low"], rows[m][f"{k}_diff_high"] = float(lo), float(hi)
+            rows[m][f"{k}_diff_low"], rows[m][f"{k}_diff_high"] = _paired_interval(
+                reps[m][k], reps["none"][k], ci)
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "method"
     recommended, reason = _recommend(table, ci, reps)
     return table, recommended, reason
 
 
-def _excess_interval(reps: Mapping[str, Mapping[str, np.ndarray]], method: str, best: str,
-                     ci: float) -> tuple[float, float]:
-    """Paired-bootstrap interval of ``log_loss(method) - log_loss(best)`` (same rows)."""
-    d = reps[method]["log_loss"] - reps[best]["log_loss"]
+def _paired_interval(a: np.ndarray, b: np.ndarray, ci: float) -> tuple[float, float]:
+    """Percentile interval of the paired replicates of ``a - b`` (same resampled rows)."""
+    d = a - b
     d = d[np.isfinite(d)]
     if not d.size:
         return math.nan, math.nan
@@ -228,7 +223,9 @@ def _recommend(table: pd.DataFrame, ci: float,
     level = f"{ci:.0%} paired-bootstrap interval"
     # the methods the intervals cannot tell from the best; no recalibration among them
     # when no method's gain is established and none improves the scores' band
-    tied = [m for m in ok.index if m == best or _excess_interval(reps, m, best, ci)[0] <= 0]
+    excess = {m: _paired_interval(reps[m]["log_loss"], reps[best]["log_loss"], ci)
+              for m in ok.index if m != best}
+    tied = [m for m in ok.index if m == best or excess[m][0] <= 0]
     if not (ok["log_loss_diff_high"] < 0).any() and \
             sev0 <= min(BAND_SEVERITY[band] for band in ok["band"]):
         tied.append("none")
@@ -256,7 +253,7 @@ def _recommend(table: pd.DataFrame, ci: float,
             f"{base['csr']:.3g} -> {r['csr']:.3g})")
     if pick == best:
         return best, (f"{gain}, the largest gain {keep}." + alike + excluded)
-    lo, hi = _excess_interval(reps, pick, best, ci)
+    lo, hi = excess[pick]
     return pick, (
         f"{gain}: the simplest method whose log loss cannot be told apart from the "
         f"lowest, {METHODS[best].label}'s {b['log_loss']:.4g} ({level} of the "
