@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -147,7 +147,7 @@ class Comparison:
         return self.table[self.table.index.get_level_values(1).isin(keep)] if keep \
             else self.table
 
-    def _missing(self, metrics: Sequence[str], refit_flag: str) -> list[str]:
+    def _missing(self, metrics: Collection[str], refit_flag: str) -> list[str]:
         """Why the intervals of these metrics are missing: one line per reason."""
         by: dict[str, dict[str, None]] = {}
         for (_, metric), why in self.reasons.items():
@@ -170,10 +170,9 @@ class Comparison:
                                "display.width", 200, "display.max_rows", 1000):
             body = rows.to_string()
             bands = self.bands.to_string()
-        missing = self._missing(list(dict.fromkeys(rows.index.get_level_values(1))),
-                                refit_flag)
-        more = "" if len(rows) == len(self.table) else "\n(all metrics: .table)"
         shown = set(rows.index.get_level_values(1))
+        missing = self._missing(shown, refit_flag)
+        more = "" if len(rows) == len(self.table) else "\n(all metrics: .table)"
         caveats = [f"  {m}: {c}" for m, c in self.caveats.items() if m in shown]
         return (f"{head}\n{body}\n\nRisk bands\n{bands}\n\n"
                 + ("No interval (NaN):\n" + "\n".join(f"  {m}" for m in missing) + "\n"
@@ -192,8 +191,7 @@ class Comparison:
                 f"{self.n_boot:,} paired bootstrap replicates, seed {self.seed}, "
                 f"{self.ci:.0%} intervals.</p>")
         fmt = "{:.4g}".format
-        missing = self._missing(list(dict.fromkeys(self.table.index.get_level_values(1))),
-                                "refit=True")
+        missing = self._missing(set(self.table.index.get_level_values(1)), "refit=True")
         return (head + self.table.to_html(float_format=fmt, na_rep="")
                 + "<p>Risk bands</p>" + self.bands.to_html()
                 + "".join(f"<p>No interval: {_escape(m)}</p>" for m in missing)
