@@ -20,6 +20,7 @@ from calreport.recalibration.venn_abers import VennAbersCalibrator
 __all__ = ["METHODS", "Method", "canonical_order", "cross_fit", "make_calibrator",
            "stratified_folds"]
 
+
 class Method(NamedTuple):
     """A recalibration method: its label, its calibrator and how many parameters it fits."""
 
