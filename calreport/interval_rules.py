@@ -55,6 +55,8 @@ import numpy as np
 
 __all__ = [
     "INTERVAL_METHODS",
+    "LINEARIZED",
+    "LINEARIZED_MARK",
     "NO_SPREAD",
     "ONE_SIDED",
     "STUDY_MIN_ROWS",
@@ -92,6 +94,13 @@ COVERAGE: dict[str, dict[str, tuple[float | None, ...]]] = {
     metric: {method: tuple(row) for method, row in by.items()}
     for metric, by in _DATA["coverage"].items()}
 del _DATA
+#: The linearized replicates' study (:mod:`calreport.bootstrap._linear`): ``study``
+#: settings, ``cells`` and ``coverage`` by metric and method, as above; written by
+#: ``benchmarks/linearized_bootstrap.py`` into ``calreport/coverage_linearized.json``.
+LINEARIZED: dict[str, Any] = json.loads(
+    Path(__file__).with_name("coverage_linearized.json").read_text(encoding="utf-8"))
+#: How a method description marks intervals read from linearized replicates.
+LINEARIZED_MARK = ", linearized"
 
 
 @dataclass(frozen=True)
@@ -271,8 +280,13 @@ def coverage(metric: str, method: str) -> Coverage:
     >>> coverage("accuracy", "no such method").measured
     False
     """
-    row = COVERAGE.get(metric, {}).get(method)
-    cells = {c: v for c, v in zip(CELLS, row or (), strict=False) if v is not None}
+    table, names, runs = COVERAGE, CELLS, STUDY.get("runs", 0)
+    if method.endswith(LINEARIZED_MARK):  # the linearized replicates' own study
+        method = base_method(method)
+        table, names = LINEARIZED["coverage"], LINEARIZED["cells"]
+        runs = LINEARIZED["study"].get("runs", 0)
+    row = table.get(metric, {}).get(method)
+    cells = {c: v for c, v in zip(names, row or (), strict=False) if v is not None}
     if not cells:
         return Coverage(math.nan, math.nan, {}, 0, False)
     vals = list(cells.values())
@@ -281,7 +295,7 @@ def coverage(metric: str, method: str) -> Coverage:
         ok = lo >= 0.95 - TOLERANCE
     else:
         ok = lo >= 0.95 - TOLERANCE and hi <= 0.95 + TOLERANCE
-    return Coverage(lo, hi, dict(cells), int(STUDY.get("runs", 0)), ok)
+    return Coverage(lo, hi, dict(cells), int(runs), ok)
 
 
 def base_method(how: str) -> str:
@@ -307,10 +321,11 @@ def interval_note(metric: str, how: str) -> dict[str, Any]:
     True
     """
     base = base_method(how)
-    cov = coverage_text(metric, base)
+    key = how if how.endswith(LINEARIZED_MARK) else base
+    cov = coverage_text(metric, key)
     return {"method": how, "one_sided": base in ONE_SIDED, "coverage": cov,
-            "meets_target": coverage(metric, base).meets_target,
-            "text": f"{method_text(base)}, {cov}"}
+            "meets_target": coverage(metric, key).meets_target,
+            "text": f"{method_text(key)}, {cov}"}
 
 
 def interval_caveat(low: float, high: float, n: float) -> str:
@@ -379,6 +394,8 @@ def size_caveat(n: float) -> str:
 
 def method_text(method: str) -> str:
     """How the interval reads, e.g. ``"one-sided upper bound"``."""
+    if method.endswith(LINEARIZED_MARK):
+        return f"{method_text(base_method(method))} of linearized (first-order) replicates"
     return {"upper": "one-sided upper bound", "lower": "one-sided lower bound",
             "analytic": "normal (analytic)"}.get(method, f"{method} bootstrap")
 
@@ -400,5 +417,5 @@ def coverage_text(metric: str, method: str) -> str:
     span = f"{lo} %" if lo == hi else f"{lo}-{hi} %"
     if c.meets_target:
         return f"measured {span}"
-    target = "at least 92 %" if method in ONE_SIDED else "92-98 %"
+    target = "at least 92 %" if base_method(method) in ONE_SIDED else "92-98 %"
     return f"BELOW NOMINAL: measured {span} (target {target})"

@@ -221,6 +221,10 @@ _ENTRIES = (
     Reference("Efron1979", ("Efron, B.",), 1979,
               "Bootstrap Methods: Another Look at the Jackknife",
               "Annals of Statistics 7(1), 1-26", doi="10.1214/aos/1176344552"),
+    Reference("Efron1982", ("Efron, B.",), 1982,
+              "The Jackknife, the Bootstrap and Other Resampling Plans",
+              "CBMS-NSF Regional Conference Series in Applied Mathematics 38, SIAM, "
+              "Philadelphia", doi="10.1137/1.9781611970319"),
     Reference("EfronTibshirani1993", ("Efron, B.", "Tibshirani, R. J."), 1993,
               "An Introduction to the Bootstrap", "Chapman & Hall, New York",
               doi="10.1201/9780429246593"),

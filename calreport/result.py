@@ -248,6 +248,13 @@ class CalibrationResult:
                 if f and m not in notes:  # the metric's, not one group's caveat
                     notes[m] = {**{k: v for k, v in f.items() if not k.endswith("_mcse")},
                                 **interval_note(m, f["method"]), "caveat": ""}
+                elif f and (other := interval_note(m, f["method"]))["text"] not in (
+                        notes[m]["text"]):
+                    # groups read by another method (linearized replicates of large
+                    # groups): both said; ``method`` stays the first group's
+                    notes[m] = {**notes[m], "text": f"{notes[m]['text']}; {other['text']}",
+                                "meets_target": notes[m]["meets_target"]
+                                and other["meets_target"]}
         return notes
 
     # --------------------------------------------------------------------- JSON

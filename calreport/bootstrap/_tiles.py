@@ -420,3 +420,69 @@ def _descending_order(conf: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     ordered = np.arange(n, dtype=index)
     ordered += np.repeat((up[::-1] - starts).astype(index), length)
     return ordered, starts
+
+
+class ReplicateSums:
+    """The sums of a block of replicates, as the registry's finishers read them.
+
+    ``sum(col)`` and ``ratio(num, den)`` are weighted column sums (one value per
+    replicate), ``per_bin(col)`` the same split by bin (replicates x bins),
+    ``auc()`` the macro AUC and cwAUC and ``aurc()`` the AURC of every replicate.
+    ``kernels``: the :class:`calreport.bootstrap.kernels.Kernels` whose parts
+    summed ``states``.
+    """
+
+    def __init__(self, kernels: Any, states: dict[int, Any]) -> None:
+        self._k = kernels
+        self._states = states
+        self._per_bin = states[id(kernels.sums)]
+        self._sums = self._per_bin.sum(axis=1)
+
+    def sum(self, col: str) -> np.ndarray:
+        """Weighted sum of a per-row column, per replicate."""
+        return self._sums[:, self._k.col[col]]
+
+    def ratio(self, num: str, den: str = "one") -> np.ndarray:
+        """Ratio of two weighted sums, per replicate."""
+        return self.sum(num) / self.sum(den)
+
+    def per_bin(self, col: str) -> np.ndarray:
+        """Weighted sums of a column per bin, shape (replicates, bins)."""
+        return self._per_bin[:, :, self._k.col[col]]
+
+    def bin_occupancy(self) -> np.ndarray:
+        """Rows per bin, or with sample weights Kish's (sum w)^2 / sum w^2."""
+        cnt = self.per_bin("one")
+        if not self._k.weighted:
+            return cnt
+        return cnt**2 / self.per_bin("base")
+
+    def auc(self) -> tuple[np.ndarray, np.ndarray]:
+        """Macro AUC and cwAUC per replicate over the classes with both outcomes."""
+        k = self._k
+        if "auc" in k.linear:  # first order (see _linear)
+            return (k.linear["auc"] + self.sum("lin_auc"),
+                    k.linear["cwauc"] + self.sum("lin_cwauc"))
+        if not k.auc_classes:
+            nan = np.full(self._sums.shape[0], np.nan)
+            return nan, nan
+        pairs = [a.finish(self._states[id(a)]) for a in k.aucs]
+        auc = [x for x, _ in pairs]
+        cw = [x for _, x in pairs]
+        if k.sparse is not None:
+            sp_auc, sp_cw = self._states[id(k.sparse)]
+            auc.extend(sp_auc.T)
+            cw.extend(sp_cw.T)
+        # columns in class order (the mean then adds them in the same order whichever
+        # path computed a class)
+        at = np.argsort(k.auc_classes, kind="stable")
+        # the class set is the full sample's: a replicate that loses a class's
+        # positives or negatives is degenerate (NaN), not averaged over fewer classes
+        return (np.column_stack([auc[i] for i in at]).mean(axis=1),
+                np.column_stack([cw[i] for i in at]).mean(axis=1))
+
+    def aurc(self) -> np.ndarray:
+        """AURC per replicate."""
+        if "aurc" in self._k.linear:
+            return self._k.linear["aurc"] + self.sum("lin_aurc")
+        return self._states[id(self._k.aurc)].num / self.sum("one")

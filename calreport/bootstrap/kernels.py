@@ -19,6 +19,7 @@ from calreport import _finishers as fin
 from calreport import _validate as v
 from calreport._finishers import row_columns
 from calreport._progress import Steps
+from calreport.bootstrap._linear import linear_columns
 from calreport.bootstrap._rows import (
     _index_dtype,
     _subset,
@@ -33,6 +34,7 @@ from calreport.bootstrap._sparse import (
 )
 from calreport.bootstrap._tiles import (
     _TILE_ROWS,
+    ReplicateSums,
     _Auc,
     _Aurc,
     _Buffers,
@@ -53,8 +55,8 @@ from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY
 from calreport.settings import Settings
 
-__all__ = ["Kernels", "ReplicateSums", "block_replicates", "bootstrap_replicates",
-           "row_columns"]
+__all__ = ["Kernels", "ReplicateSums", "Replicates", "block_replicates",
+           "bootstrap_replicates", "row_columns"]
 
 _BLOCK_CELLS = 1 << 25  # replicates x rows of a block of uint8 counts (32 MiB)
 # replicates x rows of a float64 working tile (2 MiB: 32 x 8192)
@@ -102,10 +104,14 @@ class Kernels:
         Row order the replicates' counts refer to.
     keep_rows : bool, default True
         Keep what :meth:`evaluate` (real weights) needs.
+    linearize : bool or None, default False
+        First-order AUC, cwAUC and AURC (:mod:`calreport.bootstrap._linear`; None:
+        by its rule); ``linear`` holds the values linearized.
     """
 
     def __init__(self, p: ConfidenceProfile, s: Settings, names: Sequence[str],
-                 order: np.ndarray | None = None, *, keep_rows: bool = True):
+                 order: np.ndarray | None = None, *, keep_rows: bool = True,
+                 linearize: bool | None = False):
         self.names = [n for n in names
                       if n in REGISTRY and REGISTRY[n].interval.kind == "bootstrap"
                       and REGISTRY[n].missing_need(p) is None]
@@ -130,6 +136,20 @@ class Kernels:
         self._keep = {c for m in self.names for c in REGISTRY[m].interval.columns}
         specs = [REGISTRY[m].interval for m in self.names]
         self._with_bins = any("bin_diff" in spec.columns for spec in specs)
+        # ranking metrics wanted, and the AUC classes with both outcomes
+        y_code, groups, n_classes = None, None, 2
+        if p.has_proba and p.y_true is not None and any(
+                spec.finish in fin.PAIRWISE for spec in specs):
+            n_classes = 2 if p.score is not None else p.proba.shape[1]
+            y_code = p.y_true.astype(np.min_scalar_type(max(n_classes - 1, 1)))
+            groups = _positive_groups(p, y_code, n_classes)
+        want_aurc = any(spec.finish is fin.aurc for spec in specs)
+        both = [] if groups is None else [k for k in ([1] if p.score is not None else
+                                                      range(n_classes))
+                                          if 0 < groups[k, 0] < n]
+        self._lin, self.linear = linear_columns(
+            p, both, groups is not None, want_aurc, None if p.sample_weight is None else
+            p.sample_weight / (scale or 1.0), linearize)
         self.col_names = list(self._columns(np.arange(min(n, 1))))
         self.col = {k: i for i, k in enumerate(self.col_names)}
         n_cols = len(self.col_names)
@@ -142,18 +162,9 @@ class Kernels:
         sparse_classes: list[int] = []  # classes with few distinct positive scores
         sparse_groups: list[int] = []
         self.auc_classes: list[int] = []  # dense classes, then the sparse ones
-        y_code = None
-        if p.has_proba and p.y_true is not None and any(
-                spec.finish in fin.PAIRWISE for spec in specs):
-            n_classes = 2 if p.score is not None else p.proba.shape[1]
-            y_code = p.y_true.astype(np.min_scalar_type(max(n_classes - 1, 1)))
-            classes = [1] if p.score is not None else range(n_classes)
-            groups = _positive_groups(p, y_code, n_classes)
+        if groups is not None and "auc" not in self.linear:
             y = at(y_code)
-            for k in classes:
-                n_pos = int(groups[k, 0])
-                if n_pos in (0, n):
-                    continue
+            for k in both:
                 if groups[k, 1] <= min(_SPARSE_GROUPS, n // _SPARSE_RATIO):
                     sparse_classes.append(k)
                     sparse_groups.append(int(groups[k, 1]))
@@ -169,7 +180,7 @@ class Kernels:
             del y
         # AURC: rows by decreasing confidence, ties grouped
         aurc_order = None
-        if any(spec.finish is fin.aurc for spec in specs):
+        if want_aurc and "aurc" not in self.linear:
             conf = at(p.conf)
             aurc_order = _Order(*_descending_order(conf))
             del conf
@@ -304,6 +315,7 @@ class Kernels:
         """The per-row columns of the profile's ``rows`` (original positions)."""
         part = _subset(self._profile, rows, self._scale)
         cols = row_columns(part, self.settings, self._keep)
+        cols.update({k: c[rows] for k, c in self._lin.items()})
         if self._with_bins:
             score, outcome = part.view(self.settings.view)
             cols["bin_diff"] = outcome - score
@@ -406,63 +418,11 @@ class Kernels:
         return out
 
 
-class ReplicateSums:
-    """The sums of a block of replicates, as the registry's finishers read them.
+class Replicates(dict):
+    """Metric -> bootstrap replicates, and ``linearized``: the metrics whose
+    replicates are first order (:mod:`calreport.bootstrap._linear`)."""
 
-    ``sum(col)`` and ``ratio(num, den)`` are weighted column sums (one value per
-    replicate), ``per_bin(col)`` the same split by bin (replicates x bins),
-    ``auc()`` the macro AUC and cwAUC and ``aurc()`` the AURC of every replicate.
-    """
-
-    def __init__(self, kernels: Kernels, states: dict[int, Any]) -> None:
-        self._k = kernels
-        self._states = states
-        self._per_bin = states[id(kernels.sums)]
-        self._sums = self._per_bin.sum(axis=1)
-
-    def sum(self, col: str) -> np.ndarray:
-        """Weighted sum of a per-row column, per replicate."""
-        return self._sums[:, self._k.col[col]]
-
-    def ratio(self, num: str, den: str = "one") -> np.ndarray:
-        """Ratio of two weighted sums, per replicate."""
-        return self.sum(num) / self.sum(den)
-
-    def per_bin(self, col: str) -> np.ndarray:
-        """Weighted sums of a column per bin, shape (replicates, bins)."""
-        return self._per_bin[:, :, self._k.col[col]]
-
-    def bin_occupancy(self) -> np.ndarray:
-        """Rows per bin, or with sample weights Kish's (sum w)^2 / sum w^2."""
-        cnt = self.per_bin("one")
-        if not self._k.weighted:
-            return cnt
-        return cnt**2 / self.per_bin("base")
-
-    def auc(self) -> tuple[np.ndarray, np.ndarray]:
-        """Macro AUC and cwAUC per replicate over the classes with both outcomes."""
-        k = self._k
-        if not k.auc_classes:
-            nan = np.full(self._sums.shape[0], np.nan)
-            return nan, nan
-        pairs = [a.finish(self._states[id(a)]) for a in k.aucs]
-        auc = [x for x, _ in pairs]
-        cw = [x for _, x in pairs]
-        if k.sparse is not None:
-            sp_auc, sp_cw = self._states[id(k.sparse)]
-            auc.extend(sp_auc.T)
-            cw.extend(sp_cw.T)
-        # columns in class order (the mean then adds them in the same order whichever
-        # path computed a class)
-        at = np.argsort(k.auc_classes, kind="stable")
-        # the class set is the full sample's: a replicate that loses a class's
-        # positives or negatives is degenerate (NaN), not averaged over fewer classes
-        return (np.column_stack([auc[i] for i in at]).mean(axis=1),
-                np.column_stack([cw[i] for i in at]).mean(axis=1))
-
-    def aurc(self) -> np.ndarray:
-        """AURC per replicate."""
-        return self._states[id(self._k.aurc)].num / self.sum("one")
+    linearized: tuple[str, ...] = ()
 
 
 def block_replicates(n: int, n_boot: int) -> int:
@@ -495,7 +455,8 @@ def bootstrap_replicates(
     seed: Any = None,
     progress: bool | None = None,
     resampling: str = "multinomial",
-) -> dict[str, np.ndarray]:
+    linearize: bool | None = None,
+) -> Replicates:
     """Bootstrap replicates of the summary metrics of one profile.
 
     Rows are resampled with replacement (``n_boot`` samples of ``N`` rows); sample
@@ -522,11 +483,16 @@ def bootstrap_replicates(
         bootstrap).  ``"poisson"``: i.i.d. Poisson(1) counts, so replicate sizes
         vary (the Poisson bootstrap, asymptotically equivalent; meant for large N).
         Both cost the same here; see the module notes.
+    linearize : bool or None, default None
+        First-order replicates of the AUC, cwAUC and AURC (see
+        :mod:`calreport.bootstrap._linear`): None where the sample has at least
+        20,000 rows and each side at least 1,000, True always, False never.
 
     Returns
     -------
-    dict
-        Metric -> array of shape ``(n_boot,)``.
+    Replicates
+        Metric -> array of shape ``(n_boot,)``; its ``linearized`` names the
+        metrics whose replicates are first order.
 
     Raises
     ------
@@ -536,7 +502,8 @@ def bootstrap_replicates(
     Notes
     -----
     A replicate's metrics equal the core metrics computed with its counts as
-    sample weights (times the profile's own weights).
+    sample weights (times the profile's own weights), the linearized ones to first
+    order.
 
     Memory beyond the profile: the uint8 counts of one block (at least one stream
     of 16 replicates, ``16 N`` bytes), 4 bytes a row for the host order's source rows
@@ -565,12 +532,17 @@ def bootstrap_replicates(
     # a canonical row order, so the replicates do not depend on the input's row order
     # (rows tied on every key are interchangeable)
     # (the kernels read the profile through this order: no reordered copy of it)
-    k = Kernels(profile, s, metrics, order=canonical_order(profile), keep_rows=False)
+    k = Kernels(profile, s, metrics, order=canonical_order(profile), keep_rows=False,
+                linearize=linearize)
     n = profile.n
     sampler = Resampler.of(n, resampling)
     streams = spawn_seeds(seed, -(-n_boot // STREAM_REPLICATES))
     block = block_replicates(n, n_boot)
-    out = {name: np.empty(n_boot) for name in k.names}
+    out = Replicates({name: np.empty(n_boot) for name in k.names})
+    out.linearized = tuple(
+        m for m in k.names if ("auc" in k.linear and REGISTRY[m].interval.finish in
+                               fin.PAIRWISE) or ("aurc" in k.linear and
+                                                 REGISTRY[m].interval.finish is fin.aurc))
     bufs = _Buffers()  # scratch arrays reused from block to block
 
     def evaluate_block(start: int, bufs: _Buffers) -> int:

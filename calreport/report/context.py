@@ -19,9 +19,15 @@ import numpy as np
 import calreport.report.verdict as vd
 from calreport import references
 from calreport._version import __version__
-from calreport.bootstrap.intervals import REFIT_REPLICATES
+from calreport.bootstrap.intervals import REFIT_REPLICATES, linearized_note
 from calreport.compare import Comparison
-from calreport.interval_rules import base_method, size_caveat, spread_caveat, study_sizes
+from calreport.interval_rules import (
+    LINEARIZED_MARK,
+    base_method,
+    size_caveat,
+    spread_caveat,
+    study_sizes,
+)
 from calreport.metrics import local, risk
 from calreport.plotting import BAND_COLORS, BAND_FILLS, pool_profiles
 from calreport.profile import ConfidenceProfile
@@ -519,6 +525,8 @@ def _bootstrap_rows(result: CalibrationResult) -> dict[str, Any]:
         ("Resampling", f"{ci.get('resampling', 'rows with replacement')}, within each group"),
         ("Seed", "not fixed" if ci.get("seed") is None else str(ci["seed"])),
     ]
+    if any(m.endswith(LINEARIZED_MARK) for m in methods):
+        rows.insert(2, ("Linearized replicates", linearized_note()))
     return {"used": True, "level": float(ci["level"]),
             "rows": [{"name": a, "value": b} for a, b in rows]}
 

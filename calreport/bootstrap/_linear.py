@@ -1,0 +1,175 @@
+"""Linearized bootstrap replicates of the ranking metrics of large samples.
+
+The AUC, cwAUC and AURC of a replicate need running sums along a sort order of
+every row, per replicate: about a dozen passes over each ``(replicates, rows)``
+tile, the largest share of a bootstrap of many rows.  Each of them is a smooth,
+scale-free function ``T(w)`` of the row weights, so a replicate with weights
+``c_i w_i`` (``c_i`` its resampling counts) is, to first order,
+
+    ``T(c w) ≈ T(w) + Σ_i c_i w_i ∂T/∂w_i``
+
+(``Σ_i w_i ∂T/∂w_i = 0`` for a function of degree 0: Euler's theorem).  The
+derivatives are one more per-row column of the sums every replicate already forms
+(one matrix product), so these metrics cost almost nothing more than accuracy.
+The neglected term is of relative order ``1/√m`` (``m``: the rows of the smaller
+side of the comparison); the replicates are used where every class has at least
+:data:`LINEAR_SIDE` rows on each side and the sample :data:`LINEAR_ROWS` rows, and
+the coverage of the intervals read from them is measured at those sizes
+(``benchmarks/linearized_bootstrap.py``; ``"linearized"`` in the coverage table).
+For the AUC this is the bootstrap image of DeLong et al.'s (1988) placement
+values; in general the infinitesimal jackknife (Efron 1982, chapter 6).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["LINEAR_ROWS", "LINEAR_SIDE", "auc_influence", "aurc_influence",
+           "linear_columns", "smaller_side"]
+
+#: Fewest rows of a sample whose AUC, cwAUC and AURC replicates are linearized.
+LINEAR_ROWS = 20_000
+#: ... and fewest rows on each side: the positives and negatives of every AUC class,
+#: the correct and wrong predictions of the AURC.
+LINEAR_SIDE = 1_000
+
+
+def smaller_side(flag: np.ndarray, w: np.ndarray | None) -> int:
+    """Rows with positive weight on the smaller side of a boolean split."""
+    keep = flag if w is None else flag & (w > 0)
+    rest = ~flag if w is None else ~flag & (w > 0)
+    return int(min(np.count_nonzero(keep), np.count_nonzero(rest)))
+
+
+def _ties(sorted_values: np.ndarray) -> np.ndarray:
+    """Tie group of every position of a sorted array (0, 1, ...)."""
+    group = np.empty(sorted_values.size, dtype=np.intp)
+    if sorted_values.size:
+        group[0] = 0
+        np.cumsum(sorted_values[1:] != sorted_values[:-1], out=group[1:])
+    return group
+
+
+def auc_influence(score: np.ndarray, pos: np.ndarray, conf: np.ndarray,
+                  w: np.ndarray | None) -> tuple[float, float, np.ndarray, np.ndarray]:
+    """AUC and cwAUC of one class and their derivatives by each row's weight.
+
+    The AUC is ``A = Σ_{i pos, j neg} w_i w_j K_ij / (P N)`` with ``K_ij`` 1 when
+    ``s_i > s_j`` and 1/2 when tied, ``P`` and ``N`` the positives' and negatives'
+    weights; the cwAUC is the same with the weights ``w c`` (``c``: confidence).
+    A positive's derivative is ``(V_i - A) / P`` with ``V_i = Σ_j w_j K_ij / N`` its
+    placement value, a negative's ``(U_j - A) / N`` with ``U_j = Σ_i w_i K_ij / P``
+    (the cwAUC's, with the confidence-weighted sums, times ``c``).
+
+    Returns
+    -------
+    auc, cwauc : float
+    d_auc, d_cwauc : ndarray
+        Derivatives in the rows' order.
+
+    Examples
+    --------
+    >>> a, _, d, _ = auc_influence(np.array([0.1, 0.4, 0.35, 0.8]),
+    ...                            np.array([False, False, True, True]),
+    ...                            np.ones(4), None)
+    >>> a, [round(float(x), 3) for x in d]
+    (0.75, [0.125, -0.125, -0.125, 0.125])
+    """
+    order = np.argsort(score, kind="stable")
+    group = _ties(score[order])
+    n_groups = int(group[-1]) + 1 if group.size else 0
+    p_sorted = pos[order]
+    base = np.ones(score.size) if w is None else np.asarray(w, dtype=np.float64)
+    out: list[tuple[float, np.ndarray]] = []
+    for mult in (None, conf):
+        u = base[order] if mult is None else (base * mult)[order]
+        up = np.where(p_sorted, u, 0.0)
+        un = u - up
+        gp = np.bincount(group, weights=up, minlength=n_groups)
+        gn = np.bincount(group, weights=un, minlength=n_groups)
+        tot_p, tot_n = float(gp.sum()), float(gn.sum())
+        below_n = np.cumsum(gn) - gn  # negatives' weight below each group
+        above_p = tot_p - np.cumsum(gp)  # positives' weight above
+        win = below_n + 0.5 * gn  # a positive's wins (negatives' weight it beats)
+        value = float(np.dot(gp, win) / (tot_p * tot_n))
+        d_sorted = np.where(p_sorted,
+                            (win[group] / tot_n - value) / tot_p,
+                            ((above_p + 0.5 * gp)[group] / tot_p - value) / tot_n)
+        d = np.empty(score.size)
+        d[order] = d_sorted
+        if mult is not None:
+            d *= mult
+        out.append((value, d))
+    return out[0][0], out[1][0], out[0][1], out[1][1]
+
+
+def aurc_influence(conf: np.ndarray, err: np.ndarray, w: np.ndarray | None
+                   ) -> tuple[float, np.ndarray]:
+    """AURC and its derivative by each row's weight.
+
+    Rows by decreasing confidence, tied ones in one group ``g``: with ``W_g`` and
+    ``E_g`` the weight and the wrong predictions' weight of the groups up to ``g``,
+    ``R_g = E_g / W_g`` and ``w_g`` the group's weight, AURC ``= Σ_g w_g R_g / W``.
+    A row of group ``h`` moves it by ``(R_h + e Σ_{g≥h} w_g / W_g - Σ_{g≥h} w_g R_g /
+    W_g - AURC) / W`` (``e``: 1 when the row is wrong).
+
+    Examples
+    --------
+    >>> a, d = aurc_influence(np.array([0.9, 0.8, 0.7]), np.array([False, True, False]),
+    ...                       None)
+    >>> round(a, 6), [round(float(x), 4) for x in d]
+    (0.277778, [-0.213, 0.2315, -0.0185])
+    """
+    order = np.argsort(-conf, kind="stable")
+    group = _ties(-conf[order])
+    n_groups = int(group[-1]) + 1 if group.size else 0
+    base = np.ones(conf.size) if w is None else np.asarray(w, dtype=np.float64)
+    ws = base[order]
+    es = err[order]
+    gw = np.bincount(group, weights=ws, minlength=n_groups)
+    ge = np.bincount(group, weights=np.where(es, ws, 0.0), minlength=n_groups)
+    cw, ce = np.cumsum(gw), np.cumsum(ge)
+    with np.errstate(invalid="ignore", divide="ignore"):  # leading zero-weight groups
+        risk = np.where(cw > 0, ce / np.where(cw > 0, cw, 1.0), 0.0)
+        share = np.where(cw > 0, gw / np.where(cw > 0, cw, 1.0), 0.0)
+    total = float(cw[-1])
+    value = float(np.dot(gw, risk) / total)
+    s1 = np.cumsum(share[::-1])[::-1]  # Σ_{g≥h} w_g / W_g
+    s2 = np.cumsum((share * risk)[::-1])[::-1]  # Σ_{g≥h} w_g R_g / W_g
+    d_sorted = (risk[group] + np.where(es, s1[group], 0.0) - s2[group] - value) / total
+    d = np.empty(conf.size)
+    d[order] = d_sorted
+    return value, d
+
+
+def linear_columns(p: Any, classes: list[int], want_auc: bool, want_aurc: bool,
+                   w: np.ndarray | None, force: bool | None
+                   ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """The derivative columns (original row order) and the values they linearize.
+
+    ``classes``: the AUC classes with both outcomes (the sample's); ``w``: the
+    sample weights as the kernels scale them.  ``force`` None applies the rule of
+    :data:`LINEAR_ROWS` and :data:`LINEAR_SIDE` to each family (AUC and cwAUC;
+    AURC), True linearizes both, False neither.  Empty dicts: nothing linearized.
+    """
+    cols: dict[str, np.ndarray] = {}
+    values: dict[str, float] = {}
+    if force is False or (force is None and p.n < LINEAR_ROWS):
+        return cols, values
+    y = p.y_true
+    if want_auc and classes and (force or all(
+            smaller_side(y == k, w) >= LINEAR_SIDE for k in classes)):
+        # the macro average of the classes' values and derivatives, summed class by
+        # class (no K x N array)
+        sums = [0.0, 0.0, np.zeros(p.n), np.zeros(p.n)]
+        for k in classes:
+            score = p.score if p.score is not None else p.proba[:, k]
+            for i, part in enumerate(auc_influence(score, y == k, p.conf, w)):
+                sums[i] += part
+        values["auc"], values["cwauc"] = sums[0] / len(classes), sums[1] / len(classes)
+        cols["lin_auc"], cols["lin_cwauc"] = sums[2] / len(classes), sums[3] / len(classes)
+    if want_aurc and (force or smaller_side(p.correct, w) >= LINEAR_SIDE):
+        values["aurc"], cols["lin_aurc"] = aurc_influence(p.conf, ~p.correct, w)
+    return cols, values
