@@ -168,3 +168,16 @@ def test_macro_auc_of_the_kernels_is_the_core_macro_auc():
     prof = _profile("10-class", 3000, rng)
     got = Kernels(prof, S, ["auc"], linearize=True).linear["auc"]
     assert got == pytest.approx(auc(prof.y_true, prof.proba), abs=1e-12)
+
+
+def test_the_memory_bounded_mode_keeps_the_exact_replicates(monkeypatch):
+    # above _MATRIX_BYTES of per-row columns the tiles bound the memory; the
+    # derivatives (8 bytes a row each, and their computation's) would not be
+    import calreport.bootstrap.kernels as bs
+
+    rng = np.random.default_rng(2)
+    p = rng.uniform(0.05, 0.95, LINEAR_ROWS)
+    prof = ConfidenceProfile.from_arrays((rng.random(LINEAR_ROWS) < p).astype(int), p)
+    assert bootstrap_replicates(prof, metrics=PAIRS, n_boot=16, seed=0).linearized
+    monkeypatch.setattr(bs, "_MATRIX_BYTES", 0)
+    assert bootstrap_replicates(prof, metrics=PAIRS, n_boot=16, seed=0).linearized == ()

@@ -13,8 +13,10 @@ derivatives are one more per-row column of the sums every replicate already form
 (one matrix product), so these metrics cost almost nothing more than accuracy.
 The neglected term is of relative order ``1/√m`` (``m``: the rows of the smaller
 side of the comparison); the replicates are used where every class has at least
-:data:`LINEAR_SIDE` rows on each side and the sample :data:`LINEAR_ROWS` rows, and
-the coverage of the intervals read from them is measured at those sizes
+:data:`LINEAR_SIDE` rows on each side and the sample :data:`LINEAR_ROWS` rows (and,
+so that the memory stays bounded by a tile above that, where the per-row columns are
+held as one matrix: see :mod:`calreport.bootstrap.kernels`), and the coverage of the
+intervals read from them is measured at those sizes
 (``benchmarks/linearized_bootstrap.py``; ``"linearized"`` in the coverage table).
 For the AUC this is the bootstrap image of DeLong et al.'s (1988) placement
 values; in general the infinitesimal jackknife (Efron 1982, chapter 6).
@@ -43,12 +45,21 @@ def smaller_side(flag: np.ndarray, w: np.ndarray | None) -> int:
     return int(min(np.count_nonzero(keep), np.count_nonzero(rest)))
 
 
-def _ties(sorted_values: np.ndarray) -> np.ndarray:
-    """Tie group of every position of a sorted array (0, 1, ...)."""
-    group = np.empty(sorted_values.size, dtype=np.intp)
-    if sorted_values.size:
-        group[0] = 0
-        np.cumsum(sorted_values[1:] != sorted_values[:-1], out=group[1:])
+def _positions(order: np.ndarray) -> np.ndarray:
+    """Sort positions in 4 bytes below 2**31 rows."""
+    return order.astype(np.int32) if order.size < 2**31 else order
+
+
+def _ties(sorted_values: np.ndarray) -> np.ndarray | None:
+    """Tie group of every position of a sorted array (0, 1, ...); None when no two
+    values are tied."""
+    new = sorted_values[1:] != sorted_values[:-1]
+    if new.all():
+        return None
+    group = np.empty(sorted_values.size, dtype=np.int32 if sorted_values.size < 2**31
+                     else np.intp)
+    group[0] = 0
+    np.cumsum(new, out=group[1:])
     return group
 
 
@@ -77,28 +88,41 @@ def auc_influence(score: np.ndarray, pos: np.ndarray, conf: np.ndarray,
     >>> a, [round(float(x), 3) for x in d]
     (0.75, [0.125, -0.125, -0.125, 0.125])
     """
-    order = np.argsort(score, kind="stable")
-    group = _ties(score[order])
-    n_groups = int(group[-1]) + 1 if group.size else 0
+    n = score.size
+    order = _positions(np.argsort(score, kind="stable"))
+    group = _ties(score[order])  # None: no ties, every row its own group
     p_sorted = pos[order]
-    base = np.ones(score.size) if w is None else np.asarray(w, dtype=np.float64)
+    base = None if w is None else np.asarray(w, dtype=np.float64)[order]
     out: list[tuple[float, np.ndarray]] = []
     for mult in (None, conf):
-        u = base[order] if mult is None else (base * mult)[order]
+        u = np.ones(n) if base is None else base.copy()
+        if mult is not None:
+            u *= mult[order]
         up = np.where(p_sorted, u, 0.0)
-        un = u - up
-        gp = np.bincount(group, weights=up, minlength=n_groups)
-        gn = np.bincount(group, weights=un, minlength=n_groups)
-        tot_p, tot_n = float(gp.sum()), float(gn.sum())
-        below_n = np.cumsum(gn) - gn  # negatives' weight below each group
-        above_p = tot_p - np.cumsum(gp)  # positives' weight above
-        win = below_n + 0.5 * gn  # a positive's wins (negatives' weight it beats)
-        value = float(np.dot(gp, win) / (tot_p * tot_n))
-        d_sorted = np.where(p_sorted,
-                            (win[group] / tot_n - value) / tot_p,
-                            ((above_p + 0.5 * gp)[group] / tot_p - value) / tot_n)
-        d = np.empty(score.size)
-        d[order] = d_sorted
+        u -= up  # the negatives' weights
+        if group is not None:
+            up, u = np.bincount(group, weights=up), np.bincount(group, weights=u)
+        tot_p, tot_n = float(up.sum()), float(u.sum())
+        win = np.cumsum(u)  # a positive's wins: the negatives' weight below, half tied
+        win -= 0.5 * u
+        del u
+        value = float(np.dot(up, win) / (tot_p * tot_n))
+        lose = np.cumsum(up)  # a negative's: the positives' weight above, half tied
+        lose -= tot_p
+        np.negative(lose, out=lose)
+        lose += 0.5 * up
+        del up
+        win /= tot_n
+        win -= value
+        win /= tot_p
+        lose /= tot_p
+        lose -= value
+        lose /= tot_n
+        if group is not None:
+            win, lose = win[group], lose[group]
+        d = np.empty(n)
+        d[order] = np.where(p_sorted, win, lose)
+        del win, lose
         if mult is not None:
             d *= mult
         out.append((value, d))
@@ -122,24 +146,38 @@ def aurc_influence(conf: np.ndarray, err: np.ndarray, w: np.ndarray | None
     >>> round(a, 6), [round(float(x), 4) for x in d]
     (0.277778, [-0.213, 0.2315, -0.0185])
     """
-    order = np.argsort(-conf, kind="stable")
+    n = conf.size
+    order = _positions(np.argsort(-conf, kind="stable"))
     group = _ties(-conf[order])
-    n_groups = int(group[-1]) + 1 if group.size else 0
-    base = np.ones(conf.size) if w is None else np.asarray(w, dtype=np.float64)
-    ws = base[order]
     es = err[order]
-    gw = np.bincount(group, weights=ws, minlength=n_groups)
-    ge = np.bincount(group, weights=np.where(es, ws, 0.0), minlength=n_groups)
-    cw, ce = np.cumsum(gw), np.cumsum(ge)
-    with np.errstate(invalid="ignore", divide="ignore"):  # leading zero-weight groups
-        risk = np.where(cw > 0, ce / np.where(cw > 0, cw, 1.0), 0.0)
-        share = np.where(cw > 0, gw / np.where(cw > 0, cw, 1.0), 0.0)
+    gw = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)[order]
+    ge = np.where(es, gw, 0.0)
+    if group is not None:
+        gw, ge = np.bincount(group, weights=gw), np.bincount(group, weights=ge)
+    cw = np.cumsum(gw)  # W_g
+    risk = np.cumsum(ge)  # E_g, then R_g
+    del ge
+    seen = cw > 0  # leading groups of zero weight: no risk yet
+    np.divide(risk, cw, out=risk, where=seen)
+    risk[~seen] = 0.0
     total = float(cw[-1])
     value = float(np.dot(gw, risk) / total)
-    s1 = np.cumsum(share[::-1])[::-1]  # Σ_{g≥h} w_g / W_g
-    s2 = np.cumsum((share * risk)[::-1])[::-1]  # Σ_{g≥h} w_g R_g / W_g
-    d_sorted = (risk[group] + np.where(es, s1[group], 0.0) - s2[group] - value) / total
-    d = np.empty(conf.size)
+    np.divide(gw, cw, out=cw, where=seen)  # w_g / W_g
+    cw[~seen] = 0.0
+    del gw, seen
+    s2 = cw * risk  # w_g R_g / W_g, then its sum over the groups from g on
+    s1 = np.cumsum(cw[::-1])[::-1]  # Σ_{g≥h} w_g / W_g
+    del cw
+    s2 = np.cumsum(s2[::-1])[::-1]
+    risk -= s2
+    del s2
+    if group is not None:
+        risk, s1 = risk[group], s1[group]
+    d_sorted = np.where(es, s1, 0.0)
+    d_sorted += risk
+    d_sorted -= value
+    d_sorted /= total
+    d = np.empty(n)
     d[order] = d_sorted
     return value, d
 
@@ -163,13 +201,20 @@ def linear_columns(p: Any, classes: list[int], want_auc: bool, want_aurc: bool,
             smaller_side(y == k, w) >= LINEAR_SIDE for k in classes)):
         # the macro average of the classes' values and derivatives, summed class by
         # class (no K x N array)
-        sums = [0.0, 0.0, np.zeros(p.n), np.zeros(p.n)]
+        sums: list[Any] = []
         for k in classes:
             score = p.score if p.score is not None else p.proba[:, k]
-            for i, part in enumerate(auc_influence(score, y == k, p.conf, w)):
+            parts = auc_influence(score, y == k, p.conf, w)
+            if not sums:
+                sums = list(parts)
+                continue
+            for i, part in enumerate(parts):
                 sums[i] += part
         values["auc"], values["cwauc"] = sums[0] / len(classes), sums[1] / len(classes)
-        cols["lin_auc"], cols["lin_cwauc"] = sums[2] / len(classes), sums[3] / len(classes)
+        cols["lin_auc"], cols["lin_cwauc"] = sums[2], sums[3]
+        if len(classes) > 1:
+            cols["lin_auc"] /= len(classes)
+            cols["lin_cwauc"] /= len(classes)
     if want_aurc and (force or smaller_side(p.correct, w) >= LINEAR_SIDE):
         values["aurc"], cols["lin_aurc"] = aurc_influence(p.conf, ~p.correct, w)
     return cols, values

@@ -62,8 +62,11 @@ _BLOCK_CELLS = 1 << 25  # replicates x rows of a block of uint8 counts (32 MiB)
 # replicates x rows of a float64 working tile (2 MiB: 32 x 8192)
 _TILE_CELLS = 1 << 18
 _COLUMN_CHUNK = 1 << 16  # rows (or probabilities) per chunk of per-row columns
-#: Largest per-row column matrix kept for a whole profile (above, formed per tile)
-_MATRIX_BYTES = 1 << 27
+#: Largest per-row column matrix kept for a whole profile (above, formed per tile, and
+#: no linearized replicates).  256 MiB holds 1e6 binary rows with every metric: formed
+#: per tile, their columns took 6 of the 11.5 s of 1,000 replicates
+#: (``benchmarks/bench_summary_ci.py``, case bootstrap)
+_MATRIX_BYTES = 1 << 28
 #: Sparse AUC for a class whose positives take at most N / _SPARSE_RATIO distinct
 #: scores (and at most _SPARSE_GROUPS): measured, a class with more (binary data,
 #: a few classes) is cheaper on the sorted path, whose cost does not grow with them
@@ -147,9 +150,13 @@ class Kernels:
         both = [] if groups is None else [k for k in ([1] if p.score is not None else
                                                       range(n_classes))
                                           if 0 < groups[k, 0] < n]
+        # linearized only where the per-row columns are held as one matrix (with the
+        # derivatives' three): the tile-by-tile mode keeps its memory bound
+        self._lin = {}
+        held = (len(self._columns(np.arange(min(n, 1)))) + 3) * n * 8 <= _MATRIX_BYTES
         self._lin, self.linear = linear_columns(
             p, both, groups is not None, want_aurc, None if p.sample_weight is None else
-            p.sample_weight / (scale or 1.0), linearize)
+            p.sample_weight / (scale or 1.0), linearize if held or linearize else False)
         self.col_names = list(self._columns(np.arange(min(n, 1))))
         self.col = {k: i for i, k in enumerate(self.col_names)}
         n_cols = len(self.col_names)
@@ -209,6 +216,8 @@ class Kernels:
         # order: no copy)
         self._source = (host.rows if order is None else order[host.rows]).astype(
             index, copy=False)
+        for key in list(self._lin):  # the derivatives in the host order: read by slices
+            self._lin[key] = self._lin[key][self._source]
         host_bins = None if bins is None else bins[host.rows]
         del bins
         # per-row columns in the host order: one C-ordered (N, C) matrix when it is
@@ -218,7 +227,7 @@ class Kernels:
             step = _chunk_rows(p)
 
             def fill(a: int) -> None:
-                self._fill(matrix[a:a + step], self._source[a:a + step])
+                self._fill(matrix[a:a + step], a, a + step)
 
             for a in range(0, n, step):
                 fill(a)
@@ -311,11 +320,13 @@ class Kernels:
         return vectors
 
     # ---------------------------------------------------------- per-row columns
-    def _columns(self, rows: np.ndarray) -> dict[str, np.ndarray]:
-        """The per-row columns of the profile's ``rows`` (original positions)."""
+    def _columns(self, rows: np.ndarray, at: slice | None = None
+                 ) -> dict[str, np.ndarray]:
+        """The per-row columns of the profile's ``rows`` (original positions), which
+        are the host positions ``at`` (None: before the host order is known)."""
         part = _subset(self._profile, rows, self._scale)
         cols = row_columns(part, self.settings, self._keep)
-        cols.update({k: c[rows] for k, c in self._lin.items()})
+        cols.update({k: c[rows] if at is None else c[at] for k, c in self._lin.items()})
         if self._with_bins:
             score, outcome = part.view(self.settings.view)
             cols["bin_diff"] = outcome - score
@@ -323,15 +334,16 @@ class Kernels:
                 cols["base"] = part.sample_weight  # sum w * base = sum count base^2
         return cols
 
-    def _fill(self, out: np.ndarray, rows: np.ndarray) -> None:
-        cols = self._columns(rows)
+    def _fill(self, out: np.ndarray, r0: int, r1: int) -> None:
+        """The columns of host positions ``r0:r1`` into ``out``."""
+        cols = self._columns(self._source[r0:r1], slice(r0, r1))
         for i, name in enumerate(self.col_names):
             out[:, i] = cols[name]
 
     def _rows(self, r0: int, r1: int) -> np.ndarray:
         """The columns of host positions ``r0:r1`` as a C-contiguous (m, C) array."""
         out = np.empty((r1 - r0, len(self.col_names)))
-        self._fill(out, self._source[r0:r1])
+        self._fill(out, r0, r1)
         return out
 
     def _order_rows(self, o: _Order) -> np.ndarray:
@@ -486,7 +498,9 @@ def bootstrap_replicates(
     linearize : bool or None, default None
         First-order replicates of the AUC, cwAUC and AURC (see
         :mod:`calreport.bootstrap._linear`): None where the sample has at least
-        20,000 rows and each side at least 1,000, True always, False never.
+        20,000 rows, each side at least 1,000, and its per-row columns fit in 256 MiB
+        (about 1.6 million binary rows with every metric; above, the exact replicates
+        keep the memory bound of the tiles), True always, False never.
 
     Returns
     -------
@@ -509,13 +523,14 @@ def bootstrap_replicates(
     of 16 replicates, ``16 N`` bytes), 4 bytes a row for the host order's source rows
     and 4 more per further sort order, one error flag a row for AURC, and the
     per-row columns, held as one matrix (with, per AUC order, the positions of each
-    tile's negatives and positives and their confidences, about 20 bytes a row) up
-    to 128 MiB and above that formed again tile by tile together with the AUC class
-    vectors.  Measured on 1e7 binary rows with every batched
-    metric: about 30 bytes a row at the peak (1.9x the int64 labels and float64
-    scores), whatever ``n_boot``.  A class whose positives take at most
-    ``min(1024, N / 32)`` distinct scores (each class of a many-class problem) has
-    no sort order but a 2-byte segment label per row.  Nothing of size ``N x n_boot``.
+    tile's negatives and positives and their confidences, about 20 bytes a row, or
+    the linearized metrics' derivatives, 8 bytes a row each) up to 256 MiB and
+    above that formed again tile by tile together with the AUC class vectors.
+    Measured on 1e7 binary rows with every batched metric: about 30 bytes a row at
+    the peak (1.9x the int64 labels and float64 scores), whatever ``n_boot``.
+    A class whose positives take at most ``min(1024, N / 32)`` distinct scores
+    (each class of a many-class problem) has no sort order but a 2-byte segment
+    label per row.  Nothing of size ``N x n_boot``.
 
     Examples
     --------
