@@ -181,3 +181,22 @@ def test_the_memory_bounded_mode_keeps_the_exact_replicates(monkeypatch):
     assert bootstrap_replicates(prof, metrics=PAIRS, n_boot=16, seed=0).linearized
     monkeypatch.setattr(bs, "_MATRIX_BYTES", 0)
     assert bootstrap_replicates(prof, metrics=PAIRS, n_boot=16, seed=0).linearized == ()
+
+
+def test_the_quoted_coverage_is_the_table_of_the_study():
+    # every output quotes calreport/coverage_linearized.json: it must be the table
+    # benchmarks/RESULTS.md shows (written together by the study's --write)
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "benchmarks" / "RESULTS.md").read_text(
+        encoding="utf-8")
+    section = text.split("<!-- begin:linearized_bootstrap -->")[1].split(
+        "<!-- end:linearized_bootstrap -->")[0]
+    rows = 0
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) > 2 and cells[0] in PAIRS and " / " in cells[2]:
+            quoted = LINEARIZED["coverage"][cells[0]][cells[1]]
+            assert [float(c.split(" / ")[0]) for c in cells[2:]] == quoted, cells[:2]
+            rows += 1
+    assert rows == 16
