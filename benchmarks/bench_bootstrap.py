@@ -232,7 +232,9 @@ def main() -> None:
         "table of the pair, topped up to "
         "exactly N draws for the multinomial bootstrap) and evaluates every metric "
         "from cache-sized tiles: weighted column sums by matrix products and "
-        "running sums (np.cumsum) for AUC, cwAUC and AURC, on one thread. The "
+        "running sums (np.cumsum) for AUC, cwAUC and AURC, on one thread (in samples of "
+        "20,000 rows or more whose columns are held, as here, these three take their "
+        "first-order replicates from one more column of the sums instead). The "
         "summary time includes the point estimates (lcs and tce_bpm refit curves "
         "and get no interval)."
     )
