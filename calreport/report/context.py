@@ -511,7 +511,7 @@ def _bootstrap_rows(result: CalibrationResult) -> dict[str, Any]:
     methods = sorted({m for g in result.groups for m in g.interval_methods.values()})
     rows = [
         ("Confidence level", f"{100 * float(ci['level']):g} %"),
-        ("Interval method", str(ci.get("method") or "per metric: " + ", ".join(methods))),
+        ("Interval method", str(ci.get("method") or "per metric: " + "; ".join(methods))),
         ("Replicates", f"{int(ci['n_boot']):,} " + (
             f"(refitted metrics: at most {REFIT_REPLICATES})" if ci.get("refit", True)
             else "(refitted metrics: not refitted, no interval; refit=True computes them)")),
