@@ -20,7 +20,13 @@ import numpy as np
 import pandas as pd
 
 from calreport._result_display import result_html, result_repr
-from calreport.interval_rules import base_method, coverage_text, interval_caveat, interval_note
+from calreport.interval_rules import (
+    LINEARIZED_MARK,
+    base_method,
+    coverage_text,
+    interval_caveat,
+    interval_note,
+)
 from calreport.metrics.risk import BAND_RULE
 from calreport.registry import COUNT_COLUMNS, REGISTRY
 from calreport.settings import Settings
@@ -251,8 +257,13 @@ class CalibrationResult:
                 elif f and (other := interval_note(m, f["method"]))["text"] not in (
                         notes[m]["text"]):
                     # groups read by another method (linearized replicates of large
-                    # groups): both said; ``method`` stays the first group's
-                    notes[m] = {**notes[m], "text": f"{notes[m]['text']}; {other['text']}",
+                    # groups): both said, the plain one first; ``method`` stays the
+                    # first group's
+                    plain, lin = ((other["text"], notes[m]["text"])
+                                  if notes[m]["method"].endswith(LINEARIZED_MARK)
+                                  else (notes[m]["text"], other["text"]))
+                    notes[m] = {**notes[m], "text": f"{plain}; in the groups large enough to "
+                                                    f"be linearized, {lin}",
                                 "meets_target": notes[m]["meets_target"]
                                 and other["meets_target"]}
         return notes
