@@ -100,7 +100,7 @@ def linearized_note() -> str:
     moved = max((max(v) for v in LINEARIZED.get("agreement", {}).values()), default=math.nan)
     return (f"The AUC, cwAUC and AURC of a group of at least {LINEAR_ROWS:,} rows, with "
             f"at least {LINEAR_SIDE:,} on each side (each class's positives and "
-            "negatives; the correct and wrong predictions) and up to about 1.6 million "
+            "negatives; the correct and wrong predictions) and up to about 2 million "
             "(binary, every metric; above, the bootstrap bounds its memory and keeps "
             "the exact replicates), are resampled to first "
             "order: each replicate adds its counts times each row's derivative of the "

@@ -63,7 +63,8 @@ _BLOCK_CELLS = 1 << 25  # replicates x rows of a block of uint8 counts (32 MiB)
 _TILE_CELLS = 1 << 18
 _COLUMN_CHUNK = 1 << 16  # rows (or probabilities) per chunk of per-row columns
 #: Largest per-row column matrix kept for a whole profile (above, formed per tile, and
-#: no linearized replicates).  256 MiB holds 1e6 binary rows with every metric: formed
+#: no linearized replicates).  256 MiB (it was 128): with the three derivative columns
+#: of the linearized replicates, 1e6 binary rows with every metric need 136 MB; formed
 #: per tile, their columns took 6 of the 11.5 s of 1,000 replicates
 #: (``benchmarks/bench_summary_ci.py``, case bootstrap)
 _MATRIX_BYTES = 1 << 28
@@ -499,7 +500,7 @@ def bootstrap_replicates(
         First-order replicates of the AUC, cwAUC and AURC (see
         :mod:`calreport.bootstrap._linear`): None where the sample has at least
         20,000 rows, each side at least 1,000, and its per-row columns fit in 256 MiB
-        (about 1.6 million binary rows with every metric; above, the exact replicates
+        (about 2 million binary rows with every metric; above, the exact replicates
         keep the memory bound of the tiles), True always, False never.
 
     Returns
