@@ -126,7 +126,8 @@ class BootstrapResult:
     intervals : dict
         Metric -> (ci_low, ci_high).
     methods : dict
-        Metric -> interval method used.
+        Metric -> interval method used (``"percentile, linearized"`` etc. for
+        linearized replicates: :func:`linearized_note`).
     ci, n_boot
         Confidence level and number of replicates.
     reasons : dict

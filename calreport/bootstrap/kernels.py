@@ -154,11 +154,13 @@ class Kernels:
         # linearized only where the per-row columns are held as one matrix (with the
         # derivatives' three): the tile-by-tile mode keeps its memory bound
         self._lin = {}
-        held = (len(self._columns(np.arange(min(n, 1)))) + 3) * n * 8 <= _MATRIX_BYTES
+        plain = list(self._columns(np.arange(min(n, 1))))
+        if linearize is None and (len(plain) + 3) * n * 8 > _MATRIX_BYTES:
+            linearize = False
         self._lin, self.linear = linear_columns(
             p, both, groups is not None, want_aurc, None if p.sample_weight is None else
-            p.sample_weight / (scale or 1.0), linearize if held or linearize else False)
-        self.col_names = list(self._columns(np.arange(min(n, 1))))
+            p.sample_weight / (scale or 1.0), linearize)
+        self.col_names = plain + list(self._lin)  # ``_fill`` places columns by name
         self.col = {k: i for i, k in enumerate(self.col_names)}
         n_cols = len(self.col_names)
         # above _MATRIX_BYTES every per-row quantity of the host order (columns, AUC
