@@ -50,10 +50,8 @@ from calreport._paired_test import (
     wald_interval,
 )
 from calreport._progress import Steps
-from calreport.bootstrap import spawn_seeds
 from calreport.bootstrap.intervals import REFIT_REPLICATES, refit_by_default
-from calreport.bootstrap.kernels import Kernels, block_replicates
-from calreport.bootstrap.resampling import STREAM_REPLICATES, Resampler
+from calreport.bootstrap.paired import paired_replicates, paired_streams
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY, MetricCache, resolve_metrics, shown_in
 from calreport.result import BAND_SEVERITY
@@ -310,25 +308,16 @@ def _replicates(profiles: dict[Any, ConfidenceProfile], s: Settings, names: list
                 progress: bool | None = None) -> dict[Any, dict[str, np.ndarray]]:
     """Every model's metric replicates on the same resampled rows."""
     n = next(iter(profiles.values())).n
-    kernels = {k: Kernels(p, s, names) for k, p in profiles.items()}
-    out = {k: {m: np.full(n_boot, np.nan) for m in names + refit} for k in profiles}
-    streams = spawn_seeds(seed, -(-n_boot // STREAM_REPLICATES))
-    sampler = Resampler.of(n, "multinomial")
-    block = block_replicates(max(n, 1), n_boot)  # the summary bootstrap's blocks
+    out = paired_replicates(profiles, s, names, n_boot=n_boot, seed=seed,
+                            progress=progress, label="compare")
+    for key in profiles:
+        out[key].update({m: np.full(n_boot, np.nan) for m in refit})
+    # the refits, on the first n_refit replicates' rows (drawn again: the same counts),
+    # with a bar of their own: one refit predicts the others' time
+    sampler, streams = paired_streams(seed, n, n_boot)
+    counts = sampler.draw_block(streams, 0, n_refit)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        with Steps(n_boot, "compare", "rep", progress) as steps:
-            for start in range(0, n_boot, block):
-                stop = min(start + block, n_boot)
-                counts = sampler.draw_block(streams, start, stop)
-                for key, k in kernels.items():
-                    # the kernels read counts in their own row order and apply the weights
-                    for m, vals in k.evaluate_counts(counts[:, k.first_rows]).items():
-                        out[key][m][start:stop] = vals
-                steps.done(stop - start)
-        # the refits, on the first n_refit replicates' rows (drawn again: the same
-        # counts), with a bar of their own: one refit predicts the others' time
-        counts = sampler.draw_block(streams, 0, n_refit)
         with Steps(n_refit, "compare refits", "rep", progress) as steps:
             for r in range(n_refit):
                 rows = np.repeat(np.arange(n), counts[r].astype(np.int64))

@@ -24,8 +24,9 @@ from calreport.recalibration import (
     VennAbersCalibrator,
     make_calibrator,
 )
-from calreport.recalibration._paired import paired_replicates
+from calreport.bootstrap.paired import paired_replicates, paired_streams
 from calreport.recalibration.crossfit import canonical_order, cross_fit, stratified_folds
+from calreport.settings import Settings
 
 sklearn = pytest.importorskip("sklearn")
 from sklearn.isotonic import IsotonicRegression  # noqa: E402
@@ -367,46 +368,56 @@ def _frame(n=800, seed=0):
     return pd.DataFrame({"y": y, "p": s})
 
 
-def test_replicate_kernels_equal_the_library_metrics():
-    P, y = _multiclass(n=300)
-    prof = ConfidenceProfile.from_arrays(y, P)
-    counts = np.random.default_rng(2).multinomial(300, np.full(300, 1 / 300))
-    order = np.arange(300)
-    # one replicate with these counts, through the kernels
-    import calreport.recalibration._paired as paired
-
-    cols = paired._columns(prof, order, 15, 1e-8)
-    got = {k: v[0] for k, v in paired._block_metrics(cols, counts[None, :] * 1.0).items()}
-    w = counts.astype(float)
-    assert got["log_loss"] == pytest.approx(log_loss(y, P, sample_weight=w), abs=1e-12)
-    assert got["brier"] == pytest.approx(brier_score(y, P, sample_weight=w), abs=1e-12)
-    assert got["csr"] == pytest.approx(csr(prof.conf, prof.correct, sample_weight=w),
-                                       abs=1e-12)
-    assert got["cwa"] == pytest.approx(cwa(prof.conf, prof.correct, sample_weight=w),
-                                       abs=1e-12)
-    score, outcome = prof.view()
-    assert got["ece"] == pytest.approx(ece(score, outcome, sample_weight=w), abs=1e-12)
-    assert got["auc"] == pytest.approx(auc(y, P, sample_weight=w), abs=1e-12)
+def _replicate_counts(n, n_boot, seed, order):
+    """Each replicate's counts of the rows in their input order, drawn again from the
+    streams the paired replicates use (counts refer to the rows in ``order``)."""
+    sampler, streams = paired_streams(seed, n, n_boot)
+    drawn = sampler.draw_block(streams, 0, n_boot).astype(float)
+    counts = np.empty_like(drawn)
+    counts[:, order] = drawn
+    return counts
 
 
-def test_binary_replicate_kernels_equal_the_library_metrics():
-    s, y = _binary(n=300)
-    prof = ConfidenceProfile.from_arrays(y, np.round(s, 2))
-    counts = np.random.default_rng(3).multinomial(300, np.full(300, 1 / 300)) * 1.0
-    reps = paired_replicates({"none": prof}, np.arange(300), n_boot=2,
-                             seed=np.random.SeedSequence(0))
-    del reps
-    import calreport.recalibration._paired as paired
+@pytest.mark.parametrize("kind", ["multiclass", "binary_ties"])
+def test_paired_replicates_are_the_library_metrics_of_the_resampled_rows(kind):
+    if kind == "multiclass":
+        P, y = _multiclass(n=300)
+        cal = P ** 0.5 / (P ** 0.5).sum(axis=1, keepdims=True)  # a second "method"
+    else:
+        s, y = _binary(n=300)
+        P, cal = np.round(s, 2), np.round(np.sqrt(s), 2)
+    profiles = {"none": ConfidenceProfile.from_arrays(y, P),
+                "other": ConfidenceProfile.from_arrays(y, cal)}
+    order = np.random.default_rng(7).permutation(300)
+    seed = np.random.SeedSequence(4)
+    names = ["log_loss", "brier", "ece", "csr", "cwa", "auc"]
+    reps = paired_replicates(profiles, Settings(), names, n_boot=3, seed=seed, order=order)
+    counts = _replicate_counts(300, 3, seed, order)
+    for key, proba in (("none", P), ("other", cal)):
+        prof = profiles[key]
+        score, outcome = prof.view()
+        for r, w in enumerate(counts):  # the same counts for both methods: paired
+            want = {"log_loss": log_loss(y, proba, sample_weight=w),
+                    "brier": brier_score(y, proba, sample_weight=w),
+                    "csr": csr(prof.conf, prof.correct, sample_weight=w),
+                    "cwa": cwa(prof.conf, prof.correct, sample_weight=w),
+                    "ece": ece(score, outcome, sample_weight=w),
+                    "auc": auc(y, proba, sample_weight=w)}
+            for m in names:
+                assert reps[key][m][r] == pytest.approx(want[m], abs=1e-12), (key, m, r)
 
-    got = paired._block_metrics(paired._columns(prof, np.arange(300), 15, 1e-8),
-                                counts[None, :])
-    score, outcome = prof.view()
-    assert got["ece"][0] == pytest.approx(ece(score, outcome, sample_weight=counts),
-                                          abs=1e-12)
-    assert got["auc"][0] == pytest.approx(auc(y, np.round(s, 2), sample_weight=counts),
-                                          abs=1e-12)
-    assert got["brier"][0] == pytest.approx(
-        brier_score(y, np.round(s, 2), sample_weight=counts), abs=1e-12)
+
+def test_paired_replicates_do_not_depend_on_the_input_row_order():
+    s, y = _binary(n=400)
+    prof = ConfidenceProfile.from_arrays(y, s)
+    perm = np.random.default_rng(1).permutation(400)
+    shuffled = ConfidenceProfile.from_arrays(y[perm], s[perm])
+    a = paired_replicates({"m": prof}, Settings(), ["brier", "auc"], n_boot=20, seed=3,
+                          order=canonical_order(s[:, None], y, None))
+    b = paired_replicates({"m": shuffled}, Settings(), ["brier", "auc"], n_boot=20, seed=3,
+                          order=canonical_order(s[perm][:, None], y[perm], None))
+    for m in ("brier", "auc"):
+        np.testing.assert_allclose(a["m"][m], b["m"][m], rtol=0, atol=1e-12)
 
 
 def test_table_values_are_the_library_summary_of_the_out_of_fold_scores():

@@ -18,9 +18,9 @@ import pandas as pd
 
 from calreport._progress import Steps
 from calreport.bootstrap import group_seed
+from calreport.bootstrap.paired import paired_replicates
 from calreport.metrics.bands import BANDS
 from calreport.profile import ConfidenceProfile
-from calreport.recalibration._paired import BOOT_METRICS, paired_replicates
 from calreport.recalibration.crossfit import (
     METHODS,
     canonical_order,
@@ -28,6 +28,7 @@ from calreport.recalibration.crossfit import (
     stratified_folds,
 )
 from calreport.recalibration.result import TABLE_METRICS, RecalibrationResult
+from calreport.registry import REGISTRY, shown_in
 from calreport.settings import Settings
 from calreport.summary import summarize
 
@@ -38,6 +39,10 @@ __all__ = ["DEFAULT_METHODS", "INTERVAL_COVERAGE", "RECOMMENDATION_RULE", "TABLE
 DEFAULT_METHODS = tuple(METHODS)
 #: The metrics computed for every method (:data:`TABLE_METRICS` but the band).
 _SUMMARY_METRICS = [m for m in TABLE_METRICS if m != "band"]
+#: Metrics with paired bootstrap differences, in table order: the advisor's metrics
+#: that have an interval (all but P_risk).
+BOOT_METRICS = tuple(m for m in shown_in("recalibration")
+                     if REGISTRY[m].interval.kind == "bootstrap")
 #: Severity of a band: a method may not move the verdict up this scale.
 BAND_SEVERITY = {"no_evidence": 0, "undetermined": 1, "evidence": 2, "risky": 3}
 #: Level and replicates at which the coverage study measured the intervals.
@@ -174,8 +179,8 @@ def _group_table(profile: ConfidenceProfile, key: Hashable, methods: list[str], 
         rows[m] = {**{k: res.values[k] for k in _SUMMARY_METRICS},
                    "band": res.risk.band if res.risk is not None else "undetermined"}
         steps.done()
-    reps = paired_replicates(profiles, order, n_boot=n_boot, seed=boot_seed,
-                             n_bins=settings.n_bins, eps=settings.eps)
+    reps = paired_replicates(profiles, settings, BOOT_METRICS, n_boot=n_boot,
+                             seed=boot_seed, order=order, progress=False)
     steps.done()
     for m in methods:
         for k in BOOT_METRICS:
