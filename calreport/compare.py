@@ -52,9 +52,9 @@ from calreport._paired_test import (
 from calreport._progress import Steps
 from calreport.bootstrap.intervals import REFIT_REPLICATES, refit_by_default
 from calreport.bootstrap.paired import paired_replicates, paired_streams
+from calreport.metrics.bands import BAND_SEVERITY
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY, MetricCache, resolve_metrics, shown_in
-from calreport.result import BAND_SEVERITY
 from calreport.settings import Settings
 from calreport.summary import SummaryResult, summarize
 

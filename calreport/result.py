@@ -27,6 +27,7 @@ from calreport.interval_rules import (
     interval_caveat,
     interval_note,
 )
+from calreport.metrics.bands import BAND_SEVERITY
 from calreport.metrics.risk import BAND_RULE
 from calreport.registry import COUNT_COLUMNS, REGISTRY
 from calreport.settings import Settings
@@ -376,9 +377,6 @@ def _plain(obj: Any) -> Any:
 _GATE = re.compile(r"^\s*([a-z_][a-z0-9_]*)(?:\.(value|ci_low|ci_high))?\s*"
                    r"(<=|>=|==|!=|<|>)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$")
 _BAND_GATE = re.compile(r"^\s*band\s*(<=|>=|==|!=|<|>)\s*([a-z_]+)\s*$")
-#: Bands from least to most severe: a band gate compares these ranks
-#: (``"band>=evidence"`` fails on "evidence" and "risky").
-BAND_SEVERITY = {"no_evidence": 0, "undetermined": 1, "evidence": 2, "risky": 3}
 _OPS: dict[str, Callable[[float, float], bool]] = {
     "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
     "==": operator.eq, "!=": operator.ne}

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import calreport  # noqa: F401  (registers the accessors)
-from calreport.recalibration.advisor import BAND_SEVERITY
+from calreport.metrics.bands import BAND_SEVERITY
 
 sklearn = pytest.importorskip("sklearn")
 

@@ -21,13 +21,14 @@ from hypothesis import strategies as st
 import calreport
 from calreport.cli import main
 from calreport.metrics import risk
+from calreport.metrics.bands import BAND_SEVERITY
 from calreport.metrics.multiplicity import (
     adjust_verdicts,
     family_headline,
     p_value,
     resimulated,
 )
-from calreport.result import BAND_SEVERITY, parse_gate
+from calreport.result import parse_gate
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

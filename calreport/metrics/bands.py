@@ -14,8 +14,8 @@ from types import MappingProxyType
 
 from calreport.metrics._risk_rows import P_EVIDENCE, P_RISKY, POWER_MIN
 
-__all__ = ["BANDS", "BAND_RULE", "band_and_reason", "band_label", "band_of_p", "decide_band",
-           "risk_band"]
+__all__ = ["BANDS", "BAND_RULE", "BAND_SEVERITY", "band_and_reason", "band_label",
+           "band_of_p", "decide_band", "risk_band"]
 
 #: The one band vocabulary of calreport, most to least severe: key -> (label, meaning).
 #: Each meaning states the rule that decides the band, in the quantity that decides it
@@ -32,6 +32,11 @@ BANDS: MappingProxyType[str, tuple[str, str]] = MappingProxyType({
     "no_evidence": ("no evidence of overconfidence",
                     "P_risk <= 84.13 % with a test of at least 50 % power"),
 })
+
+#: Rank of each band from least to most severe (no_evidence 0 .. risky 3): a band gate
+#: compares these ranks, and a recalibration may not move a band up them.
+BAND_SEVERITY: MappingProxyType[str, int] = MappingProxyType(
+    {band: rank for rank, band in enumerate(reversed(BANDS))})
 
 #: The band rule in one sentence, as every output prints it.
 BAND_RULE = (

@@ -19,7 +19,7 @@ import pandas as pd
 from calreport._progress import Steps
 from calreport.bootstrap import group_seed
 from calreport.bootstrap.paired import paired_replicates
-from calreport.metrics.bands import BANDS
+from calreport.metrics.bands import BAND_SEVERITY, BANDS
 from calreport.profile import ConfidenceProfile
 from calreport.recalibration.crossfit import (
     METHODS,
@@ -43,8 +43,6 @@ _SUMMARY_METRICS = [m for m in TABLE_METRICS if m != "band"]
 #: that have an interval (all but P_risk).
 BOOT_METRICS = tuple(m for m in shown_in("recalibration")
                      if REGISTRY[m].interval.kind == "bootstrap")
-#: Severity of a band: a method may not move the verdict up this scale.
-BAND_SEVERITY = {"no_evidence": 0, "undetermined": 1, "evidence": 2, "risky": 3}
 #: Level and replicates at which the coverage study measured the intervals.
 MEASURED_CI, MEASURED_N_BOOT = 0.95, 200
 #: What the coverage study (benchmarks/recalibration_coverage.py) measured of the

@@ -13,9 +13,9 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from calreport.compare import Comparison
-from calreport.metrics.bands import BANDS
+from calreport.metrics.bands import BAND_SEVERITY, BANDS
 from calreport.recalibration import RecalibrationResult
-from calreport.recalibration.advisor import BAND_SEVERITY, RECOMMENDATION_RULE
+from calreport.recalibration.advisor import RECOMMENDATION_RULE
 from calreport.recalibration.crossfit import METHODS
 from calreport.registry import REGISTRY, shown_in
 
