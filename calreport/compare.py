@@ -70,16 +70,15 @@ COLUMNS = ("baseline", "value", "difference", "ci_low", "ci_high", "p_value")
 TESTED = ("csr", "log_loss", "top_label_log_loss")
 _TEST = ("paired z-test on per-row differences (Diebold-Mariano form; weighted mean of "
          "row differences, sandwich standard error with n/(n-1)), two-sided")
-#: Metrics whose interval is the Wald interval of :func:`paired_z_test`
-#: (``difference +- z SE``) rather than the paired percentile interval, so that their
-#: interval and p-value never disagree.  CSR's row terms ``(1 - correct) / (1 - c)``
-#: are heavy-tailed for confident models: its percentile, BCa and bootstrap-t
-#: intervals missed a true 0 in up to 10, 19 and 16 % of null runs, the Wald interval
-#: in at most 4.2 %; log loss's percentile interval missed in up to 7.4 %, its Wald
-#: interval in at most 6.4 %.  Between alike multiclass models (3 and 10 classes) the
-#: Wald intervals of CSR, log loss and top-label log loss missed in 1.6-6.6, 3.2-5.8
+#: Metrics whose interval is the Wald interval of :func:`paired_z_test` (``difference +- z SE``)
+#: rather than the paired percentile interval: every tested metric, so that no interval and
+#: p-value disagree.  CSR's row terms ``(1 - correct) / (1 - c)`` are heavy-tailed for confident
+#: models: its percentile, BCa and bootstrap-t intervals missed a true 0 in up to 10, 19 and 16 %
+#: of null runs, the Wald interval in at most 4.2 %; log loss's percentile interval missed in up
+#: to 7.4 %, its Wald interval in at most 6.4 %.  Between alike multiclass models (3 and 10
+#: classes) the Wald intervals of CSR, log loss and top-label log loss missed in 1.6-6.6, 3.2-5.8
 #: and 3.4-7.0 % of runs (:data:`COVERAGE`).
-WALD = ("csr", "log_loss", "top_label_log_loss")
+WALD = TESTED
 _INTERVAL = ("CSR and the log losses: the Wald interval of the paired z-test, difference "
              "+- z SE with the test's sandwich standard error (z the normal quantile of the "
              "level), so it excludes 0 exactly when the p-value is below 1 - level; other "
