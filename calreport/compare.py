@@ -51,7 +51,7 @@ from calreport._paired_test import (
 )
 from calreport._progress import Steps
 from calreport.bootstrap.intervals import REFIT_REPLICATES, refit_by_default
-from calreport.bootstrap.paired import paired_replicates, paired_streams
+from calreport.bootstrap.paired import paired_interval, paired_replicates, paired_streams
 from calreport.metrics.bands import BAND_SEVERITY
 from calreport.profile import ConfidenceProfile
 from calreport.registry import REGISTRY, MetricCache, resolve_metrics, shown_in
@@ -338,16 +338,6 @@ def _refit_one(rep: ConfidenceProfile, s: Settings, names: list[str],
             pass  # a degenerate replicate: NaN
 
 
-def _interval(reps: np.ndarray, ci: float) -> tuple[float, float, str]:
-    finite = reps[np.isfinite(reps)]
-    if finite.size < max(2, reps.size // 2):
-        return math.nan, math.nan, (f"fewer than half of the {reps.size} paired replicates "
-                                    "define the difference")
-    alpha = (1.0 - ci) / 2.0
-    lo, hi = np.quantile(finite, [alpha, 1.0 - alpha])
-    return float(lo), float(hi), ""
-
-
 # --------------------------------------------------------------------- the table
 def _band_change(base: str, band: str) -> str:
     a, b = BAND_SEVERITY.get(base), BAND_SEVERITY.get(band)
@@ -578,4 +568,4 @@ def _difference_interval(m: str, reps: dict[Any, dict[str, np.ndarray]], key: An
         return math.nan, math.nan, ("no interval: a Monte Carlo P_risk has no batched "
                                     "replicates (they are those of Phi(z))")
     stop = n_refit if refitting else None
-    return _interval(reps[key][m][:stop] - reps[baseline][m][:stop], ci)
+    return paired_interval(reps[key][m][:stop], reps[baseline][m][:stop], ci)

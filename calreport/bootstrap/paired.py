@@ -10,6 +10,7 @@ the summary's bootstrap), given the same counts.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Hashable, Mapping, Sequence
 
@@ -21,7 +22,7 @@ from calreport.bootstrap.resampling import STREAM_REPLICATES, Resampler, spawn_s
 from calreport.profile import ConfidenceProfile
 from calreport.settings import Settings
 
-__all__ = ["paired_replicates", "paired_streams"]
+__all__ = ["paired_interval", "paired_replicates", "paired_streams"]
 
 
 def paired_streams(seed: np.random.SeedSequence | int, n: int, n_boot: int
@@ -100,3 +101,37 @@ def paired_replicates(
                         out[key][m][start:stop] = vals
                 steps.done(stop - start)
     return out
+
+
+def paired_interval(reps: np.ndarray, base: np.ndarray, ci: float
+                    ) -> tuple[float, float, str]:
+    """Percentile interval of the paired differences ``reps - base`` (replicates on
+    the same resampled rows), or NaN and the reason.
+
+    Parameters
+    ----------
+    reps, base : ndarray
+        Replicates of the two sides, replicate ``r`` of both on the same rows.
+    ci : float
+        Level.
+
+    Returns
+    -------
+    tuple
+        ``(low, high, reason)``; NaN ends and the reason when fewer than half of the
+        replicates define the difference (the rest would describe only the resamples
+        in which the metric exists), else ``reason`` is empty.
+
+    Examples
+    --------
+    >>> paired_interval(np.arange(5.0), np.zeros(5), 0.5)
+    (1.0, 3.0, '')
+    """
+    d = np.asarray(reps, dtype=np.float64) - base
+    finite = d[np.isfinite(d)]
+    if finite.size < max(2, d.size // 2):
+        return math.nan, math.nan, (f"fewer than half of the {d.size} paired replicates "
+                                    "define the difference")
+    alpha = (1.0 - ci) / 2.0
+    lo, hi = np.quantile(finite, [alpha, 1.0 - alpha])
+    return float(lo), float(hi), ""

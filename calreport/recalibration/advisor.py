@@ -18,7 +18,7 @@ import pandas as pd
 
 from calreport._progress import Steps
 from calreport.bootstrap import group_seed
-from calreport.bootstrap.paired import paired_replicates
+from calreport.bootstrap.paired import paired_interval, paired_replicates
 from calreport.metrics.bands import BAND_SEVERITY, BANDS
 from calreport.profile import ConfidenceProfile
 from calreport.recalibration.crossfit import (
@@ -183,23 +183,12 @@ def _group_table(profile: ConfidenceProfile, key: Hashable, methods: list[str], 
     for m in methods:
         for k in BOOT_METRICS:
             rows[m][f"{k}_diff"] = rows[m][k] - rows["none"][k]
-            rows[m][f"{k}_diff_low"], rows[m][f"{k}_diff_high"] = _paired_interval(
+            rows[m][f"{k}_diff_low"], rows[m][f"{k}_diff_high"], _ = paired_interval(
                 reps[m][k], reps["none"][k], ci)
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "method"
     recommended, reason = _recommend(table, ci, reps)
     return table, recommended, reason
-
-
-def _paired_interval(a: np.ndarray, b: np.ndarray, ci: float) -> tuple[float, float]:
-    """Percentile interval of the paired replicates of ``a - b`` (same resampled rows)."""
-    d = a - b
-    d = d[np.isfinite(d)]
-    if not d.size:
-        return math.nan, math.nan
-    alpha = (1.0 - ci) / 2.0
-    lo, hi = np.quantile(d, [alpha, 1.0 - alpha])
-    return float(lo), float(hi)
 
 
 def _recommend(table: pd.DataFrame, ci: float,
@@ -226,7 +215,7 @@ def _recommend(table: pd.DataFrame, ci: float,
     level = f"{ci:.0%} paired-bootstrap interval"
     # the methods the intervals cannot tell from the best; no recalibration among them
     # when no method's gain is established and none improves the scores' band
-    excess = {m: _paired_interval(reps[m]["log_loss"], reps[best]["log_loss"], ci)
+    excess = {m: paired_interval(reps[m]["log_loss"], reps[best]["log_loss"], ci)
               for m in ok.index if m != best}
     tied = [m for m in ok.index if m == best or excess[m][0] <= 0]
     if not (ok["log_loss_diff_high"] < 0).any() and \
@@ -256,7 +245,7 @@ def _recommend(table: pd.DataFrame, ci: float,
             f"{base['csr']:.3g} -> {r['csr']:.3g})")
     if pick == best:
         return best, (f"{gain}, the largest gain {keep}." + alike + excluded)
-    lo, hi = excess[pick]
+    lo, hi, _ = excess[pick]
     return pick, (
         f"{gain}: the simplest method whose log loss cannot be told apart from the "
         f"lowest, {METHODS[best].label}'s {b['log_loss']:.4g} ({level} of the "
@@ -317,7 +306,9 @@ def recalibrate(
     Row ``i``'s recalibrated probabilities come from a calibrator fitted on the other
     folds.  A difference is ``metric(method) - metric(none)`` on the same rows; its
     interval is the percentile interval of the same difference over ``n_boot``
-    resamples of the rows, the same resampled rows for both methods.  The
+    resamples of the rows, the same resampled rows for both methods
+    (:func:`~calreport.bootstrap.paired.paired_interval`, as in ``compare()``: NaN
+    when fewer than half of the resamples define it).  The
     recommendation considers the methods that lower the out-of-fold log loss (a
     strictly proper score; Gneiting & Raftery 2007) and whose risk band is no more
     severe than that of the scores as they are (no evidence < undetermined < evidence
