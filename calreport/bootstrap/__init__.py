@@ -6,6 +6,9 @@
   replicates from weighted sums, with the registry's ``finish`` functions;
 * :mod:`~calreport.bootstrap.intervals` -- percentile, basic and analytic
   intervals, each metric's default method from its registry entry.
+* :mod:`~calreport.bootstrap.paired` -- paired replicates (the same resampled rows
+  for every profile) and their percentile intervals, for ``compare()`` and the
+  recalibration advisor.
 
 Nothing re-sorts the data or rebuilds a DataFrame per replicate.
 """
