@@ -40,6 +40,7 @@ import pandas as pd
 from calreport import references
 from calreport._finishers import row_columns
 from calreport._grouping import Split
+from calreport._numbers import format_number
 from calreport._paired_test import (
     BELOW_NOMINAL_BINARY,
     BELOW_NOMINAL_MULTICLASS,
@@ -165,7 +166,7 @@ class Comparison:
         rows = self.table if full else self._headline()
         with pd.option_context("display.float_format", "{:.4g}".format,
                                "display.width", 200, "display.max_rows", 1000):
-            body = rows.to_string()
+            body = rows.to_string(formatters={"p_value": _p_text})
             bands = self.bands.to_string()
         shown = set(rows.index.get_level_values(1))
         missing = self._missing(shown, refit_flag)
@@ -189,7 +190,8 @@ class Comparison:
                 f"{self.ci:.0%} intervals.</p>")
         fmt = "{:.4g}".format
         missing = self._missing(set(self.table.index.get_level_values(1)), "refit=True")
-        return (head + self.table.to_html(float_format=fmt, na_rep="")
+        return (head + self.table.to_html(float_format=fmt, na_rep="",
+                                          formatters={"p_value": _p_text})
                 + "<p>Risk bands</p>" + self.bands.to_html()
                 + "".join(f"<p>No interval: {_escape(m)}</p>" for m in missing)
                 + "".join(f"<p>Interval below its level in the study: {_escape(m)}: "
@@ -336,6 +338,11 @@ def _refit_one(rep: ConfidenceProfile, s: Settings, names: list[str],
             out[m][r] = REGISTRY[m].compute(rep, s, cache)
         except ValueError:
             pass  # a degenerate replicate: NaN
+
+
+def _p_text(p: float) -> str:
+    """A p-value as printed: four decimals, ``< 0.0001`` below (never 1.1e-06)."""
+    return "NaN" if math.isnan(p) else format_number(p, fixed=True, below=True)
 
 
 # --------------------------------------------------------------------- the table

@@ -581,3 +581,17 @@ def test_intervals_below_their_level_are_marked_beside_them():
         "ece": True, "brier": False}
     assert section["caveats"] == [{"metric": "ece", "label": REGISTRY["ece"].label,
                                    "text": BELOW_NOMINAL_MULTICLASS["ece"]}]
+
+
+def test_printed_p_values_read_in_decimals_never_in_scientific_notation():
+    df = _binary(n=3000)
+    rows = df["model"] == "M1"
+    df.loc[rows, "p"] = df.loc[rows, "p"] ** 0.3  # far less calibrated: tiny p-values
+    out = _compare(df, metrics=["accuracy", "csr", "log_loss"], n_boot=50, seed=0)
+    p = out.table["p_value"]
+    assert p.loc[("M1", "csr")] < 1e-5  # would print as 1e-06 in ``.4g``
+    text, html = out.to_text(full=True), out._repr_html_()
+    for shown, less in ((text, "< 0.0001"), (html, "&lt; 0.0001")):
+        assert less in shown and "e-0" not in shown.split("Risk bands")[0]
+    line = next(ln for ln in text.splitlines() if "accuracy" in ln)
+    assert line.rstrip().endswith("NaN")  # untested metrics have no p-value

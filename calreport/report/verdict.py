@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from calreport._numbers import format_number as _num
 from calreport.interval_rules import interval_note, size_caveat, spread_caveat, study_sizes
 from calreport.metrics import risk
 from calreport.metrics.multiplicity import ADJUSTMENTS
 from calreport.plotting import _base, band_key
 from calreport.profile import ConfidenceProfile
-from calreport.report.formatting import _fmt_number as _num
 
 __all__ = ["BAND_ORDER", "PLAIN_BANDS", "band_labels", "group_facts", "next_steps", "overall_story"]
 
