@@ -168,27 +168,26 @@ def run_summary(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(_plain(result.to_dict()), allow_nan=False, indent=2)
                          + "\n")
     else:
-        # grouped: metrics down, groups across (value [ci_low, ci_high]); --format csv
-        # keeps every statistic
-        shown = result_text(result) if result.grouped else res
+        # metrics down, groups across (value [ci_low, ci_high]), each number as the
+        # report prints it; --format csv keeps every statistic
         with pd.option_context("display.max_rows", 500, "display.max_columns", 60,
                                "display.width", 200, "display.max_colwidth", 60):
-            print(shown)
+            print(result_text(result))
         if note := refit_note(result, "--refit"):
             print(f"\n{note[0].upper()}{note[1:]}.")
-        if result.grouped and result.ci is not None:
-            # the ungrouped table has these as columns; a grouped one says them once
+        if result.ci is not None:  # each metric's method and coverage, said once
             print("\nIntervals:")
             for m, note in result.interval_notes().items():
                 print(f"  {m}: {note['method']}, {note['coverage']}, "
                       f"{note['replicates']} replicates")
             for g in result.groups:  # one line a group and caveat, naming its metrics
+                where = f"group {g.key}: " if result.grouped else ""
                 with_ci = [m for m in result.metrics if m in g.intervals]
                 flat = [m for m in with_ci if spread_caveat(*g.intervals[m])]
                 if flat:
-                    print(f"  group {g.key}: {NO_SPREAD} ({', '.join(flat)})")
+                    print(f"  {where}{NO_SPREAD} ({', '.join(flat)})")
                 if with_ci and (small := size_caveat(g.get("n"))):
-                    print(f"  group {g.key}: {small} ({', '.join(with_ci)})")
+                    print(f"  {where}{small} ({', '.join(with_ci)})")
     return _gate_exit(result, gates, args.allow_undefined)
 
 

@@ -12,6 +12,9 @@ import math
 from collections import Counter
 from typing import Any
 
+from calreport._numbers import format_number
+from calreport.registry import REGISTRY
+
 __all__ = ["MAX_HTML_GROUPS", "result_html", "result_repr", "result_text", "sampled_parts",
            "sampling_error"]
 
@@ -148,11 +151,18 @@ def result_repr(result: Any) -> str:
     ])
 
 
-def _number(x: float) -> str:
+def _number(x: float, metric: str = "", *, bound: bool = False) -> str:
+    """A number as a cell shows it: a probability-scale metric (registry bounds within
+    [-1, 1]) in four decimals, never in scientific notation (a value, not an interval
+    ``bound``, below 0.00005 reads ``< 0.0001``), as the report prints it; any other
+    number in four significant digits."""
     if math.isnan(x):
         return "NaN"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
+    low, high = REGISTRY[metric].bounds if metric in REGISTRY else (-math.inf, math.inf)
+    if -1.0 <= low and high <= 1.0:
+        return format_number(x, fixed=True, below=not bound).replace("\u2212", "-")
     return f"{x:.4g}"
 
 
@@ -160,15 +170,16 @@ def _cell_text(result: Any, g: Any, metric: str) -> tuple[str, str]:
     """A cell's text, ``value [ci_low, ci_high]`` or ``value ± h``, and why it is NaN
     or how it reads (empty when plain)."""
     value = g.get(metric)
-    text = _number(value)
+    text = _number(value, metric)
     if result.ci is not None and metric in g.intervals:
         lo, hi = g.get(metric, "ci_low"), g.get(metric, "ci_high")
         if not (math.isnan(lo) and math.isnan(hi)):  # no interval: the value alone
-            text += f" [{_number(lo)}, {_number(hi)}]"
+            text += (f" [{_number(lo, metric, bound=True)}, "
+                     f"{_number(hi, metric, bound=True)}]")
     why = g.reasons.get(metric)
     h = sampling_error(result, g, metric)
     if h is not None and not math.isnan(h):
-        text += f" ± {_number(h)}"
+        text += f" ± {_number(h, metric, bound=True)}"
         note = result.data["sampling_error"]["notes"].get(metric, "")
         why = f"{why}; {note}" if why else note
     return text, why or ""

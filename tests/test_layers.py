@@ -24,7 +24,7 @@ LAYERS = {
     "_segmented": 5, "functional": 5, "_frames": 5, "_state_results": 6,
     "report": 7, "cli": 8, "_cli_parser": 8, "_cli_commands": 8, "_lazy": 8, "__main__": 9,
     "__init__": 9, "_labels": 1, "_top_label": 1,
-    "_warnings": 0, "_numbers": 0, "_result_display": 0, "_progress": 0, "interval_rules": 1,
+    "_warnings": 0, "_numbers": 0, "_result_display": 3, "_progress": 0, "interval_rules": 1,
     "_calibration_tests": 2, "compare": 5, "_paired_test": 5,
     "recalibration": 5,
 }

@@ -124,3 +124,32 @@ def test_html_escapes_group_names_and_caps_the_columns():
     table.feed(out)
     assert len(table.rows[0]) == 1 + _result_display.MAX_HTML_GROUPS + 1  # + overall
     assert f"{_result_display.MAX_HTML_GROUPS} of {n_groups} groups" in out
+
+
+def test_probabilities_read_in_decimals_in_the_table_and_the_cli(tmp_path, capsys):
+    # a far-off model: its ECCE p-value is about 1e-70 and its T-Cal p-value 1/1001
+    rng = np.random.default_rng(0)
+    p = rng.beta(2, 2, 5000)
+    df = pd.DataFrame({"y": (rng.random(5000) < p ** 1.5).astype(int), "p": p})
+    metrics = ["ecce_ks_p", "tcal_p", "p_risk", "csr", "ece"]
+    res = df.calib(y="y", proba="p").evaluate(metrics, ci=0.9, n_boot=30, seed=0)
+    assert res.overall is None and res.groups[0].get("ecce_ks_p") < 1e-30
+    text = _result_display.result_text(res)
+    cells = {m: text.loc[m].iloc[0] for m in metrics}
+    assert cells["ecce_ks_p"] == "< 0.0001"
+    assert cells["tcal_p"] == f"{1 / 1001:.4f}"
+    assert cells["p_risk"] == f"{res.groups[0].get('p_risk'):.4f}"
+    assert cells["csr"].startswith(f"{res.groups[0].get('csr'):.4g} [")  # not a probability
+    table = _Table()
+    table.feed(res._repr_html_())
+    assert "< 0.0001" in next(r for r in table.rows if r[0] == "ecce_ks_p")
+    # the CLI prints the same table for an ungrouped file, and each method once below
+    from calreport.cli import main
+
+    path = tmp_path / "scores.csv"
+    df.to_csv(path, index=False)
+    assert main(["summary", str(path), "--metrics", ",".join(metrics), "--ci", "0.9",
+                 "--n-boot", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "e-" not in out.split("Intervals:")[0] and "< 0.0001" in out
+    assert "  ece: upper, measured" in out and "30 replicates" in out

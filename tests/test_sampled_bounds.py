@@ -211,7 +211,8 @@ def test_every_output_prints_the_sampling_error():
     h = errors["by_group"]["u"]["corp_mcb"]
     value = res.groups[0].get("corp_mcb")
     html = res._repr_html_()
-    assert f"{value:.4g} ± {h:.4g}" in html and "sampling error" in html
+    # a probability-scale metric in four decimals, as the report prints it
+    assert f"{value:.4f} ± {h:.4f}" in html and "sampling error" in html
     # the report's data notes
     from calreport._state_results import scaling_notes
 
