@@ -10,10 +10,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from calreport._numbers import format_number
 from calreport.profile import ConfidenceProfile
 from calreport.recalibration._base import Calibrator
 from calreport.recalibration.crossfit import METHODS, make_calibrator
-from calreport.registry import shown_in
+from calreport.registry import REGISTRY, shown_in
 
 __all__ = ["TABLE_METRICS", "RecalibrationResult"]
 
@@ -26,6 +27,16 @@ TABLE_METRICS = tuple(c for m in shown_in("recalibration")
 #: every difference and interval).
 _SHORT = tuple(c for m in TABLE_METRICS for c in (
     (m, f"{m}_diff", f"{m}_diff_low", f"{m}_diff_high") if m == "log_loss" else (m,)))
+
+
+def _formatters(columns: Any) -> dict[str, Any]:
+    """Every number in decimals, never in scientific notation (one column's values
+    alike); a probability (P_risk) below 0.00005 reads ``< 0.0001``."""
+    def fmt(column: str) -> Any:
+        spec = REGISTRY.get(column)
+        below = spec is not None and spec.bounds[0] >= 0.0 and spec.bounds[1] <= 1.0
+        return lambda x: format_number(x, fixed=True, below=below).replace("\u2212", "-")
+    return {c: fmt(c) for c in columns if c != "band"}
 
 
 @dataclass
@@ -119,7 +130,7 @@ class RecalibrationResult:
         cols = [c for c in _SHORT if c in self.table.columns]
         with pd.option_context("display.width", 200, "display.max_columns", 20,
                                "display.precision", 4):
-            text = self.table[cols].to_string()
+            text = self.table[cols].to_string(formatters=_formatters(cols))
         lines = ["Recalibration advisor (out-of-fold, "
                  f"{self.options.get('n_splits', '?')} folds; differences against 'none' "
                  f"with {self.options.get('ci', 0.95):.0%} paired-bootstrap intervals)",
@@ -135,7 +146,7 @@ class RecalibrationResult:
         cols = [c for c in _SHORT if c in self.table.columns]
         parts = ["<div><p><b>Recalibration advisor</b> (out-of-fold; differences against "
                  "'none' with paired-bootstrap intervals)</p>",
-                 self.table[cols].to_html(float_format=lambda x: f"{x:.4g}")]
+                 self.table[cols].to_html(formatters=_formatters(cols))]
         coverage = self.options.get("coverage")
         if coverage:
             parts.append(f"<p><i>Interval coverage:</i> {html.escape(str(coverage))}</p>")
