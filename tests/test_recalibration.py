@@ -764,3 +764,21 @@ def test_platt_targets_option_is_a_parameter():
     a_free = PlattCalibrator().fit(s, y).maps_[0][0]
     a_ridge = PlattCalibrator(C=0.01).fit(s, y).maps_[0][0]
     assert 0 < a_ridge < a_free
+
+
+def test_the_printed_table_reads_in_decimals():
+    rng = np.random.default_rng(0)
+    s = rng.beta(2, 2, 5000)
+    df = pd.DataFrame({"y": (rng.random(5000) < s ** 1.5).astype(int), "p": s})
+    res = df.calib(y="y", proba="p").recalibrate(["temperature", "isotonic"], n_boot=50,
+                                                 progress=False)
+    # a column of differences spans 1e-4 to 1e-2 here: pandas alone would print it in
+    # scientific notation
+    assert (res.table["log_loss_diff_high"].abs() < 1e-3).any()
+    table = repr(res).split("\n\n")[0]
+    assert "e-0" not in table and "e+0" not in table
+    value = res.table.loc["isotonic", "log_loss_diff_high"]
+    expected = f"{value:.4f}" if round(value, 4) != 0 else "0.0000"
+    line = next(ln for ln in table.splitlines() if ln.startswith("isotonic"))
+    assert line.split()[4] == expected  # method, log loss, its change, low, high
+    assert "e-0" not in res._repr_html_().split("Interval coverage")[0]
