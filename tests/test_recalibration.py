@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 import calreport  # noqa: F401  (registers the accessors)
+from calreport.bootstrap.paired import paired_replicates, paired_streams
 from calreport.metrics.binned import ece
 from calreport.metrics.ranking import auc
 from calreport.metrics.risk import csr
@@ -24,7 +25,6 @@ from calreport.recalibration import (
     VennAbersCalibrator,
     make_calibrator,
 )
-from calreport.bootstrap.paired import paired_replicates, paired_streams
 from calreport.recalibration.crossfit import canonical_order, cross_fit, stratified_folds
 from calreport.settings import Settings
 
