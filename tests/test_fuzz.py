@@ -161,3 +161,13 @@ def test_fixed_risk_of_one_row_groups_no_underflow_warnings() -> None:
         warnings.simplefilter("ignore")
         acc.risk()
         acc.risk(p_risk_method="normal")
+
+
+def test_cli_round_trip_keeps_a_label_with_a_bare_carriage_return() -> None:
+    # seeds 19530 and 114240: a label "a\r" written with "\n" line ends is not quoted,
+    # read_csv ends the row at the "\r", and the CLI saw other rows than the frame
+    # (the campaign's own round trip, not the CLI); the CLI call must now be correct
+    for seed in (19530, 114240):
+        outs = [o for o in fs.run_case(fs.make_case(seed), cli=True)
+                if o.call == "cli.summary"]
+        assert [o.kind for o in outs] == ["correct"], (seed, outs)

@@ -588,7 +588,9 @@ def _cli_call(case: Case) -> Callable[[], Any]:
             args += ["--by", str(b)]
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "pred.csv"
-            df.to_csv(path, index=False)
+            # "\r\n" line ends: the csv writer then quotes a label holding a bare
+            # "\r" (with "\n" alone it does not, and read_csv ends the row there)
+            df.to_csv(path, index=False, lineterminator="\r\n")
             args[1] = str(path)
             out, err = io.StringIO(), io.StringIO()
             with redirect_stdout(out), redirect_stderr(err):
