@@ -378,16 +378,20 @@ def _replicate_counts(n, n_boot, seed, order):
     return counts
 
 
-@pytest.mark.parametrize("kind", ["multiclass", "binary_ties"])
+@pytest.mark.parametrize("kind", ["multiclass", "binary_ties", "frequency", "importance"])
 def test_paired_replicates_are_the_library_metrics_of_the_resampled_rows(kind):
-    if kind == "multiclass":
+    weights = {"weights": kind} if kind in ("frequency", "importance") else {}
+    if kind != "binary_ties":
         P, y = _multiclass(n=300)
         cal = P ** 0.5 / (P ** 0.5).sum(axis=1, keepdims=True)  # a second "method"
     else:
         s, y = _binary(n=300)
         P, cal = np.round(s, 2), np.round(np.sqrt(s), 2)
-    profiles = {"none": ConfidenceProfile.from_arrays(y, P),
-                "other": ConfidenceProfile.from_arrays(y, cal)}
+    rng = np.random.default_rng(3)
+    sw = (None if not weights else rng.integers(1, 4, 300).astype(float)
+          if kind == "frequency" else rng.uniform(0.2, 3.0, 300))
+    profiles = {"none": ConfidenceProfile.from_arrays(y, P, sample_weight=sw, **weights),
+                "other": ConfidenceProfile.from_arrays(y, cal, sample_weight=sw, **weights)}
     order = np.random.default_rng(7).permutation(300)
     seed = np.random.SeedSequence(4)
     names = ["log_loss", "brier", "ece", "csr", "cwa", "auc"]
@@ -396,7 +400,8 @@ def test_paired_replicates_are_the_library_metrics_of_the_resampled_rows(kind):
     for key, proba in (("none", P), ("other", cal)):
         prof = profiles[key]
         score, outcome = prof.view()
-        for r, w in enumerate(counts):  # the same counts for both methods: paired
+        for r, c in enumerate(counts):  # the same counts for both methods: paired
+            w = c if sw is None else c * sw
             want = {"log_loss": log_loss(y, proba, sample_weight=w),
                     "brier": brier_score(y, proba, sample_weight=w),
                     "csr": csr(prof.conf, prof.correct, sample_weight=w),
