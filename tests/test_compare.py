@@ -595,3 +595,18 @@ def test_printed_p_values_read_in_decimals_never_in_scientific_notation():
         assert less in shown and "e-0" not in shown.split("Risk bands")[0]
     line = next(ln for ln in text.splitlines() if "accuracy" in ln)
     assert line.rstrip().endswith("NaN")  # untested metrics have no p-value
+
+
+def test_refits_draw_the_rows_of_the_batched_replicates_again():
+    # compare() draws the refits' rows a second time from the same master seed: the
+    # streams must not depend on how often they were asked for
+    from calreport.bootstrap.paired import paired_streams
+
+    master = np.random.SeedSequence(5)
+    sampler, first = paired_streams(master, 200, 40)
+    again = paired_streams(master, 200, 40)[1]
+    assert master.n_children_spawned == 0
+    np.testing.assert_array_equal(sampler.draw_block(first, 0, 40),
+                                  sampler.draw_block(again, 0, 40))
+    np.testing.assert_array_equal(sampler.draw_block(first, 0, 40),
+                                  sampler.draw_block(master.spawn(3), 0, 40))
