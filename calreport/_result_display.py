@@ -205,7 +205,7 @@ def result_text(result: Any) -> Any:
     ...                    "g": ["a", "b"] * 60})
     >>> t = result_text(df.groupby("g").calib(y="y", proba="p").evaluate(["accuracy"]))
     >>> list(t.columns), t.loc["accuracy"].tolist()
-    (['a', 'b', 'overall'], ['1', '1', '1'])
+    (['a', 'b', 'overall'], ['1.0000', '1.0000', '1.0000'])
     """
     import pandas as pd  # lazy: pandas
 
