@@ -223,10 +223,6 @@ class Rows:
         """``k_i a_i``: the error size of all copies of a row (``a_i`` when ``k = 1``)."""
         return self.atom if self.kind != "frequency" else self.k * self.atom
 
-    def ksum(self, x: np.ndarray) -> float:
-        """``sum_i k_i x_i``."""
-        return float(x.sum() if self.kind != "frequency" else _dot(self.k, x))
-
     @cached_property
     def unit_var(self) -> np.ndarray:
         """Null variance of one copy of each row, ``a_i^2 p_i (1 - p_i)``."""

@@ -223,12 +223,6 @@ class MetricCache:
                 self.values[("ranking", "cwauc")] = _nanmean(per_cw)
         return self.values[key]
 
-    def drop_trees(self) -> None:
-        """Free the LOWESS moment trees of :meth:`sorted_view` (its last user is done)."""
-        for key, val in self.values.items():
-            if isinstance(key, tuple) and key[0] == "sorted":
-                val[2].clear()
-
     def sorted_view(self, p: ConfidenceProfile, s: Settings
                     ) -> tuple[np.ndarray, np.ndarray, dict[int, Any]]:
         """The view's scores sorted ascending, their 0/1 outcomes, and the LOWESS moment

@@ -140,15 +140,6 @@ class FixedSum:
         return (self.frac_bits == other.frac_bits and self.shape == other.shape
                 and bool(np.array_equal(_pad(self.limbs, n), _pad(other.limbs, n))))
 
-    def to_state(self) -> dict:
-        """Plain form for serialisation."""
-        return {"frac_bits": self.frac_bits, "limbs": self.limbs}
-
-    @classmethod
-    def from_state(cls, state: dict) -> FixedSum:
-        """Inverse of :meth:`to_state`."""
-        return cls(np.asarray(state["limbs"], dtype=np.int64), int(state["frac_bits"]))
-
 
 def check_limbs(limbs: np.ndarray, name: str) -> None:
     """Raise unless ``limbs`` are the normalised digits of non-negative integers.

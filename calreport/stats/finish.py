@@ -111,11 +111,6 @@ def resolve_view(state: StatsState, view: str | None) -> str:
     return view
 
 
-def _normal_cdf(z: np.ndarray) -> np.ndarray:
-    return np.asarray([0.5 * math.erfc(-x / math.sqrt(2.0)) if not math.isnan(x) else math.nan
-                       for x in z], dtype=np.float64)
-
-
 def summary(state: StatsState, *, view: str | None = None,
             ci: float | None = None) -> MetricTable:
     """Every summary metric of every group, finished from the merged sums.
