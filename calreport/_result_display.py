@@ -160,8 +160,7 @@ def _number(x: float, metric: str = "", *, bound: bool = False) -> str:
         return "NaN"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    low, high = REGISTRY[metric].bounds if metric in REGISTRY else (-math.inf, math.inf)
-    if -1.0 <= low and high <= 1.0:
+    if metric in REGISTRY and REGISTRY[metric].unit_scale:
         return format_number(x, fixed=True, below=not bound).replace("\u2212", "-")
     return f"{x:.4g}"
 

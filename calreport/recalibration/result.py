@@ -33,8 +33,7 @@ def _formatters(columns: Any) -> dict[str, Any]:
     """Every number in decimals, never in scientific notation (one column's values
     alike); a probability (P_risk) below 0.00005 reads ``< 0.0001``."""
     def fmt(column: str) -> Any:
-        spec = REGISTRY.get(column)
-        below = spec is not None and spec.bounds[0] >= 0.0 and spec.bounds[1] <= 1.0
+        below = column in REGISTRY and REGISTRY[column].unit_scale
         return lambda x: format_number(x, fixed=True, below=below).replace("\u2212", "-")
     return {c: fmt(c) for c in columns if c != "band"}
 

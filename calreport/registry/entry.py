@@ -131,6 +131,12 @@ class Metric:
                              f"{sorted(unknown)}; choose from {list(TABLES)}.")
 
     @property
+    def unit_scale(self) -> bool:
+        """Whether the metric lies within [-1, 1] (probabilities, rates, p-values): every
+        output prints it in decimals, never in scientific notation."""
+        return -1.0 <= self.bounds[0] and self.bounds[1] <= 1.0
+
+    @property
     def higher_is_better(self) -> bool | None:
         """True / False, or None for a target-valued metric."""
         return {"higher": True, "lower": False}.get(self.direction)

@@ -83,8 +83,7 @@ def _fmt_metric(value: Any, name: str = "", *, bound: bool = False) -> str:
     if name == "z_csr":
         return _fmt_number(value, 2)
     # a probability-scale metric reads in decimals, never as 3.1e-05
-    low, high = REGISTRY[name].bounds if name in REGISTRY else (-math.inf, math.inf)
-    fixed = -1.0 <= low and high <= 1.0
+    fixed = name in REGISTRY and REGISTRY[name].unit_scale
     return _fmt_number(value, fixed=fixed, below=fixed and not bound)
 
 
