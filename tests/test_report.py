@@ -128,7 +128,7 @@ def test_html_holds_the_figures(rep, html):
     ids = [f["id"] for f in rep.context["figures"]]
     assert ids == ["risk", "corp", "reliability", "lowess_curve", "confidence_histogram",
                    "roc", "selective", "murphy", "risk_drivers"]
-    assert all(f["uri"] for f in rep.context["figures"])
+    assert not any(f["error"] for f in rep.context["figures"])
     assert html.count('src="data:image/svg+xml;base64,') == len(ids)
     for fig_id in ids:
         assert f'id="fig-{fig_id}"' in html
@@ -410,11 +410,11 @@ def test_pdf_embeds_every_figure_as_a_200_dpi_image_and_html_keeps_svg(pdf, rep,
             if ident not in found:
                 found[ident] = page.images[key]
     images = list({img.data: img for img in found.values()}.values())
-    figures = [f for f in rep.context["figures"] if f["uri"]]
-    assert len(images) == len(figures)
+    figures = re.findall(r'src="(data:image/svg\+xml;base64,[^"]+)"', html)
+    assert len(images) == len(figures) == len(rep.context["figures"])
     sizes = sorted(img.image.size for img in images)
-    for f in figures:
-        fig_w, fig_h = _svg_inches(f["uri"])
+    for uri in figures:
+        fig_w, fig_h = _svg_inches(uri)
         # each figure's pixels are its size in inches x PRINT_DPI (truncated)
         assert (int(fig_w * PRINT_DPI + 1e-6), int(fig_h * PRINT_DPI + 1e-6)) in sizes
     assert all(img.image.mode == "RGB" for img in images)  # opaque: no alpha mask
@@ -429,6 +429,24 @@ def _svg_inches(uri: str) -> tuple[float, float]:
     w, h = (float(re.search(rf'{k}="([0-9.]+)pt"', svg).group(1)) / 72 for k in ("width",
                                                                               "height"))
     return w, h
+
+
+def test_each_output_encodes_only_the_figures_it_embeds(small, monkeypatch):
+    """A PDF alone encodes no SVG; the HTML is the same whether it comes before or
+    after the PDF (the layout is computed once, when the report is built)."""
+    pytest.importorskip("weasyprint")
+    from calreport import plotting
+
+    svg_saves = []
+    encode = plotting.figure_to_data_uri
+    monkeypatch.setattr(plotting, "figure_to_data_uri",
+                        lambda fig, **kw: svg_saves.append(fig) or encode(fig, **kw))
+    pdf_first = _build(small)
+    pdf_first.to_pdf()
+    assert svg_saves == []
+    after_pdf = pdf_first.to_html()
+    assert len(svg_saves) == len(pdf_first.context["figures"])
+    assert _build(small).to_html() == after_pdf
 
 
 def test_pdf_fetcher_refuses_everything_but_data_and_fonts():

@@ -102,8 +102,9 @@ def _svg_texts(svg: str) -> list[str]:
 def test_a_y_label_taller_than_its_axes_gets_two_lines(demo):
     """The Murphy diagram is wide and low: its y-axis label is broken in two lines
     (measured on the laid-out figure); a label that fits stays on one line."""
-    figs = {f["id"]: base64.b64decode(f["uri"].split(",", 1)[1]).decode("utf-8")
-            for f in demo.context["figures"] if f["format"] == "image/svg+xml"}
+    figs = {fig_id: base64.b64decode(data).decode("utf-8") for fig_id, data in re.findall(
+        r'id="fig-([^"]+)">\s*<h3>[^<]*</h3>\s*<img src="data:image/svg\+xml;base64,([^"]+)"',
+        demo.to_html())}
     murphy = _svg_texts(figs["murphy"])
     assert "mean elementary score" in murphy and "(lower is better)" in murphy
     assert not any("mean elementary score (lower" in t for t in murphy)

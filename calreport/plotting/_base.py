@@ -247,6 +247,12 @@ def _count_points(fig: Figure) -> int:
 _SVG_LOCK = threading.Lock()
 
 
+def data_uri_format(fig: Figure) -> str:
+    """The MIME type ``figure_to_data_uri(fig)`` encodes to: ``"image/png"`` when the
+    figure holds more than :data:`DENSE_POINTS` data points, else ``"image/svg+xml"``."""
+    return "image/png" if _count_points(fig) > DENSE_POINTS else "image/svg+xml"
+
+
 def figure_to_data_uri(fig: Figure, *, fmt: str = "auto", dpi: int = 200) -> str:
     """Encode a figure as a ``data:`` URI: SVG for line plots, PNG for dense scatters.
 
@@ -278,7 +284,7 @@ def figure_to_data_uri(fig: Figure, *, fmt: str = "auto", dpi: int = 200) -> str
     """
     v.check_option(fmt, "fmt", ("auto", "svg", "png"))
     if fmt == "auto":
-        fmt = "png" if _count_points(fig) > DENSE_POINTS else "svg"
+        fmt = data_uri_format(fig).split("/")[1].split("+")[0]
     buf = io.BytesIO()
     if fmt == "svg":
         # text as SVG text, not glyph outlines: about 30 % less drawing time, smaller files

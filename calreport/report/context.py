@@ -215,11 +215,11 @@ def build_report(
         "figures": [],
     }
     risks = {f["name"]: _RiskView(f) for f in facts}
-    vector: dict[str, Any] = {}
+    drawn: dict[str, Any] = {}
     context["figures"] = build_figures(
         profs, risks, [f["name"] for f in facts], view=result.settings.view,
-        n_bins=result.settings.n_bins, strategy=result.settings.strategy, vector=vector)
-    return Report(context, result, ts, template_dir=template_dir, figures=vector)
+        n_bins=result.settings.n_bins, strategy=result.settings.strategy, drawn=drawn)
+    return Report(context, result, ts, template_dir=template_dir, figures=drawn)
 
 
 class _RiskView:

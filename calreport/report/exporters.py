@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from calreport.report.figures import print_uris
+from calreport.report.figures import Drawings
 from calreport.report.formatting import environment, to_jsonable
 from calreport.report.pdf import render_pdf
 
@@ -23,10 +22,6 @@ __all__ = ["SCHEMA_VERSION", "Report"]
 
 #: Version of the JSON layout of :meth:`Report.to_json`.
 SCHEMA_VERSION = "2.0"
-
-#: Held while the figures of a report are drawn for its PDF (matplotlib figures are
-#: not thread-safe).
-_PRINT_LOCK = threading.Lock()
 
 #: Context entries that are display text only (the JSON carries their numbers).
 _DISPLAY_ONLY = ("settings", "bootstrap", "band_colors", "metric_tables", "group_table",
@@ -54,9 +49,8 @@ class Report:
         self.result = result
         self._timestamp = timestamp
         self._template_dir = template_dir
-        # matplotlib figures embedded as SVG, turned into PNG at the first to_pdf()
-        self._vector_figures = dict(figures or {})
-        self._print_uris: dict[str, str] | None = None
+        # the laid-out matplotlib figures, encoded by the first output that needs them
+        self._drawings = Drawings(figures)
         # fail early on a missing template folder, not at the first render
         environment(False, template_dir)
 
@@ -75,23 +69,21 @@ class Report:
         env = environment(markdown, self._template_dir)
         return env.get_template(name).render({**self.context, **extra})
 
+    def _html(self, *, standalone: bool, vector: bool) -> str:
+        figures = self._drawings.uris(self.context["figures"], vector=vector)
+        return self._render("report.html.j2", standalone=standalone, figures=figures)
+
     def _print_html(self) -> str:
-        """The HTML the PDF is made from: figures as PNG (see ``print_uris``)."""
-        with _PRINT_LOCK:  # a figure is drawn by one thread at a time
-            if self._print_uris is None:
-                self._print_uris = print_uris(self._vector_figures)
-                self._vector_figures = {}
-        figures = [dict(f, uri=self._print_uris.get(f["id"], f["uri"]))
-                   for f in self.context["figures"]]
-        return self._render("report.html.j2", standalone=True, figures=figures)
+        """The HTML the PDF is made from: every figure as a PNG (see ``Drawings``)."""
+        return self._html(standalone=True, vector=False)
 
     def to_html(self) -> str:
         """Self-contained HTML document: inline CSS, embedded figures, no external link."""
-        return self._render("report.html.j2", standalone=True)
+        return self._html(standalone=True, vector=True)
 
     def _repr_html_(self) -> str:
         """Notebook display: the report body with its CSS scoped to the report."""
-        return self._render("report.html.j2", standalone=False)
+        return self._html(standalone=False, vector=True)
 
     def to_markdown(self) -> str:
         """Markdown version (same numbers; figures are in the HTML and PDF versions).

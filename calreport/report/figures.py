@@ -9,7 +9,9 @@ strip; legends sit outside the data.
 
 from __future__ import annotations
 
+import base64
 import math
+import threading
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -20,8 +22,8 @@ from calreport import plotting
 from calreport.plotting import _base
 from calreport.profile import ConfidenceProfile
 
-__all__ = ["FULL_WIDTH", "HALF_WIDTH", "HIGHLIGHT", "MIN_TEXT_PT", "PRINT_DPI", "build_figures",
-           "print_uris"]
+__all__ = ["FULL_WIDTH", "HALF_WIDTH", "HIGHLIGHT", "MIN_TEXT_PT", "PRINT_DPI", "Drawings",
+           "build_figures"]
 
 #: Groups highlighted in colour in the overlays (the riskiest first).
 HIGHLIGHT = 5
@@ -40,8 +42,8 @@ MIN_TEXT_PT = 7.0
 
 def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str, Any],
                   order: list[str], *, view: str | None, n_bins: int, strategy: str,
-                  vector: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """The figure entries of the report context (id, title, caption, data URI).
+                  drawn: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The figure entries of the report context (id, title, caption, format).
 
     Parameters
     ----------
@@ -51,10 +53,9 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
         Group names, riskiest first.
     view, n_bins, strategy
         Settings of the calibration figures.
-    vector : dict, optional
-        Receives figure id -> matplotlib Figure for every figure embedded as SVG,
-        so that the PDF can embed a PNG of it (:func:`print_uris`) without drawing
-        it again from the data.
+    drawn : dict, optional
+        Receives figure id -> matplotlib Figure, laid out, for :class:`Drawings`
+        to encode when an output asks for it.
     """
     from matplotlib.figure import Figure
 
@@ -89,24 +90,23 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
                 warnings.simplefilter("ignore")
                 ax = draw()
         except (ValueError, np.linalg.LinAlgError) as exc:
-            out.append({"id": fig_id, "title": title, "caption": caption, "uri": None,
-                        "format": None, "error": str(exc), "tall": False,
-                        "half": False, "width_in": None})
+            out.append({"id": fig_id, "title": title, "caption": caption, "format": None,
+                        "error": str(exc), "tall": False, "half": False, "width_in": None})
             return
         fig = ax.figure
         if len(fig.axes) == 1:
             ax.set_title("")  # the report's heading names the figure
         half = size[0] <= HALF_WIDTH
         _print_size(fig, size[0], size[1], legend_above=half)
-        uri = plotting.figure_to_data_uri(fig)
-        if _wrap_long_ylabels(fig):
-            uri = plotting.figure_to_data_uri(fig)
-        if vector is not None and uri.startswith("data:image/svg"):
-            vector[fig_id] = fig
+        # one layout pass, kept for every output (SVG and PNG have the same geometry);
+        # the encodings wait for the output that needs them (Drawings)
+        _lay_out(fig)
+        if drawn is not None:
+            drawn[fig_id] = fig
         width, height = fig.get_size_inches()
-        out.append({"id": fig_id, "title": title, "caption": caption, "uri": uri,
-                    "format": uri[5:uri.index(";")], "error": None, "tall": height > 6.0,
-                    "half": half, "width_in": round(float(width), 3)})
+        out.append({"id": fig_id, "title": title, "caption": caption,
+                    "format": _base.data_uri_format(fig), "error": None,
+                    "tall": height > 6.0, "half": half, "width_in": round(float(width), 3)})
 
     if not single:
         n_rows = min(len(names), RISK_ROWS)
@@ -252,6 +252,22 @@ def _print_size(fig: Any, width: float, height: float | None, *, legend_above: b
             text.set_fontsize(MIN_TEXT_PT)
 
 
+def _lay_out(fig: Any) -> None:
+    """Compute the figure's layout once and keep it: every encoding then draws the
+    figure once, without a layout pass (``savefig`` draws twice while a layout
+    engine is set), and the SVG and the PNG have the same geometry."""
+    import matplotlib
+
+    fig.draw_without_rendering()
+    if _wrap_long_ylabels(fig):
+        fig.draw_without_rendering()
+    # no engine at all (not the "none" placeholder, for which savefig still makes a
+    # dry-run draw), whatever the user's rcParams would choose for None
+    with matplotlib.rc_context({"figure.autolayout": False,
+                                "figure.constrained_layout.use": False}):
+        fig.set_layout_engine(None)
+
+
 def _wrap_long_ylabels(fig: Any) -> bool:
     """Give two lines to a y-axis label longer than its axes are high (the Murphy
     diagram's, on a wide and low figure), which would be cut at the figure's edges.
@@ -273,30 +289,60 @@ def _wrap_long_ylabels(fig: Any) -> bool:
     return changed
 
 
-def print_uris(vector: Mapping[str, Any]) -> dict[str, str]:
-    """PNG data URIs of the figures drawn as SVG, for the PDF.
+class Drawings:
+    """The report's figures, encoded when an output first asks for them, once each.
 
-    WeasyPrint draws an SVG node by node in Python: the figures of a 200-group
-    report take it seconds, an embedded PNG milliseconds.  At :data:`PRINT_DPI`
-    (200 dpi, the figures print at most at their size) line art stays sharp on
-    paper.  The layout computed for the SVG is kept (the layout engine is switched
-    off), so both versions have the same geometry and each figure is drawn once
-    more, without the layout pass and the dry-run draw of ``savefig``.  The
-    figures are the report's own, so giving them an Agg canvas changes nothing a
-    user holds.
+    The HTML embeds a figure as SVG (PNG when it holds more than
+    :data:`~calreport.plotting.DENSE_POINTS` points, as
+    :func:`~calreport.plotting.figure_to_data_uri` decides), the PDF as a PNG at
+    :data:`PRINT_DPI`: WeasyPrint draws an SVG node by node in Python, which took
+    seconds for the figures of a 200-group report, where an embedded PNG takes
+    milliseconds; at 200 dpi line art stays sharp on paper.  A PDF alone never
+    encodes an SVG, and an HTML alone no PNG of a line plot.  The layout was
+    computed once when the figures were built (:func:`build_figures`), so both
+    encodings have the same geometry.  The figures are the report's own, so giving
+    them an Agg canvas changes nothing a user holds; one thread draws at a time
+    (matplotlib figures are not thread-safe).
     """
-    import base64
 
+    def __init__(self, figures: Mapping[str, Any] | None = None) -> None:
+        self._figures = dict(figures or {})
+        self._uris: dict[tuple[str, bool], str] = {}
+        self._lock = threading.Lock()
+
+    def uris(self, entries: list[dict[str, Any]], *, vector: bool) -> list[dict[str, Any]]:
+        """``entries`` (the context's figures) with their ``uri``: SVG where the format
+        says so and ``vector`` is true, else PNG; None for a figure that failed."""
+        with self._lock:
+            return [dict(f, uri=self._uri(f, vector)) for f in entries]
+
+    def _uri(self, entry: dict[str, Any], vector: bool) -> str | None:
+        fig = self._figures.get(entry["id"])
+        if fig is None:
+            return None
+        svg = vector and entry["format"] == "image/svg+xml"
+        key = (entry["id"], svg)
+        if key not in self._uris:
+            if svg:
+                self._uris[key] = plotting.figure_to_data_uri(fig, fmt="svg")
+            else:
+                self._uris[key] = "data:image/png;base64," + base64.b64encode(
+                    _print_png(fig)).decode("ascii")
+        return self._uris[key]
+
+
+def _print_png(fig: Any) -> bytes:
+    """The PNG of a laid-out report figure at :data:`PRINT_DPI` (one draw, no layout
+    pass)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    out = {}
-    for fig_id, fig in vector.items():
-        fig.set_layout_engine("none")
-        canvas = FigureCanvasAgg(fig)
-        fig.set_dpi(PRINT_DPI)
+    dpi = fig.get_dpi()
+    canvas = FigureCanvasAgg(fig)
+    fig.set_dpi(PRINT_DPI)
+    try:
         canvas.draw()
         # WeasyPrint decodes and re-encodes every PNG it embeds: compress ours lightly
-        data = _base.png_bytes(np.asarray(canvas.buffer_rgba()), PRINT_DPI,
+        return _base.png_bytes(np.asarray(canvas.buffer_rgba()), PRINT_DPI,
                                compress_level=1)
-        out[fig_id] = f"data:image/png;base64,{base64.b64encode(data).decode('ascii')}"
-    return out
+    finally:
+        fig.set_dpi(dpi)  # an SVG drawn later does not depend on the order of outputs
