@@ -54,8 +54,8 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
     view, n_bins, strategy
         Settings of the calibration figures.
     drawn : dict, optional
-        Receives figure id -> matplotlib Figure, laid out, for :class:`Drawings`
-        to encode when an output asks for it.
+        Receives figure id -> (matplotlib Figure, laid out; its PNG at
+        :data:`PRINT_DPI`), for :class:`Drawings`.
     """
     from matplotlib.figure import Figure
 
@@ -100,9 +100,9 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
         _print_size(fig, size[0], size[1], legend_above=half)
         # one layout pass, kept for every output (SVG and PNG have the same geometry);
         # the encodings wait for the output that needs them (Drawings)
-        _lay_out(fig)
+        png = _lay_out(fig)
         if drawn is not None:
-            drawn[fig_id] = fig
+            drawn[fig_id] = (fig, png)
         width, height = fig.get_size_inches()
         out.append({"id": fig_id, "title": title, "caption": caption,
                     "format": _base.data_uri_format(fig), "error": None,
@@ -252,20 +252,36 @@ def _print_size(fig: Any, width: float, height: float | None, *, legend_above: b
             text.set_fontsize(MIN_TEXT_PT)
 
 
-def _lay_out(fig: Any) -> None:
-    """Compute the figure's layout once and keep it: every encoding then draws the
-    figure once, without a layout pass (``savefig`` draws twice while a layout
-    engine is set), and the SVG and the PNG have the same geometry."""
-    import matplotlib
+def _lay_out(fig: Any) -> bytes:
+    """Lay the figure out once, at print resolution, and keep that layout; return its
+    PNG at :data:`PRINT_DPI`.
 
-    fig.draw_without_rendering()
-    if _wrap_long_ylabels(fig):
-        fig.draw_without_rendering()
+    The layout engine runs inside the draw of the PNG (one pass), so the PNG the PDF
+    embeds costs no extra draw; the SVG drawn later for the HTML keeps this layout
+    (one draw, where ``savefig`` makes two while a layout engine is set), and both
+    have the same geometry whatever output comes first.
+    """
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    dpi = fig.get_dpi()
+    canvas = FigureCanvasAgg(fig)
+    fig.set_dpi(PRINT_DPI)
+    try:
+        canvas.draw()
+        if _wrap_long_ylabels(fig):
+            canvas.draw()
+        # WeasyPrint decodes and re-encodes every PNG it embeds: compress ours lightly
+        png = _base.png_bytes(np.asarray(canvas.buffer_rgba()), PRINT_DPI,
+                              compress_level=1)
+    finally:
+        fig.set_dpi(dpi)  # the SVG is drawn at the figure's own resolution, as before
     # no engine at all (not the "none" placeholder, for which savefig still makes a
     # dry-run draw), whatever the user's rcParams would choose for None
     with matplotlib.rc_context({"figure.autolayout": False,
                                 "figure.constrained_layout.use": False}):
         fig.set_layout_engine(None)
+    return png
 
 
 def _wrap_long_ylabels(fig: Any) -> bool:
@@ -290,24 +306,23 @@ def _wrap_long_ylabels(fig: Any) -> bool:
 
 
 class Drawings:
-    """The report's figures, encoded when an output first asks for them, once each.
+    """The report's figures as each output embeds them: PNG in the PDF, SVG in the HTML.
 
-    The HTML embeds a figure as SVG (PNG when it holds more than
+    The PDF embeds every figure as the PNG at :data:`PRINT_DPI` drawn when the
+    figure was laid out (:func:`build_figures`): WeasyPrint draws an SVG node by
+    node in Python, which took seconds for the figures of a 200-group report, where
+    an embedded PNG takes milliseconds, and at 200 dpi line art stays sharp on
+    paper.  The HTML embeds the SVG of a figure, drawn at its first request with the
+    same layout (the PNG where the figure holds more than
     :data:`~calreport.plotting.DENSE_POINTS` points, as
-    :func:`~calreport.plotting.figure_to_data_uri` decides), the PDF as a PNG at
-    :data:`PRINT_DPI`: WeasyPrint draws an SVG node by node in Python, which took
-    seconds for the figures of a 200-group report, where an embedded PNG takes
-    milliseconds; at 200 dpi line art stays sharp on paper.  A PDF alone never
-    encodes an SVG, and an HTML alone no PNG of a line plot.  The layout was
-    computed once when the figures were built (:func:`build_figures`), so both
-    encodings have the same geometry.  The figures are the report's own, so giving
-    them an Agg canvas changes nothing a user holds; one thread draws at a time
-    (matplotlib figures are not thread-safe).
+    :func:`~calreport.plotting.figure_to_data_uri` decides), so a PDF alone never
+    draws an SVG.  One thread draws at a time (matplotlib figures are not
+    thread-safe).
     """
 
-    def __init__(self, figures: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, figures: Mapping[str, tuple[Any, bytes]] | None = None) -> None:
         self._figures = dict(figures or {})
-        self._uris: dict[tuple[str, bool], str] = {}
+        self._svg: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def uris(self, entries: list[dict[str, Any]], *, vector: bool) -> list[dict[str, Any]]:
@@ -317,32 +332,11 @@ class Drawings:
             return [dict(f, uri=self._uri(f, vector)) for f in entries]
 
     def _uri(self, entry: dict[str, Any], vector: bool) -> str | None:
-        fig = self._figures.get(entry["id"])
-        if fig is None:
+        if entry["id"] not in self._figures:
             return None
-        svg = vector and entry["format"] == "image/svg+xml"
-        key = (entry["id"], svg)
-        if key not in self._uris:
-            if svg:
-                self._uris[key] = plotting.figure_to_data_uri(fig, fmt="svg")
-            else:
-                self._uris[key] = "data:image/png;base64," + base64.b64encode(
-                    _print_png(fig)).decode("ascii")
-        return self._uris[key]
-
-
-def _print_png(fig: Any) -> bytes:
-    """The PNG of a laid-out report figure at :data:`PRINT_DPI` (one draw, no layout
-    pass)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    dpi = fig.get_dpi()
-    canvas = FigureCanvasAgg(fig)
-    fig.set_dpi(PRINT_DPI)
-    try:
-        canvas.draw()
-        # WeasyPrint decodes and re-encodes every PNG it embeds: compress ours lightly
-        return _base.png_bytes(np.asarray(canvas.buffer_rgba()), PRINT_DPI,
-                               compress_level=1)
-    finally:
-        fig.set_dpi(dpi)  # an SVG drawn later does not depend on the order of outputs
+        fig, png = self._figures[entry["id"]]
+        if not (vector and entry["format"] == "image/svg+xml"):
+            return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+        if entry["id"] not in self._svg:
+            self._svg[entry["id"]] = plotting.figure_to_data_uri(fig, fmt="svg")
+        return self._svg[entry["id"]]
