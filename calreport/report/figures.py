@@ -305,6 +305,11 @@ def _wrap_long_ylabels(fig: Any) -> bool:
     return changed
 
 
+#: Held while a report's SVG figures are drawn (matplotlib figures are not
+#: thread-safe); module-level, so a report stays picklable.
+_DRAW_LOCK = threading.Lock()
+
+
 class Drawings:
     """The report's figures as each output embeds them: PNG in the PDF, SVG in the HTML.
 
@@ -323,12 +328,11 @@ class Drawings:
     def __init__(self, figures: Mapping[str, tuple[Any, bytes]] | None = None) -> None:
         self._figures = dict(figures or {})
         self._svg: dict[str, str] = {}
-        self._lock = threading.Lock()
 
     def uris(self, entries: list[dict[str, Any]], *, vector: bool) -> list[dict[str, Any]]:
         """``entries`` (the context's figures) with their ``uri``: SVG where the format
         says so and ``vector`` is true, else PNG; None for a figure that failed."""
-        with self._lock:
+        with _DRAW_LOCK:
             return [dict(f, uri=self._uri(f, vector)) for f in entries]
 
     def _uri(self, entry: dict[str, Any], vector: bool) -> str | None:
