@@ -787,3 +787,26 @@ def test_the_printed_table_reads_in_decimals():
     line = next(ln for ln in table.splitlines() if ln.startswith("isotonic"))
     assert line.split()[4] == expected  # method, log loss, its change, low, high
     assert "e-0" not in res._repr_html_().split("Interval coverage")[0]
+
+
+def test_a_nan_interval_says_why_in_the_result_and_its_outputs():
+    # group "b" has no positive row: its AUC, and so the paired difference's interval,
+    # is undefined; group "a"'s intervals are all defined
+    rng = np.random.default_rng(3)
+    s = rng.uniform(0.05, 0.95, 400)
+    y = (rng.random(400) < s).astype(int)
+    y[200:] = 0
+    df = pd.DataFrame({"y": y, "p": s, "g": np.repeat(["a", "b"], 200)})
+    res = df.groupby("g").calib(y="y", proba="p").recalibrate(["platt"], n_boot=40,
+                                                              progress=False)
+    assert np.isnan(res.table.loc[("b", "platt"), "auc_diff_low"])
+    assert not res.table.loc["a", ["auc_diff_low", "auc_diff_high"]].isna().any().any()
+    assert set(res.interval_reasons) == {("b", "platt", "auc")}
+    why = res.interval_reasons[("b", "platt", "auc")]
+    assert "fewer than half of the 40 paired replicates" in why
+    line = f"No interval for auc_diff (b / platt): {why}."
+    assert line in repr(res)
+    assert line in res._repr_html_()
+    alone = df[df["g"] == "a"].calib(y="y", proba="p").recalibrate(
+        ["platt"], n_boot=40, progress=False)
+    assert alone.interval_reasons == {} and "No interval" not in repr(alone)

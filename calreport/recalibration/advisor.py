@@ -160,7 +160,8 @@ def _profile_of(P: np.ndarray, codes: np.ndarray, w: np.ndarray | None,
 
 def _group_table(profile: ConfidenceProfile, key: Hashable, methods: list[str], *,
                  n_splits: int, seed: Any, multiclass: str, n_boot: int, ci: float,
-                 settings: Settings, steps: Steps) -> tuple[pd.DataFrame, str, str]:
+                 settings: Settings, steps: Steps
+                 ) -> tuple[pd.DataFrame, str, str, dict[tuple[str, str], str]]:
     P, codes, w = _arrays(profile, key)
     if profile.n < n_splits:
         raise ValueError(f"group {key!r} has {profile.n} rows, fewer than n_splits="
@@ -180,15 +181,18 @@ def _group_table(profile: ConfidenceProfile, key: Hashable, methods: list[str], 
     reps = paired_replicates(profiles, settings, BOOT_METRICS, n_boot=n_boot,
                              seed=boot_seed, order=order, progress=False)
     steps.done()
+    undefined = {}  # (method, metric) -> why its interval is NaN
     for m in methods:
         for k in BOOT_METRICS:
             rows[m][f"{k}_diff"] = rows[m][k] - rows["none"][k]
-            rows[m][f"{k}_diff_low"], rows[m][f"{k}_diff_high"], _ = paired_interval(
+            rows[m][f"{k}_diff_low"], rows[m][f"{k}_diff_high"], why = paired_interval(
                 reps[m][k], reps["none"][k], ci)
+            if why and m != "none":
+                undefined[(m, k)] = why
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "method"
     recommended, reason = _recommend(table, ci, reps)
-    return table, recommended, reason
+    return table, recommended, reason, undefined
 
 
 def _recommend(table: pd.DataFrame, ci: float,
@@ -355,15 +359,15 @@ def recalibrate(
     methods = _check(methods, n_splits, n_boot, ci, multiclass)
     settings = Settings.from_kwargs(n_bins=n_bins, eps=eps, p_risk_method=p_risk_method,
                                     seed=seed)
-    tables, recommended, reasons = {}, {}, {}
+    tables, recommended, reasons, undefined = {}, {}, {}, {}
     with Steps(len(profiles) * (len(methods) + 1), "recalibration", "fit",
                progress) as steps:
         for key, prof in profiles.items():
-            tables[key], recommended[key], reasons[key] = _group_table(
+            tables[key], recommended[key], reasons[key], undefined[key] = _group_table(
                 prof, key, methods, n_splits=n_splits, seed=seed, multiclass=multiclass,
                 n_boot=n_boot, ci=ci, settings=settings, steps=steps)
     options = dict(methods=methods, n_splits=n_splits, seed=seed, multiclass=multiclass,
                    n_boot=n_boot, ci=ci, n_bins=n_bins, eps=eps,
                    coverage=coverage_note(ci, n_boot))
     return RecalibrationResult.build(tables, recommended, reasons, dict(profiles),
-                                     grouped=grouped, options=options)
+                                     grouped=grouped, options=options, undefined=undefined)

@@ -57,6 +57,10 @@ class RecalibrationResult:
     options : dict
         The settings of the comparison; ``options["coverage"]`` is the measured
         coverage of the intervals (a plain string, printed with the table).
+    interval_reasons : dict
+        Why an interval of the table is NaN: ``(method, metric)`` (grouped:
+        ``(group, method, metric)``) -> the reason, e.g. fewer than half of the
+        paired replicates define the difference; printed with the table.
     """
 
     table: pd.DataFrame
@@ -65,15 +69,21 @@ class RecalibrationResult:
     options: dict[str, Any] = field(default_factory=dict)
     grouped: bool = False
     _profiles: dict[Hashable, ConfidenceProfile] = field(default_factory=dict, repr=False)
+    interval_reasons: dict[tuple[Any, ...], str] = field(default_factory=dict)
 
     @classmethod
     def build(cls, tables: Mapping[Hashable, pd.DataFrame], recommended: Mapping[Hashable, str],
               reasons: Mapping[Hashable, str], profiles: dict[Hashable, ConfidenceProfile],
-              *, grouped: bool, options: dict[str, Any]) -> RecalibrationResult:
-        """Assemble the per-group tables (the one place results become pandas)."""
+              *, grouped: bool, options: dict[str, Any],
+              undefined: Mapping[Hashable, Mapping[tuple[str, str], str]] | None = None
+              ) -> RecalibrationResult:
+        """Assemble the per-group tables (the one place results become pandas);
+        ``undefined``: group -> (method, metric) -> why that interval is NaN."""
+        undefined = undefined or {}
         if not grouped:
             (key,) = tables
-            return cls(tables[key], recommended[key], reasons[key], options, False, profiles)
+            return cls(tables[key], recommended[key], reasons[key], options, False, profiles,
+                       dict(undefined.get(key, {})))
         keys = list(tables)
         table = pd.concat([tables[k] for k in keys], keys=keys,
                           names=["group", "method"])
@@ -81,7 +91,8 @@ class RecalibrationResult:
         return cls(table, pd.Series([recommended[k] for k in keys], index=index,
                                     name="recommended", dtype=object),
                    pd.Series([reasons[k] for k in keys], index=index, name="reason",
-                             dtype=object), options, True, profiles)
+                             dtype=object), options, True, profiles,
+                   {(k, *mk): why for k in keys for mk, why in undefined.get(k, {}).items()})
 
     def fit(self, method: str | None = None, group: Hashable | None = None
             ) -> Calibrator | dict[Hashable, Calibrator]:
@@ -125,6 +136,17 @@ class RecalibrationResult:
         return [(str(k), str(self.recommended[k]), str(self.reason[k]))
                 for k in self.recommended.index]
 
+    def _undefined_lines(self) -> list[str]:
+        """One line per metric and reason: the rows whose interval of the difference
+        is NaN, and why."""
+        by: dict[tuple[str, str], list[str]] = {}
+        for key, why in self.interval_reasons.items():
+            *where, metric = key
+            by.setdefault((f"{metric}_diff", why), []).append(
+                " / ".join(str(x) for x in where))
+        return [f"No interval for {col} ({', '.join(rows)}): {why}."
+                for (col, why), rows in by.items()]
+
     def __repr__(self) -> str:
         cols = [c for c in _SHORT if c in self.table.columns]
         with pd.option_context("display.width", 200, "display.max_columns", 20,
@@ -137,6 +159,8 @@ class RecalibrationResult:
         coverage = self.options.get("coverage")
         if coverage:
             lines += [f"Interval coverage: {coverage}", ""]
+        if self.interval_reasons:
+            lines += [*self._undefined_lines(), ""]
         for group, best, why in self._recommendations():
             lines.append(f"recommended{' for ' + group if group else ''}: {best}. {why}")
         return "\n".join(lines)
@@ -149,6 +173,7 @@ class RecalibrationResult:
         coverage = self.options.get("coverage")
         if coverage:
             parts.append(f"<p><i>Interval coverage:</i> {html.escape(str(coverage))}</p>")
+        parts += [f"<p>{html.escape(line)}</p>" for line in self._undefined_lines()]
         for group, best, why in self._recommendations():
             who = f" for {html.escape(group)}" if group else ""
             parts.append(f"<p>Recommended{who}: <b>{html.escape(best)}</b>. "
