@@ -10,20 +10,36 @@ import base64
 import io
 import re
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from calreport import _cli_commands, cli
+from calreport.report import context as report_context
 from calreport.report.figures import FULL_WIDTH, HALF_WIDTH, MIN_TEXT_PT
 
 MAX_PAGES = 12
 
 
+#: figure id -> (matplotlib Figure, its print PNG) of the demo report, as built
+DRAWN: dict = {}
+
+
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    """The report ``calreport demo`` writes (captured instead of written)."""
+    """The report ``calreport demo`` writes (captured instead of written); its
+    laid-out figures are kept in :data:`DRAWN`."""
     held = []
+    build = report_context.build_figures
+
+    def keep(*args, **kwargs):
+        out = build(*args, **kwargs)
+        DRAWN.update(kwargs["drawn"])
+        return out
+
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_cli_commands, "_write_outputs", lambda rep, outputs, fmt: held.append(rep))
+        mp.setattr(report_context, "build_figures", keep)
         out = tmp_path_factory.mktemp("demo") / "calreport-demo.pdf"
         cli.main(["demo", "-o", str(out)])
     (rep,) = held
@@ -110,3 +126,57 @@ def test_a_y_label_taller_than_its_axes_gets_two_lines(demo):
     assert not any("mean elementary score (lower" in t for t in murphy)
     corp = _svg_texts(figs["corp"])
     assert "Observed frequency of benign" in corp
+
+
+def _labels_inside(drawn) -> None:
+    """Axis labels, titles and legend entries of every figure lie inside it as drawn
+    for print."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from calreport.report.figures import PRINT_DPI
+
+    for fig_id, (fig, _) in drawn.items():
+        fig.set_dpi(PRINT_DPI)
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        texts = [t for ax in fig.axes if ax.get_visible()
+                 for t in (ax.xaxis.label, ax.yaxis.label, ax.title)]
+        texts += [t for leg in [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
+                  if leg is not None for t in leg.get_texts()]
+        texts += fig.texts  # supxlabel
+        width, height = fig.bbox.width, fig.bbox.height
+        for t in texts:
+            if not (t.get_visible() and t.get_text().strip()):
+                continue
+            box = t.get_window_extent(canvas.get_renderer())
+            assert box.x0 >= -1 and box.y0 >= -1, (fig_id, t.get_text())
+            assert box.x1 <= width + 1 and box.y1 <= height + 1, (fig_id, t.get_text())
+
+
+def test_no_label_title_or_legend_runs_past_a_figures_edge(demo):
+    assert {f["id"] for f in demo.context["figures"]} == set(DRAWN)
+    _labels_inside(DRAWN)
+
+
+def test_a_y_label_broken_in_two_lines_gets_room_beside_its_axes(monkeypatch):
+    """20 groups: the reliability diagram's y label takes two lines, and the layout is
+    made around the two lines (it used to be made around the one line, and the label
+    ran past the figure's left edge)."""
+    rng = np.random.default_rng(1)
+    p = rng.beta(2.0, 2.0, 20_000)
+    df = pd.DataFrame({"y": (rng.random(20_000) < p ** 1.2).astype(int), "p": p,
+                       "g": np.repeat(np.arange(20), 1000)})
+    drawn: dict = {}
+    build = report_context.build_figures
+
+    def keep(*args, **kwargs):
+        out = build(*args, **kwargs)
+        drawn.update(kwargs["drawn"])
+        return out
+
+    monkeypatch.setattr(report_context, "build_figures", keep)
+    df.groupby("g").calib(y="y", proba="p").report(ci=None, metrics=["accuracy", "ece"],
+                                                   progress=False)
+    fig = drawn["reliability"][0]
+    assert "\n" in fig.axes[0].yaxis.label.get_text()
+    _labels_inside(drawn)

@@ -195,7 +195,7 @@ def _histograms(figure: Any, profiles: Mapping[str, ConfidenceProfile], shown: l
     fig = figure(figsize=(6.4 if ncols == 1 else FULL_WIDTH,
                           3.4 * nrows if ncols == 1 else 1.9 * nrows + 0.5),
                  layout="constrained")
-    # one confidence axis for all panels: tick labels and its label on the bottom row
+    # one confidence axis for all panels: tick labels on the bottom row, one label
     axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True).ravel()
     for i, (ax, g) in enumerate(zip(axes, shown, strict=False)):
         plotting.confidence_histogram(profiles[g], ax=ax)
@@ -204,19 +204,19 @@ def _histograms(figure: Any, profiles: Mapping[str, ConfidenceProfile], shown: l
             ax.get_legend().remove()
             ax.tick_params(labelsize="small")
             ax.yaxis.label.set_size("small")
-            if i + ncols < len(shown):  # a panel below shows the axis
-                ax.set_xlabel("")
-                ax.tick_params(labelbottom=False)
-            else:
-                ax.xaxis.label.set_size("small")
-                ax.tick_params(labelbottom=True)
+            # a panel below shows the axis
+            ax.tick_params(labelbottom=i + ncols >= len(shown))
     for ax in axes[len(shown):]:
         ax.set_visible(False)
     if len(shown) > 1:
+        # one label under the panels: a label per panel ran past the figure's edge
+        fig.supxlabel(axes[0].get_xlabel(), fontsize="small")
+        for ax in axes:
+            ax.set_xlabel("")
         handles, labels = axes[0].get_legend_handles_labels()
         # accuracy and mean confidence differ per panel: keep their line styles only
         labels = [lab.split(" = ")[0] for lab in labels]
-        fig.legend(handles, labels, fontsize="small", frameon=False, loc="outside lower center",
+        fig.legend(handles, labels, fontsize="small", frameon=False, loc="outside upper center",
                    ncols=4)
     return axes[0]
 
@@ -270,6 +270,9 @@ def _lay_out(fig: Any) -> bytes:
     try:
         canvas.draw()
         if _wrap_long_ylabels(fig):
+            # the layout reads the labels as the previous draw placed them: one draw
+            # places the label of two lines, the next lays the axes out around it
+            canvas.draw()
             canvas.draw()
         # WeasyPrint decodes and re-encodes every PNG it embeds: compress ours lightly
         png = _base.png_bytes(np.asarray(canvas.buffer_rgba()), PRINT_DPI,
