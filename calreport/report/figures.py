@@ -98,8 +98,8 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
             ax.set_title("")  # the report's heading names the figure
         half = size[0] <= HALF_WIDTH
         _print_size(fig, size[0], size[1], legend_above=half)
-        # one layout pass, kept for every output (SVG and PNG have the same geometry);
-        # the encodings wait for the output that needs them (Drawings)
+        # the layout runs in the draw of the print PNG and is kept for the SVG that an
+        # HTML output asks for later (Drawings): both have the same geometry
         png = _lay_out(fig)
         if drawn is not None:
             drawn[fig_id] = (fig, png)
