@@ -270,9 +270,9 @@ def _lay_out(fig: Any) -> bytes:
     try:
         canvas.draw()
         if _wrap_long_ylabels(fig):
-            # the layout reads the labels as the previous draw placed them: one draw
-            # places the label of two lines, the next lays the axes out around it
-            canvas.draw()
+            # the layout reads the labels as the previous draw placed them: a dry draw
+            # places the label of two lines, the next draw lays the axes out around it
+            fig.draw_without_rendering()
             canvas.draw()
         # WeasyPrint decodes and re-encodes every PNG it embeds: compress ours lightly
         png = _base.png_bytes(np.asarray(canvas.buffer_rgba()), PRINT_DPI,
