@@ -801,12 +801,32 @@ def test_a_nan_interval_says_why_in_the_result_and_its_outputs():
                                                               progress=False)
     assert np.isnan(res.table.loc[("b", "platt"), "auc_diff_low"])
     assert not res.table.loc["a", ["auc_diff_low", "auc_diff_high"]].isna().any().any()
-    assert set(res.interval_reasons) == {("b", "platt", "auc")}
+    # every NaN interval of the table has its reason, the baseline row's included
+    nan = {(g, m, c.removesuffix("_diff_low")) for (g, m), row in res.table.iterrows()
+           for c in res.table.columns if c.endswith("_diff_low") and np.isnan(row[c])}
+    assert set(res.interval_reasons) == nan == {("b", "none", "auc"), ("b", "platt", "auc")}
     why = res.interval_reasons[("b", "platt", "auc")]
-    assert "fewer than half of the 40 paired replicates" in why
-    line = f"No interval for auc_diff (b / platt): {why}."
+    assert why == "auc is undefined: needs both positives and negatives of at least one class"
+    line = f"No interval for auc_diff (b / none, b / platt): {why}."
     assert line in repr(res)
     assert line in res._repr_html_()
     alone = df[df["g"] == "a"].calib(y="y", proba="p").recalibrate(
         ["platt"], n_boot=40, progress=False)
     assert alone.interval_reasons == {} and "No interval" not in repr(alone)
+
+
+def test_a_paired_interval_needs_half_of_the_replicates():
+    from calreport.bootstrap.paired import paired_interval
+
+    base = np.zeros(51)
+    reps = np.full(51, np.nan)
+    reps[:25] = np.arange(25.0)  # 25 of 51: fewer than half
+    low, high, why = paired_interval(reps, base, 0.9)
+    assert np.isnan(low) and np.isnan(high)
+    assert why == "fewer than half of the 51 paired replicates define the difference"
+    low, high, why = paired_interval(reps[1:], base[1:], 0.9)  # 24 of 50
+    assert np.isnan(low) and why
+    reps[25] = 25.0  # 26 of 51
+    low, high, why = paired_interval(reps, base, 0.9)
+    # numpy's linear quantiles of 0 .. 25 at 0.05 and 0.95
+    assert why == "" and (low, high) == pytest.approx((1.25, 23.75), abs=1e-12)

@@ -550,3 +550,15 @@ def test_probability_scale_values_never_round_to_a_false_zero():
     assert _fmt_metric(-1e-30, "signed_ece") == "0.0000"
     # an interval's bound keeps its decimals: "0.0000 to 0.0123", not "< 0.0001 to ..."
     assert _fmt_ci(1e-30, 0.0123, "ece", "percentile") == "0.0000 to 0.0123"
+
+
+def test_a_report_pickles_with_its_figures_drawn(small):
+    """Pickling draws the SVGs not drawn yet and keeps only the encodings (the
+    matplotlib figures hold local functions); the copy renders the same outputs."""
+    import pickle
+
+    pytest.importorskip("weasyprint")
+    rep = _build(small)
+    copy = pickle.loads(pickle.dumps(rep))
+    assert copy.to_html() == rep.to_html()
+    assert copy._print_html() == rep._print_html()

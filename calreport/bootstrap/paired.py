@@ -129,7 +129,7 @@ def paired_interval(reps: np.ndarray, base: np.ndarray, ci: float
     """
     d = np.asarray(reps, dtype=np.float64) - base
     finite = d[np.isfinite(d)]
-    if finite.size < max(2, d.size // 2):
+    if finite.size < 2 or 2 * finite.size < d.size:
         return math.nan, math.nan, (f"fewer than half of the {d.size} paired replicates "
                                     "define the difference")
     alpha = (1.0 - ci) / 2.0

@@ -170,6 +170,7 @@ def _group_table(profile: ConfidenceProfile, key: Hashable, methods: list[str], 
     fold_seed, boot_seed = group_seed(seed, key).spawn(2)
     folds = stratified_folds(codes, n_splits, fold_seed, order)
     profiles, rows = {}, {}
+    undefined_values: dict[str, dict[str, str]] = {}  # method -> metric -> why NaN
     for m in methods:
         profiles[m] = prof = _profile_of(
             P if m == "none" else cross_fit(m, P, codes, w, folds, multiclass=multiclass,
@@ -177,6 +178,9 @@ def _group_table(profile: ConfidenceProfile, key: Hashable, methods: list[str], 
         res = summarize(prof, metrics=_SUMMARY_METRICS, settings=settings, with_risk=True)
         rows[m] = {**{k: res.values[k] for k in _SUMMARY_METRICS},
                    "band": res.risk.band if res.risk is not None else "undetermined"}
+        undefined_value = {k: res.reasons.get(k) or "undefined on these rows"
+                           for k in BOOT_METRICS if math.isnan(res.values[k])}
+        undefined_values[m] = undefined_value
         steps.done()
     reps = paired_replicates(profiles, settings, BOOT_METRICS, n_boot=n_boot,
                              seed=boot_seed, order=order, progress=False)
@@ -187,7 +191,11 @@ def _group_table(profile: ConfidenceProfile, key: Hashable, methods: list[str], 
             rows[m][f"{k}_diff"] = rows[m][k] - rows["none"][k]
             rows[m][f"{k}_diff_low"], rows[m][f"{k}_diff_high"], why = paired_interval(
                 reps[m][k], reps["none"][k], ci)
-            if why and m != "none":
+            # an undefined value (either side) says why; else the replicates' reason
+            value_why = undefined_values[m].get(k) or undefined_values["none"].get(k)
+            if value_why:
+                undefined[(m, k)] = f"{k} is undefined: {value_why}"
+            elif why:
                 undefined[(m, k)] = why
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "method"

@@ -59,8 +59,9 @@ class RecalibrationResult:
         coverage of the intervals (a plain string, printed with the table).
     interval_reasons : dict
         Why an interval of the table is NaN: ``(method, metric)`` (grouped:
-        ``(group, method, metric)``) -> the reason, e.g. fewer than half of the
-        paired replicates define the difference; printed with the table.
+        ``(group, method, metric)``) -> the reason (the metric is undefined on the
+        rows, or fewer than half of the paired replicates define the difference);
+        every NaN interval has one, "none" included; printed with the table.
     """
 
     table: pd.DataFrame

@@ -85,22 +85,32 @@ def build_figures(profiles: Mapping[str, ConfidenceProfile], risks: Mapping[str,
         """Draw a figure at its print size: ``size`` is (width, height) in inches, a
         height of ``None`` keeps the height the plotting function chose.  A figure of
         :data:`HALF_WIDTH` is laid beside another one (``half``)."""
-        try:
+        half = size[0] <= HALF_WIDTH
+
+        def figure() -> Any:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 ax = draw()
+            if len(ax.figure.axes) == 1:
+                ax.set_title("")  # the report's heading names the figure
+            _print_size(ax.figure, size[0], size[1], legend_above=half)
+            return ax.figure
+
+        try:
+            fig = figure()
         except (ValueError, np.linalg.LinAlgError) as exc:
             out.append({"id": fig_id, "title": title, "caption": caption, "format": None,
                         "error": str(exc), "tall": False, "half": False, "width_in": None})
             return
-        fig = ax.figure
-        if len(fig.axes) == 1:
-            ax.set_title("")  # the report's heading names the figure
-        half = size[0] <= HALF_WIDTH
-        _print_size(fig, size[0], size[1], legend_above=half)
         # the layout runs in the draw of the print PNG and is kept for the SVG that an
         # HTML output asks for later (Drawings): both have the same geometry
         png = _lay_out(fig)
+        if png is None:  # a y label needs two lines: a fresh figure, laid out with them
+            labels = [a.yaxis.label.get_text() for a in fig.axes]
+            fig = figure()
+            for a, label in zip(fig.axes, labels, strict=True):
+                a.yaxis.label.set_text(label)
+            png = _lay_out(fig, wrap=False)
         if drawn is not None:
             drawn[fig_id] = (fig, png)
         width, height = fig.get_size_inches()
@@ -245,23 +255,26 @@ def _print_size(fig: Any, width: float, height: float | None, *, legend_above: b
     if any(ax.child_axes for ax in fig.axes):
         # the constrained layout leaves no room for an inset panel below the axes
         # (the reliability diagram's bin counts): the lower part of the figure is
-        # kept for it, its tick labels and its axis label
+        # kept for it, its tick labels and its axis label.  One layout pass only: the
+        # next would see the panel where the first put it and shrink the axes again
         fig.get_layout_engine().set(rect=(0.0, 0.2, 1.0, 0.8))
     for text in fig.findobj(Text):
         if text.get_fontsize() < MIN_TEXT_PT:
             text.set_fontsize(MIN_TEXT_PT)
 
 
-def _lay_out(fig: Any) -> bytes:
+def _lay_out(fig: Any, *, wrap: bool = True) -> bytes | None:
     """Lay the figure out once, at print resolution, and keep that layout; return its
-    PNG at :data:`PRINT_DPI`.
+    PNG at :data:`PRINT_DPI`, or None when ``wrap`` broke a y label in two lines
+    (:func:`_wrap_long_ylabels`; the caller lays out a fresh figure with them).
 
-    The layout engine runs inside the draw of the PNG (one pass), so the PNG the PDF
-    embeds costs no extra draw; the SVG drawn later for the HTML keeps this layout
-    (one draw, where ``savefig`` makes two while a layout engine is set), and both
-    have the same geometry whatever output comes first.
+    The layout engine runs inside the draw of the PNG, so the PNG the PDF embeds
+    costs no extra draw; the SVG drawn later for the HTML keeps this layout, and both
+    have the same geometry whatever output comes first.  One pass only: a second
+    pass of the constrained layout starts from the first one's result and moves the
+    axes again (the reliability diagram's bin-count panel, placed relative to its
+    axes, would shrink them at each pass).
     """
-    import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     dpi = fig.get_dpi()
@@ -269,37 +282,35 @@ def _lay_out(fig: Any) -> bytes:
     fig.set_dpi(PRINT_DPI)
     try:
         canvas.draw()
-        if _wrap_long_ylabels(fig):
-            # the layout reads the labels as the previous draw placed them: a dry draw
-            # places the label of two lines, the next draw lays the axes out around it
-            fig.draw_without_rendering()
-            canvas.draw()
+        if wrap and _wrap_long_ylabels(fig):
+            return None
         # WeasyPrint decodes and re-encodes every PNG it embeds: compress ours lightly
         png = _base.png_bytes(np.asarray(canvas.buffer_rgba()), PRINT_DPI,
                               compress_level=1)
     finally:
         fig.set_dpi(dpi)  # the SVG is drawn at the figure's own resolution, as before
-    # no engine at all (not the "none" placeholder, for which savefig still makes a
-    # dry-run draw), whatever the user's rcParams would choose for None
-    with matplotlib.rc_context({"figure.autolayout": False,
-                                "figure.constrained_layout.use": False}):
-        fig.set_layout_engine(None)
+    fig.set_layout_engine("none")  # the layout is kept (no global setting is touched)
     return png
+
+
+#: A y label up to this much longer than its axes are high keeps one line: it
+#: overhangs each end of the axes by at most 2.5 % of their height (and text
+#: measures differ by about 1 % between resolutions).
+_WRAP_SLACK = 1.05
 
 
 def _wrap_long_ylabels(fig: Any) -> bool:
     """Give two lines to a y-axis label longer than its axes are high (the Murphy
     diagram's, on a wide and low figure), which would be cut at the figure's edges.
 
-    Measured on the figure as last drawn (laid out), so the caller draws it again
-    only when a label changed: one layout pass a figure otherwise.  True when a
-    label changed.
+    Measured on the figure as last drawn (laid out).  True when a label changed.
     """
     changed = False
     for ax in fig.axes:
         label = ax.yaxis.label
         words = label.get_text().split(" ")
-        if len(words) > 1 and label.get_window_extent().height > ax.bbox.height:
+        if len(words) > 1 and \
+                label.get_window_extent().height > _WRAP_SLACK * ax.bbox.height:
             middle = len(label.get_text()) / 2
             cut = min(range(1, len(words)),
                       key=lambda i: abs(len(" ".join(words[:i])) - middle))
@@ -309,7 +320,7 @@ def _wrap_long_ylabels(fig: Any) -> bool:
 
 
 #: Held while a report's SVG figures are drawn (matplotlib figures are not
-#: thread-safe); module-level, so a report stays picklable.
+#: thread-safe).
 _DRAW_LOCK = threading.Lock()
 
 
@@ -321,16 +332,23 @@ class Drawings:
     node in Python, which took seconds for the figures of a 200-group report, where
     an embedded PNG takes milliseconds, and at 200 dpi line art stays sharp on
     paper.  The HTML embeds the SVG of a figure, drawn at its first request with the
-    same layout (the PNG where the figure holds more than
+    same layout (the print PNG where the figure holds more than
     :data:`~calreport.plotting.DENSE_POINTS` points, as
     :func:`~calreport.plotting.figure_to_data_uri` decides), so a PDF alone never
-    draws an SVG.  One thread draws at a time (matplotlib figures are not
-    thread-safe).
+    draws an SVG.  A figure is released once its SVG is drawn; pickling draws the
+    SVGs not drawn yet and keeps only the encodings.  One thread draws at a time
+    (matplotlib figures are not thread-safe).
     """
 
     def __init__(self, figures: Mapping[str, tuple[Any, bytes]] | None = None) -> None:
         self._figures = dict(figures or {})
         self._svg: dict[str, str] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        with _DRAW_LOCK:
+            for fig_id in list(self._figures):
+                self._draw_svg(fig_id)
+        return {"_figures": self._figures, "_svg": self._svg}
 
     def uris(self, entries: list[dict[str, Any]], *, vector: bool) -> list[dict[str, Any]]:
         """``entries`` (the context's figures) with their ``uri``: SVG where the format
@@ -341,9 +359,18 @@ class Drawings:
     def _uri(self, entry: dict[str, Any], vector: bool) -> str | None:
         if entry["id"] not in self._figures:
             return None
-        fig, png = self._figures[entry["id"]]
+        png = self._figures[entry["id"]][1]
         if not (vector and entry["format"] == "image/svg+xml"):
             return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-        if entry["id"] not in self._svg:
-            self._svg[entry["id"]] = plotting.figure_to_data_uri(fig, fmt="svg")
+        self._draw_svg(entry["id"])
         return self._svg[entry["id"]]
+
+    def _draw_svg(self, fig_id: str) -> None:
+        """Draw the SVG of a figure (once) and release the figure; the caller holds
+        the lock.  A figure embedded as PNG everywhere is released without one."""
+        fig, png = self._figures[fig_id]
+        if fig is None:
+            return
+        if _base.data_uri_format(fig) == "image/svg+xml":
+            self._svg[fig_id] = plotting.figure_to_data_uri(fig, fmt="svg")
+        self._figures[fig_id] = (None, png)
