@@ -116,7 +116,7 @@ class Report:
         fonts bundled with matplotlib.  Pages are numbered, headings are PDF
         bookmarks, and the report's JSON is attached.  Byte-identical output for a
         fixed ``timestamp``.  The figures are embedded as 200 dpi PNG images (the
-        HTML has them as SVG): WeasyPrint draws SVG node by node in Python, which
+        HTML has its line plots as SVG): WeasyPrint draws SVG node by node in Python, which
         took most of the time of a 200-group report.
 
         Parameters
