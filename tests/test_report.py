@@ -435,11 +435,11 @@ def test_each_output_encodes_only_the_figures_it_embeds(small, monkeypatch):
     """A PDF alone encodes no SVG; the HTML is the same whether it comes before or
     after the PDF (the layout is computed once, when the report is built)."""
     pytest.importorskip("weasyprint")
-    from calreport import plotting
+    from calreport.plotting import _base
 
     svg_saves = []
-    encode = plotting.figure_to_data_uri
-    monkeypatch.setattr(plotting, "figure_to_data_uri",
+    encode = _base.svg_data_uri
+    monkeypatch.setattr(_base, "svg_data_uri",
                         lambda fig, **kw: svg_saves.append(fig) or encode(fig, **kw))
     pdf_first = _build(small)
     pdf_first.to_pdf()

@@ -285,18 +285,31 @@ def figure_to_data_uri(fig: Figure, *, fmt: str = "auto", dpi: int = 200) -> str
     v.check_option(fmt, "fmt", ("auto", "svg", "png"))
     if fmt == "auto":
         fmt = data_uri_format(fig).split("/")[1].split("+")[0]
-    buf = io.BytesIO()
     if fmt == "svg":
-        # text as SVG text, not glyph outlines: about 30 % less drawing time, smaller files
-        with _SVG_LOCK, matplotlib.rc_context({"svg.fonttype": "none"}):
-            fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None,
-                                                     "Format": None, "Type": None})
-        data = stable_svg_ids(buf.getvalue().decode("utf-8")).encode("utf-8")
-        mime = "image/svg+xml"
-    else:
-        data = _png(fig, dpi)
-        mime = "image/png"
-    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+        return svg_data_uri(fig)
+    return f"data:image/png;base64,{base64.b64encode(_png(fig, dpi)).decode('ascii')}"
+
+
+def svg_data_uri(fig: Figure, *, laid_out: bool = False) -> str:
+    """The SVG ``data:`` URI of :func:`figure_to_data_uri`.  ``laid_out``: the
+    figure's layout is computed and kept (its layout engine is "none"), so one draw
+    writes it; ``savefig`` draws twice (a dry run for the layout first)."""
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+    buf = io.BytesIO()
+    meta = {"Date": None, "Creator": None, "Format": None, "Type": None}
+    # text as SVG text, not glyph outlines: about 30 % less drawing time, smaller files
+    with _SVG_LOCK, matplotlib.rc_context({"svg.fonttype": "none"}):
+        if laid_out:
+            dpi = fig.dpi
+            try:
+                FigureCanvasSVG(fig).print_svg(buf, metadata=meta)
+            finally:
+                fig.dpi = dpi  # print_svg draws at 72 dpi and leaves it so
+        else:
+            fig.savefig(buf, format="svg", metadata=meta)
+    data = stable_svg_ids(buf.getvalue().decode("utf-8")).encode("utf-8")
+    return f"data:image/svg+xml;base64,{base64.b64encode(data).decode('ascii')}"
 
 
 def _png(fig: Figure, dpi: int) -> bytes:

@@ -372,5 +372,5 @@ class Drawings:
         if fig is None:
             return
         if _base.data_uri_format(fig) == "image/svg+xml":
-            self._svg[fig_id] = plotting.figure_to_data_uri(fig, fmt="svg")
+            self._svg[fig_id] = _base.svg_data_uri(fig, laid_out=True)
         self._figures[fig_id] = (None, png)
