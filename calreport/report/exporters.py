@@ -49,7 +49,8 @@ class Report:
         self.result = result
         self._timestamp = timestamp
         self._template_dir = template_dir
-        # the laid-out matplotlib figures, encoded by the first output that needs them
+        # figure id -> (laid-out matplotlib figure, its print PNG); the SVG of a figure
+        # is drawn by the first HTML output
         self._drawings = Drawings(figures)
         # fail early on a missing template folder, not at the first render
         environment(False, template_dir)
