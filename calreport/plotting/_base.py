@@ -284,7 +284,7 @@ def figure_to_data_uri(fig: Figure, *, fmt: str = "auto", dpi: int = 200) -> str
     """
     v.check_option(fmt, "fmt", ("auto", "svg", "png"))
     if fmt == "auto":
-        fmt = data_uri_format(fig).split("/")[1].split("+")[0]
+        fmt = "png" if data_uri_format(fig) == "image/png" else "svg"
     if fmt == "svg":
         return svg_data_uri(fig)
     return f"data:image/png;base64,{base64.b64encode(_png(fig, dpi)).decode('ascii')}"

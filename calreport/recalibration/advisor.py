@@ -178,9 +178,8 @@ def _group_table(profile: ConfidenceProfile, key: Hashable, methods: list[str], 
         res = summarize(prof, metrics=_SUMMARY_METRICS, settings=settings, with_risk=True)
         rows[m] = {**{k: res.values[k] for k in _SUMMARY_METRICS},
                    "band": res.risk.band if res.risk is not None else "undetermined"}
-        undefined_value = {k: res.reasons.get(k) or "undefined on these rows"
-                           for k in BOOT_METRICS if math.isnan(res.values[k])}
-        undefined_values[m] = undefined_value
+        undefined_values[m] = {k: res.reasons.get(k) or "undefined on these rows"
+                               for k in BOOT_METRICS if math.isnan(res.values[k])}
         steps.done()
     reps = paired_replicates(profiles, settings, BOOT_METRICS, n_boot=n_boot,
                              seed=boot_seed, order=order, progress=False)
